@@ -1,0 +1,202 @@
+/**
+ * Engine settings: their schema, their defaults, and how a value arrives from a config
+ * file, `HARK_*` environment variables or `hark start` flags. Every setting has one path
+ * (`rest.port`), one environment variable (`HARK_REST_PORT`) and one flag (`--rest-port`);
+ * all three are derived from the schema so they cannot drift apart.
+ */
+import { Schema, SchemaIssue } from 'effect'
+import type { Extension } from './extension.js'
+
+const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+
+export const SettingsSchema = Schema.Struct({
+  /** Interface every listener binds to. */
+  host: Schema.NonEmptyString,
+  /** Where the libSQL file, generated TLS material and master key live. */
+  dataDir: Schema.NonEmptyString,
+  log: Schema.Struct({ level: LogLevel }),
+  rest: Schema.Struct({
+    /** REST API, /healthz and /metrics (plain HTTP; put TLS in front in production). */
+    port: Port,
+    /** Largest accepted request body. */
+    bodyLimitBytes: Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 10_485_760 })),
+    /** Requests allowed per workspace per window. */
+    rateLimitMax: PositiveInt,
+    rateLimitWindowSeconds: PositiveInt,
+  }),
+  gateway: Schema.Struct({
+    /** TLS listener for WSS (/v1/connect) and WebRTC signalling (/v1/webrtc/offer). */
+    port: Port,
+  }),
+  mqtt: Schema.Struct({
+    /** Plain-TCP MQTT listener. */
+    port: Port,
+    /** Optional MQTT over TLS listener (uses the gateway certificate); null disables it. */
+    tlsPort: Schema.NullOr(Port),
+  }),
+  tls: Schema.Struct({
+    /** PEM certificate and key; when both are null a self-signed pair is generated into the data dir. */
+    certFile: Schema.NullOr(Schema.NonEmptyString),
+    keyFile: Schema.NullOr(Schema.NonEmptyString),
+  }),
+  security: Schema.Struct({
+    /** Base64 of 32 bytes. When null the key is read from (or generated into) masterKeyFile. */
+    masterKey: Schema.NullOr(Schema.NonEmptyString),
+    /** Defaults to <dataDir>/master.key. */
+    masterKeyFile: Schema.NullOr(Schema.NonEmptyString),
+    /** How long the previous signing secret keeps verifying after a rotation. */
+    secretGraceSeconds: NonNegativeInt,
+    /** Upper bound of ttlSeconds on token endpoints. */
+    maxTokenTtlSeconds: PositiveInt,
+  }),
+  storage: Schema.Struct({
+    /** How often the engine looks for changes made by another process (the CLI) in the data dir. */
+    changePollMs: Schema.Int.check(Schema.isBetween({ minimum: 20, maximum: 1000 })),
+  }),
+})
+
+export type Settings = typeof SettingsSchema.Type
+
+/** The documented defaults; engine.config.ts spells every one of them out. */
+export const defaultSettings: Settings = {
+  host: '127.0.0.1',
+  dataDir: './data',
+  log: { level: 'info' },
+  rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
+  gateway: { port: 8443 },
+  mqtt: { port: 2883, tlsPort: null },
+  tls: { certFile: null, keyFile: null },
+  security: {
+    masterKey: null,
+    masterKeyFile: null,
+    secretGraceSeconds: 86_400,
+    maxTokenTtlSeconds: 31_536_000,
+  },
+  storage: { changePollMs: 200 },
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object | null ? DeepPartial<NonNullable<T[K]>> | Extract<T[K], null> : T[K] }
+
+export type SettingsInput = DeepPartial<Settings>
+
+/** What `defineConfig` takes and `createEngine` accepts: settings plus the extensions to register. */
+export interface EngineConfig extends SettingsInput {
+  /** Transports, plugins and agent providers, registered by name exactly like the built-in ones. */
+  readonly extensions?: ReadonlyArray<Extension>
+}
+
+/** Typed identity: gives embedders and engine.config.ts autocompletion and type errors. */
+export const defineConfig = <const C extends EngineConfig>(config: C): C => config
+
+/** A setting that failed validation: one line naming it, its source and what was wrong. */
+export class ConfigError extends Error {
+  readonly _tag = 'ConfigError'
+  constructor(
+    readonly setting: string,
+    readonly source: string,
+    readonly reason: string,
+  ) {
+    super(`invalid setting ${setting} (from ${source}): ${reason}`)
+  }
+}
+
+export interface SettingDescriptor {
+  readonly path: string
+  readonly env: string
+  readonly flag: string
+  readonly defaultValue: unknown
+}
+
+const toSnake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
+const toKebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
+
+const leaves = (value: unknown, prefix: string[] = []): Array<[string[], unknown]> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.entries(value).flatMap(([k, v]) => leaves(v, [...prefix, k]))
+    : [[prefix, value]]
+
+/** Every setting with its env variable and flag, in schema order. */
+export const settingDescriptors: ReadonlyArray<SettingDescriptor> = leaves(defaultSettings).map(([path, v]) => ({
+  path: path.join('.'),
+  env: 'HARK_' + path.map(toSnake).join('_'),
+  flag: path.map(toKebab).join('-'),
+  defaultValue: v,
+}))
+
+const StringTreeCodec = Schema.toCodecStringTree(SettingsSchema)
+const encodeTree = Schema.encodeUnknownSync(StringTreeCodec)
+const decodeTree = Schema.decodeUnknownResult(StringTreeCodec, { onExcessProperty: 'error' })
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const setPath = (tree: Record<string, unknown>, path: string, value: unknown) => {
+  const keys = path.split('.')
+  let node = tree
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key]
+    if (next === null || typeof next !== 'object') node[key] = {}
+    node = node[key] as Record<string, unknown>
+  }
+  node[keys[keys.length - 1]!] = value
+}
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  u !== null && typeof u === 'object' && !Array.isArray(u)
+
+/** Flatten a partial settings object to `path -> value`, keeping unknown keys so they are reported. */
+const flatten = (input: unknown, prefix = ''): Array<[string, unknown]> =>
+  isPlainObject(input)
+    ? Object.entries(input).flatMap(([k, v]) =>
+        isPlainObject(v) ? flatten(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+      )
+    : []
+
+export interface SettingsLayers {
+  /** A config file or an embedder's defineConfig(...) value (typed values). */
+  readonly file?: { readonly source: string; readonly settings: unknown }
+  /** Environment, usually process.env; only HARK_* names matching a setting are read. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Parsed flags keyed by setting path (strings, as typed on the command line). */
+  readonly flags?: Readonly<Record<string, string>>
+}
+
+/**
+ * Resolve settings: defaults, then the file, then HARK_* variables, then flags. All layers are
+ * merged as a string tree and decoded once, so a bad value is reported with the layer it came from.
+ */
+export const resolveSettings = (layers: SettingsLayers = {}): Settings => {
+  const tree = encodeTree(defaultSettings) as Record<string, unknown>
+  const sources = new Map<string, string>()
+  const known = new Set(settingDescriptors.map((d) => d.path))
+
+  if (layers.file) {
+    const { source, settings } = layers.file
+    const { extensions: _ignored, ...rest } = (isPlainObject(settings) ? settings : {}) as Record<string, unknown>
+    for (const [path, value] of flatten(rest)) {
+      if (!known.has(path)) throw new ConfigError(path, source, 'unknown setting')
+      const encoded = value === null ? 'null' : typeof value === 'object' ? value : String(value)
+      setPath(tree, path, encoded)
+      sources.set(path, source)
+    }
+  }
+  for (const d of settingDescriptors) {
+    const fromEnv = layers.env?.[d.env]
+    if (fromEnv !== undefined && fromEnv !== '') {
+      setPath(tree, d.path, fromEnv)
+      sources.set(d.path, d.env)
+    }
+    const fromFlag = layers.flags?.[d.path]
+    if (fromFlag !== undefined) {
+      setPath(tree, d.path, fromFlag)
+      sources.set(d.path, `--${d.flag}`)
+    }
+  }
+
+  const result = decodeTree(tree)
+  if (result._tag === 'Success') return result.success
+  const first = formatIssue(result.failure.issue).issues[0]
+  const path = (first?.path ?? []).map(String).join('.')
+  throw new ConfigError(path || '(root)', sources.get(path) ?? 'defaults', first?.message ?? 'invalid value')
+}

@@ -1,0 +1,285 @@
+/**
+ * createEngine: the composition of Hark's services as Effect Layers. Building the layer starts
+ * the engine (storage, security, the REST-port HTTP server, every registered transport and
+ * plugin); disposing the runtime stops it, in reverse order, so listeners close before storage
+ * is flushed and closed.
+ */
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
+import type { FastifyInstance } from 'fastify'
+import { Clock, clockLayer, type ClockShape } from './clock.js'
+import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import type { EngineHost } from './host.js'
+import { createHttpServer } from './http.js'
+import { createLogger, Log, logLayer, type Logger } from './log.js'
+import { Metrics, metricsLayer } from './metrics.js'
+import type { EnginePlugin } from './plugin.js'
+import { Presence } from './presence.js'
+import { ExtensionRegistry } from './registry.js'
+import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
+import { Security, securityLayer } from './security/security.js'
+import type { EngineServices } from './services.js'
+import { Storage, storageLayer } from './storage/storage.js'
+import { loadTls, Tls } from './tls.js'
+import type { Transport } from './transport.js'
+
+export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
+export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
+
+export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
+
+export interface EngineOptions {
+  /** A controllable clock for tests and simulations; the system clock otherwise. */
+  readonly clock?: ClockShape
+  /** A logger to use instead of pino on stderr at settings.log.level. */
+  readonly logger?: Logger
+  /** Environment and flag layers over the config (the CLI passes process.env and its flags). */
+  readonly env?: SettingsLayers['env']
+  readonly flags?: SettingsLayers['flags']
+  /** Name of the config's origin in error messages. */
+  readonly configSource?: string
+}
+
+export interface Engine {
+  readonly settings: Settings
+  readonly state: EngineState
+  /** Bound ports by listener name ("rest", and whatever transports report), valid once running. */
+  readonly ports: Readonly<Record<string, number>>
+  /** The host facade (also what extensions get); available once running. */
+  readonly host: EngineHost
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** Run an Effect and throw its typed failure as-is (not wrapped), for Promise-facing callers. */
+export const runThrowing = async <A, E>(run: Promise<Exit.Exit<A, E>>): Promise<A> => {
+  const exit = await run
+  if (Exit.isSuccess(exit)) return exit.value
+  throw Cause.squash(exit.cause)
+}
+
+const baseLayer = (settings: Settings, options: EngineOptions) => {
+  const masterKeyFile = settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key')
+  const basics = Layer.mergeAll(
+    Layer.succeed(EngineSettings, settings),
+    clockLayer(options.clock),
+    logLayer(options.logger ?? createLogger(settings.log.level)),
+    metricsLayer,
+    Layer.sync(PresenceService, () => new Presence()),
+  )
+  const masterKey = Layer.effect(
+    MasterKey,
+    Effect.gen(function* () {
+      const log = yield* Log
+      const { key, generated } = loadMasterKey({ value: settings.security.masterKey, file: masterKeyFile })
+      if (generated) log.warn({ file: masterKeyFile }, 'generated a new master key; back it up with the data dir')
+      return makeMasterKey(key)
+    }),
+  )
+  const tls = Layer.effect(
+    Tls,
+    Effect.gen(function* () {
+      const log = yield* Log
+      const material = yield* Effect.promise(() =>
+        loadTls({
+          certFile: settings.tls.certFile,
+          keyFile: settings.tls.keyFile,
+          dataDir: settings.dataDir,
+          host: settings.host,
+        }),
+      )
+      if (material.selfSigned) {
+        log.warn({ certFile: material.certFile }, 'using a self-signed TLS certificate (local use only)')
+      }
+      return material
+    }),
+  )
+  return Layer.mergeAll(masterKey, tls).pipe(Layer.provideMerge(basics))
+}
+
+/** Apply committed changes (ours and other processes') to the in-memory security caches. */
+const cacheInvalidation = Effect.gen(function* () {
+  const storage = yield* Storage
+  const security = yield* Security
+  const unsubscribe = storage.onChange((change) => {
+    if (change.kind === 'apikey.revoked' && change.subject) security.apiKeys.forget(change.subject)
+    else if (change.kind === 'secret.rotated' && change.workspaceId) security.keyring.invalidate(change.workspaceId)
+    else if (change.kind === 'token.revoked' && change.subject) security.revocations.add(change.subject)
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+})
+
+/** Background chores: poll the change log, flush batched writes, prune expired records. */
+const housekeeping = (settings: Settings) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const security = yield* Security
+    const clock = yield* Clock
+    const log = yield* Log
+    const guarded = (what: string, f: () => unknown) =>
+      Effect.sync(() => {
+        try {
+          f()
+        } catch (e) {
+          log.error({ err: e }, `${what} failed`)
+        }
+      })
+    yield* Effect.forkScoped(
+      guarded('change poll', () => storage.pollRemoteChanges()).pipe(
+        Effect.repeat(Schedule.spaced(settings.storage.changePollMs)),
+      ),
+    )
+    yield* Effect.forkScoped(
+      guarded('lastUsedAt flush', () => security.apiKeys.flushLastUsed()).pipe(Effect.repeat(Schedule.spaced(5000))),
+    )
+    yield* Effect.forkScoped(
+      guarded('prune', () => {
+        const now = clock.now()
+        storage.issuedTokens.prune(now)
+        storage.signingSecrets.prune(now)
+        storage.changes.prune(now - 86_400_000)
+        security.revocations.reload()
+      }).pipe(Effect.repeat(Schedule.spaced(60_000))),
+    )
+  })
+
+interface Running {
+  readonly host: EngineHost
+  readonly ports: Record<string, number>
+}
+
+/** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
+const serve = (settings: Settings, config: EngineConfig, ports: Record<string, number>) =>
+  Effect.gen(function* () {
+    const ctx = yield* Effect.context<EngineServices>()
+    const log = yield* Log
+    const runner = Effect.runPromiseExitWith(ctx)
+    let registry: ExtensionRegistry | undefined
+    const host: EngineHost = {
+      settings,
+      log,
+      metrics: Context.get(ctx, Metrics),
+      clock: Context.get(ctx, Clock),
+      storage: Context.get(ctx, Storage),
+      security: Context.get(ctx, Security),
+      presence: Context.get(ctx, PresenceService),
+      tls: Context.get(ctx, Tls),
+      run: (effect) => runThrowing(runner(effect)),
+      listening: (name, port) => {
+        ports[name] = port
+        log.info({ listener: name, host: settings.host, port }, 'listening')
+      },
+      resolve: (kind, name) => registry!.resolve(kind, name),
+      names: (kind) => registry!.names(kind),
+    }
+    registry = new ExtensionRegistry(host, config.extensions ?? [])
+    const r = registry
+
+    let ready = false
+    const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
+    yield* Effect.addFinalizer(() => Effect.promise(() => app.close()))
+
+    const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
+    for (const { name, plugin } of plugins) {
+      if (plugin.register) {
+        yield* Effect.promise(() => app.register(async (scope) => plugin.register!(scope)).after())
+        log.debug({ plugin: name }, 'plugin routes registered')
+      }
+    }
+    yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
+    const address = app.server.address()
+    host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
+
+    for (const name of r.names('transport')) {
+      const transport = r.resolve<Transport>('transport', name)
+      yield* Effect.tryPromise({
+        try: () => transport.start(),
+        catch: (e) => new Error(`transport ${name} failed to start: ${(e as Error).message}`),
+      })
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(() => transport.stop()).pipe(
+          Effect.catchCause((cause) => Effect.sync(() => log.error({ cause: String(cause) }, `stopping ${name} failed`))),
+        ),
+      )
+    }
+    for (const { name, plugin } of plugins) {
+      if (plugin.start) yield* Effect.promise(async () => plugin.start!())
+      if (plugin.stop) {
+        const stop = plugin.stop.bind(plugin)
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(async () => stop()).pipe(
+            Effect.catchCause((cause) => Effect.sync(() => log.error({ cause: String(cause) }, `stopping ${name} failed`))),
+          ),
+        )
+      }
+    }
+    ready = true
+    yield* Effect.addFinalizer(() => Effect.sync(() => (ready = false)))
+    return { host, ports } satisfies Running
+  })
+
+export const createEngine = (config: EngineConfig = {}, options: EngineOptions = {}): Engine => {
+  const settings = resolveSettings({
+    file: { source: options.configSource ?? 'engine config', settings: config },
+    env: options.env,
+    flags: options.flags,
+  })
+  const dataDir = resolve(settings.dataDir)
+  const resolved: Settings = { ...settings, dataDir }
+  let state: EngineState = 'idle'
+  let running: Running | undefined
+  const ports: Record<string, number> = {}
+
+  const services = securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }).pipe(
+    Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),
+    Layer.provideMerge(baseLayer(resolved, options)),
+  )
+  class Server extends Context.Service<Server, Running>()('hark/Server') {}
+  const serverLayer = Layer.effect(
+    Server,
+    Effect.gen(function* () {
+      yield* cacheInvalidation
+      yield* housekeeping(resolved)
+      return yield* serve(resolved, config, ports)
+    }),
+  ).pipe(Layer.provideMerge(services))
+
+  let runtime: ManagedRuntime.ManagedRuntime<Server | EngineServices, unknown> | undefined
+
+  return {
+    settings: resolved,
+    get state() {
+      return state
+    },
+    ports,
+    get host() {
+      if (!running) throw new Error('engine is not running')
+      return running.host
+    },
+    async start() {
+      if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
+      state = 'starting'
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      runtime = ManagedRuntime.make(serverLayer)
+      try {
+        running = await runtime.runPromise(Effect.gen(function* () {
+          return yield* Server
+        }))
+        state = 'running'
+      } catch (e) {
+        state = 'stopping'
+        await runtime.dispose()
+        state = 'stopped'
+        throw e instanceof Error ? e : new Error(String(e))
+      }
+    },
+    async stop() {
+      if (state === 'stopped' || state === 'idle' || state === 'stopping') return
+      state = 'stopping'
+      await runtime?.dispose()
+      running = undefined
+      state = 'stopped'
+    },
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Domain errors of Hark and the single table that maps each of them onto every wire:
+ * an HTTP status, an MQTT reason code (v5 DISCONNECT/CONNACK, and the v3.1.1 CONNACK
+ * return code where a refusal at CONNECT makes sense) and a WebSocket close code.
+ * Adapters never invent their own codes: they look the error up here.
+ */
+import { Data } from 'effect'
+
+/** One row of the wire table. `code` is the stable, machine-readable string in every error envelope. */
+export interface WireCodes {
+  readonly code: string
+  readonly http: number
+  /** MQTT 5 reason code (CONNACK refusal or DISCONNECT). */
+  readonly mqtt5: number
+  /** MQTT 3.1.1 CONNACK return code (1..5). */
+  readonly mqtt311: number
+  /** WebSocket close code (RFC 6455 standard codes where one fits, 4000–4999 otherwise). */
+  readonly ws: number
+}
+
+export class ValidationFailed extends Data.TaggedError('ValidationFailed')<{
+  readonly field: string
+  readonly message: string
+}> {}
+
+export class MalformedJson extends Data.TaggedError('MalformedJson')<{ readonly message: string }> {}
+
+export class UnsupportedMediaType extends Data.TaggedError('UnsupportedMediaType')<{ readonly message: string }> {}
+
+export class PayloadTooLarge extends Data.TaggedError('PayloadTooLarge')<{ readonly message: string }> {}
+
+export class ApiKeyInvalid extends Data.TaggedError('ApiKeyInvalid')<{ readonly message: string }> {}
+
+export class TokenInvalid extends Data.TaggedError('TokenInvalid')<{ readonly message: string }> {}
+
+export class TokenExpired extends Data.TaggedError('TokenExpired')<{ readonly message: string }> {}
+
+export class TokenRevoked extends Data.TaggedError('TokenRevoked')<{ readonly message: string }> {}
+
+export class DevicePasswordInvalid extends Data.TaggedError('DevicePasswordInvalid')<{ readonly message: string }> {}
+
+export class DevicePasswordReset extends Data.TaggedError('DevicePasswordReset')<{ readonly message: string }> {}
+
+export class WorkspaceNotFound extends Data.TaggedError('WorkspaceNotFound')<{ readonly message: string }> {}
+
+export class ApiKeyNotFound extends Data.TaggedError('ApiKeyNotFound')<{ readonly message: string }> {}
+
+export class ClientNotFound extends Data.TaggedError('ClientNotFound')<{ readonly message: string }> {}
+
+export class ClientExists extends Data.TaggedError('ClientExists')<{ readonly message: string }> {}
+
+export class ClientDeleted extends Data.TaggedError('ClientDeleted')<{ readonly message: string }> {}
+
+export class NotFound extends Data.TaggedError('NotFound')<{ readonly message: string }> {}
+
+export class Conflict extends Data.TaggedError('Conflict')<{ readonly message: string }> {}
+
+export class SessionReplaced extends Data.TaggedError('SessionReplaced')<{ readonly message: string }> {}
+
+export class ProtocolError extends Data.TaggedError('ProtocolError')<{ readonly message: string }> {}
+
+export class FrameTooLarge extends Data.TaggedError('FrameTooLarge')<{ readonly message: string }> {}
+
+export class RateLimited extends Data.TaggedError('RateLimited')<{
+  readonly message: string
+  readonly retryAfterSeconds: number
+}> {}
+
+export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
+
+export class StorageFailure extends Data.TaggedError('StorageFailure')<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+export class Internal extends Data.TaggedError('Internal')<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+export type HarkError =
+  | ValidationFailed
+  | MalformedJson
+  | UnsupportedMediaType
+  | PayloadTooLarge
+  | ApiKeyInvalid
+  | TokenInvalid
+  | TokenExpired
+  | TokenRevoked
+  | DevicePasswordInvalid
+  | DevicePasswordReset
+  | WorkspaceNotFound
+  | ApiKeyNotFound
+  | ClientNotFound
+  | ClientExists
+  | ClientDeleted
+  | NotFound
+  | Conflict
+  | SessionReplaced
+  | ProtocolError
+  | FrameTooLarge
+  | RateLimited
+  | ServerShuttingDown
+  | StorageFailure
+  | Internal
+
+export type HarkErrorTag = HarkError['_tag']
+
+/**
+ * The one table. MQTT 3.1.1 has only five CONNACK refusals, so several rows share one;
+ * after CONNECT a 3.1.1 client can only be disconnected, which carries no code at all.
+ */
+export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
+  ValidationFailed: { code: 'validation_failed', http: 400, mqtt5: 0x99, mqtt311: 0x02, ws: 4400 },
+  MalformedJson: { code: 'malformed_json', http: 400, mqtt5: 0x99, mqtt311: 0x02, ws: 4400 },
+  UnsupportedMediaType: { code: 'unsupported_media_type', http: 415, mqtt5: 0x99, mqtt311: 0x02, ws: 1003 },
+  PayloadTooLarge: { code: 'payload_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
+  ApiKeyInvalid: { code: 'invalid_api_key', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  TokenInvalid: { code: 'invalid_token', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  TokenExpired: { code: 'token_expired', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4002 },
+  TokenRevoked: { code: 'token_revoked', http: 401, mqtt5: 0x87, mqtt311: 0x05, ws: 4003 },
+  DevicePasswordInvalid: { code: 'invalid_device_password', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  DevicePasswordReset: { code: 'device_password_reset', http: 401, mqtt5: 0x87, mqtt311: 0x05, ws: 4006 },
+  WorkspaceNotFound: { code: 'workspace_not_found', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  ApiKeyNotFound: { code: 'api_key_not_found', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  ClientNotFound: { code: 'client_not_found', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  ClientExists: { code: 'client_exists', http: 409, mqtt5: 0x85, mqtt311: 0x02, ws: 4009 },
+  ClientDeleted: { code: 'client_deleted', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  NotFound: { code: 'not_found', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  Conflict: { code: 'conflict', http: 409, mqtt5: 0x80, mqtt311: 0x03, ws: 4009 },
+  SessionReplaced: { code: 'session_replaced', http: 409, mqtt5: 0x8e, mqtt311: 0x02, ws: 4005 },
+  ProtocolError: { code: 'protocol_error', http: 400, mqtt5: 0x82, mqtt311: 0x01, ws: 1002 },
+  FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
+  RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
+  ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
+  StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
+  Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
+}
+
+const tags = new Set<string>(Object.keys(wireCodes))
+
+export const isHarkError = (u: unknown): u is HarkError =>
+  typeof u === 'object' && u !== null && '_tag' in u && tags.has((u as { _tag: string })._tag)
+
+/** Wire codes of an error; anything that is not a domain error is internal. */
+export const wireCodesOf = (error: unknown): WireCodes =>
+  isHarkError(error) ? wireCodes[error._tag] : wireCodes.Internal
+
+/**
+ * The public message of an error. Internal failures never reveal their cause.
+ */
+export const publicMessage = (error: unknown): string =>
+  isHarkError(error) && error._tag !== 'Internal' && error._tag !== 'StorageFailure'
+    ? error.message
+    : 'internal error'
+
+/** The JSON error envelope of the REST API and of the gateway's HTTP refusals. */
+export const errorEnvelope = (error: unknown): { error: { message: string; code: string } } => ({
+  error: { message: publicMessage(error), code: wireCodesOf(error).code },
+})

@@ -1,0 +1,40 @@
+/**
+ * Random identifiers and secrets: URL-safe base64 for keys, base62 for human-facing ids and
+ * device passwords, ULIDs for token ids (their time part orders tokens against a client's
+ * "tokens not before" instant).
+ */
+import { randomBytes } from 'node:crypto'
+import { decodeTime, ulid } from 'ulid'
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** Uniform base62 string of `length` characters (rejection sampling, no modulo bias). */
+export const randomBase62 = (length: number): string => {
+  let out = ''
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62]
+      if (out.length === length) break
+    }
+  }
+  return out
+}
+
+export const randomBase64Url = (bytes: number): string => randomBytes(bytes).toString('base64url')
+
+export const newWorkspaceId = () => `ws_${randomBase62(16)}`
+export const newKeyId = () => `key_${randomBase62(16)}`
+export const newSecretKid = () => `sk_${randomBase62(12)}`
+export const newEphemeralClientId = () => `eph_${randomBase62(20)}`
+
+/** A token id: a ULID stamped with the issuing clock's time. */
+export const newJti = (nowMs: number) => ulid(nowMs)
+
+/** Issue time (ms) encoded in a jti, or null when it is not one of ours. */
+export const jtiTime = (jti: string): number | null => {
+  try {
+    return decodeTime(jti)
+  } catch {
+    return null
+  }
+}

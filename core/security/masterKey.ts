@@ -1,0 +1,72 @@
+/**
+ * The operator master key (32 bytes) and the subkeys derived from it. It is given by env
+ * (HARK_SECURITY_MASTER_KEY) or kept in a 0600 file in the data dir, generated on first start.
+ * Nothing encrypted under it can be read without it, so losing the file loses device passwords
+ * and signing secrets.
+ */
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { Context } from 'effect'
+
+export interface MasterKeyShape {
+  /** AES-256-GCM seal under a purpose-bound subkey; output is base64(iv | tag | ciphertext). */
+  seal(purpose: SealPurpose, plaintext: Buffer): string
+  open(purpose: SealPurpose, sealed: string): Buffer
+  /** Keyed hash (HMAC-SHA256, hex) for looking secrets up without storing them in the clear. */
+  lookupHash(purpose: LookupPurpose, value: string): string
+}
+
+export type SealPurpose = 'signing-secret' | 'device-password'
+export type LookupPurpose = 'device-password'
+
+export class MasterKey extends Context.Service<MasterKey, MasterKeyShape>()('hark/MasterKey') {}
+
+const KEY_BYTES = 32
+
+const decodeKey = (text: string, source: string): Buffer => {
+  const key = Buffer.from(text.trim(), 'base64')
+  if (key.length !== KEY_BYTES) {
+    throw new Error(`master key from ${source} must be base64 of ${KEY_BYTES} bytes (got ${key.length})`)
+  }
+  return key
+}
+
+/**
+ * Read the master key: the explicit value wins; else the file, created (0600, exclusive) when
+ * absent, so the CLI and the engine starting at once agree on one key.
+ */
+export const loadMasterKey = (opts: { value: string | null; file: string }): { key: Buffer; generated: boolean } => {
+  if (opts.value) return { key: decodeKey(opts.value, 'the masterKey setting'), generated: false }
+  try {
+    writeFileSync(opts.file, randomBytes(KEY_BYTES).toString('base64') + '\n', { mode: 0o600, flag: 'wx' })
+    return { key: decodeKey(readFileSync(opts.file, 'utf8'), opts.file), generated: true }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+  }
+  if ((statSync(opts.file).mode & 0o077) !== 0) chmodSync(opts.file, 0o600)
+  return { key: decodeKey(readFileSync(opts.file, 'utf8'), opts.file), generated: false }
+}
+
+export const makeMasterKey = (key: Buffer): MasterKeyShape => {
+  const sub = (info: string) => Buffer.from(hkdfSync('sha256', key, 'hark', info, KEY_BYTES))
+  const sealKeys: Record<SealPurpose, Buffer> = {
+    'signing-secret': sub('seal:signing-secret'),
+    'device-password': sub('seal:device-password'),
+  }
+  const lookupKeys: Record<LookupPurpose, Buffer> = { 'device-password': sub('lookup:device-password') }
+  return {
+    seal: (purpose, plaintext) => {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', sealKeys[purpose], iv)
+      const ct = Buffer.concat([cipher.update(plaintext), cipher.final()])
+      return Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64')
+    },
+    open: (purpose, sealed) => {
+      const buf = Buffer.from(sealed, 'base64')
+      const decipher = createDecipheriv('aes-256-gcm', sealKeys[purpose], buf.subarray(0, 12))
+      decipher.setAuthTag(buf.subarray(12, 28))
+      return Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()])
+    },
+    lookupHash: (purpose, value) => createHmac('sha256', lookupKeys[purpose]).update(value).digest('hex'),
+  }
+}

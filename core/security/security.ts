@@ -1,0 +1,124 @@
+/**
+ * The security domain as one service: API keys, the signing keyring, client tokens, device
+ * passwords, revocations, and the admission check every transport runs on a terminal's
+ * credential. The CLI builds it directly on a storage handle; the engine provides it as a Layer.
+ */
+import { Context, Effect, Layer } from 'effect'
+import { Clock, type ClockShape } from '../clock.js'
+import { ClientNotFound, TokenExpired, TokenRevoked, ValidationFailed } from '../errors.js'
+import { newWorkspaceId } from '../ids.js'
+import type { ClientRecord } from '../storage/clients.js'
+import { Storage, type StorageShape } from '../storage/storage.js'
+import type { WorkspaceRecord } from '../storage/workspaces.js'
+import { ApiKeys } from './apiKeys.js'
+import { ClientTokens } from './clientTokens.js'
+import { DevicePasswords } from './devicePasswords.js'
+import { MasterKey, type MasterKeyShape } from './masterKey.js'
+import { Revocations } from './revocations.js'
+import { SigningKeyring } from './signingKeyring.js'
+
+/** What a terminal presents: a client token (any transport) or a device password (MQTT). */
+export type TerminalCredential = { readonly token: string } | { readonly devicePassword: string }
+
+export interface TerminalIdentity {
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly client: ClientRecord
+  readonly credential:
+    | { readonly kind: 'token'; readonly jti: string; readonly expiresAt: number | null }
+    | { readonly kind: 'devicePassword' }
+}
+
+export interface SecurityShape {
+  readonly apiKeys: ApiKeys
+  readonly keyring: SigningKeyring
+  readonly tokens: ClientTokens
+  readonly devicePasswords: DevicePasswords
+  readonly revocations: Revocations
+  /** Create a workspace with its first signing secret. */
+  createWorkspace(name: string): WorkspaceRecord
+  /** Admission: verify a terminal's credential and load its client record. */
+  authenticateTerminal(credential: TerminalCredential): Promise<TerminalIdentity>
+}
+
+export class Security extends Context.Service<Security, SecurityShape>()('hark/Security') {}
+
+const WORKSPACE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$/u
+
+export const makeSecurity = (
+  storage: StorageShape,
+  masterKey: MasterKeyShape,
+  clock: ClockShape,
+  opts: { secretGraceSeconds: number },
+): SecurityShape => {
+  const revocations = new Revocations(storage, clock)
+  const keyring = new SigningKeyring(storage, masterKey, clock, opts.secretGraceSeconds * 1000)
+  const tokens = new ClientTokens(storage, keyring, revocations, clock)
+  const devicePasswords = new DevicePasswords(storage, masterKey, clock)
+
+  const loadClient = (workspaceId: string, clientId: string): ClientRecord => {
+    const client = storage.clients.get(workspaceId, clientId)
+    if (!client) throw new ClientNotFound({ message: 'the client of this credential no longer exists' })
+    if (client.expiresAt !== null && client.expiresAt <= clock.now()) {
+      throw new TokenExpired({ message: 'ephemeral client expired' })
+    }
+    return client
+  }
+
+  return {
+    apiKeys: new ApiKeys(storage, clock),
+    keyring,
+    tokens,
+    devicePasswords,
+    revocations,
+    createWorkspace: (name) => {
+      if (!WORKSPACE_NAME.test(name)) {
+        throw new ValidationFailed({
+          field: 'name',
+          message: 'workspace name: 1-64 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit',
+        })
+      }
+      const record = { workspaceId: newWorkspaceId(), name, createdAt: clock.now() }
+      storage.transaction(() => {
+        storage.workspaces.insert(record)
+        keyring.createInitial(record.workspaceId)
+        storage.recordChange('workspace.created', record.workspaceId, null, record.createdAt)
+      })
+      return record
+    },
+    authenticateTerminal: async (credential) => {
+      if ('token' in credential) {
+        const t = await tokens.verify(credential.token)
+        const client = loadClient(t.workspaceId, t.clientId)
+        if (t.issuedAt < client.tokensNotBefore) throw new TokenRevoked({ message: 'token revoked' })
+        return {
+          workspaceId: t.workspaceId,
+          clientId: t.clientId,
+          client,
+          credential: { kind: 'token', jti: t.jti, expiresAt: t.expiresAt },
+        }
+      }
+      const d = devicePasswords.authenticate(credential.devicePassword)
+      return {
+        workspaceId: d.workspaceId,
+        clientId: d.clientId,
+        client: loadClient(d.workspaceId, d.clientId),
+        credential: { kind: 'devicePassword' },
+      }
+    },
+  }
+}
+
+export const securityLayer = (opts: { secretGraceSeconds: number }) =>
+  Layer.effect(
+    Security,
+    Effect.gen(function* () {
+      const storage = yield* Storage
+      const masterKey = yield* MasterKey
+      const clock = yield* Clock
+      const security = makeSecurity(storage, masterKey, clock, opts)
+      // lastUsedAt is batched in memory: write it every few seconds and once more at shutdown.
+      yield* Effect.addFinalizer(() => Effect.sync(() => security.apiKeys.flushLastUsed()))
+      return security
+    }),
+  )

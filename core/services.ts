@@ -1,0 +1,11 @@
+/** The union of services every engine provides; an Effect run through host.run may use any. */
+import type { Clock } from './clock.js'
+import type { Log } from './log.js'
+import type { Metrics } from './metrics.js'
+import type { MasterKey } from './security/masterKey.js'
+import type { Security } from './security/security.js'
+import type { Storage } from './storage/storage.js'
+import type { Tls } from './tls.js'
+import type { EngineSettings, PresenceService } from './engine.js'
+
+export type EngineServices = Clock | Log | Metrics | Storage | MasterKey | Security | Tls | EngineSettings | PresenceService

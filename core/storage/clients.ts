@@ -1,0 +1,87 @@
+/** Clients (devices, apps, pages) and their client-to-room mapping. */
+import { guard, type Db } from './db.js'
+
+export interface ClientRecord {
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly name: string | null
+  readonly kind: string | null
+  readonly room: string | null
+  readonly ephemeral: boolean
+  /** Ephemeral clients are removed after this instant (ms). */
+  readonly expiresAt: number | null
+  /** Tokens whose jti was minted before this instant (ms) are invalid: creation and revoke-all set it. */
+  readonly tokensNotBefore: number
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+export interface ClientPatch {
+  readonly name?: string | null
+  readonly kind?: string | null
+  readonly room?: string | null
+}
+
+interface Row {
+  workspace_id: string; client_id: string; name: string | null; kind: string | null; room: string | null
+  ephemeral: number; expires_at: number | null; tokens_not_before: number; created_at: number; updated_at: number
+}
+const toRecord = (r: Row): ClientRecord => ({
+  workspaceId: r.workspace_id, clientId: r.client_id, name: r.name, kind: r.kind, room: r.room,
+  ephemeral: r.ephemeral === 1, expiresAt: r.expires_at, tokensNotBefore: r.tokens_not_before,
+  createdAt: r.created_at, updatedAt: r.updated_at,
+})
+
+export const clientsRepo = (db: Db) => {
+  const insert = db.prepare(`INSERT INTO clients
+    (workspace_id, client_id, name, kind, room, ephemeral, expires_at, tokens_not_before, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const byId = db.prepare('SELECT * FROM clients WHERE workspace_id = ? AND client_id = ?')
+  const remove = db.prepare('DELETE FROM clients WHERE workspace_id = ? AND client_id = ?')
+  const revokeAll = db.prepare(
+    'UPDATE clients SET tokens_not_before = ?, updated_at = ? WHERE workspace_id = ? AND client_id = ?')
+  const list = db.prepare(`SELECT * FROM clients WHERE workspace_id = ?
+    AND (?2 IS NULL OR room = ?2) AND (?3 IS NULL OR kind = ?3) AND client_id > ?4
+    ORDER BY client_id LIMIT ?5`)
+  const expired = db.prepare(
+    'SELECT * FROM clients WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
+  return {
+    insert: (c: ClientRecord) =>
+      guard('insert client', () =>
+        void insert.run(c.workspaceId, c.clientId, c.name, c.kind, c.room, c.ephemeral ? 1 : 0, c.expiresAt,
+          c.tokensNotBefore, c.createdAt, c.updatedAt)),
+    get: (workspaceId: string, clientId: string) =>
+      guard('get client', () => {
+        const r = byId.get(workspaceId, clientId) as Row | undefined
+        return r ? toRecord(r) : null
+      }),
+    /** Apply a patch; returns the updated record, or null when the client does not exist. */
+    update: (workspaceId: string, clientId: string, patch: ClientPatch, at: number) =>
+      guard('update client', () => {
+        const sets: string[] = []
+        const values: Array<string | number | null> = []
+        for (const key of ['name', 'kind', 'room'] as const) {
+          if (patch[key] !== undefined) {
+            sets.push(`${key} = ?`)
+            values.push(patch[key])
+          }
+        }
+        sets.push('updated_at = ?')
+        values.push(at)
+        const r = db
+          .prepare(`UPDATE clients SET ${sets.join(', ')} WHERE workspace_id = ? AND client_id = ? RETURNING *`)
+          .get(...values, workspaceId, clientId) as Row | undefined
+        return r ? toRecord(r) : null
+      }),
+    /** Clients ordered by clientId (a stable cursor), optionally filtered by room and kind. */
+    list: (workspaceId: string, q: { room?: string | null; kind?: string | null; after?: string; limit: number }) =>
+      guard('list clients', () =>
+        (list.all(workspaceId, q.room ?? null, q.kind ?? null, q.after ?? '', q.limit) as Row[]).map(toRecord)),
+    delete: (workspaceId: string, clientId: string) =>
+      guard('delete client', () => remove.run(workspaceId, clientId).changes === 1),
+    revokeAllTokens: (workspaceId: string, clientId: string, at: number) =>
+      guard('revoke client tokens', () => revokeAll.run(at, at, workspaceId, clientId).changes === 1),
+    expired: (now: number, limit = 100) =>
+      guard('list expired clients', () => (expired.all(now, limit) as Row[]).map(toRecord)),
+  }
+}

@@ -1,0 +1,52 @@
+/** Every client token issued, so one can be revoked by jti and kept revoked until it would expire. */
+import { guard, type Db } from './db.js'
+
+export interface IssuedTokenRecord {
+  readonly jti: string
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly issuedAt: number
+  readonly expiresAt: number | null
+  readonly revokedAt: number | null
+}
+
+interface Row {
+  jti: string; workspace_id: string; client_id: string; issued_at: number
+  expires_at: number | null; revoked_at: number | null
+}
+const toRecord = (r: Row): IssuedTokenRecord => ({
+  jti: r.jti, workspaceId: r.workspace_id, clientId: r.client_id, issuedAt: r.issued_at,
+  expiresAt: r.expires_at, revokedAt: r.revoked_at,
+})
+
+export const issuedTokensRepo = (db: Db) => {
+  const insert = db.prepare(
+    'INSERT INTO issued_tokens (jti, workspace_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+  const byJti = db.prepare('SELECT * FROM issued_tokens WHERE workspace_id = ? AND jti = ?')
+  const revoke = db.prepare(
+    'UPDATE issued_tokens SET revoked_at = ? WHERE workspace_id = ? AND jti = ? AND revoked_at IS NULL')
+  const revokedLive = db.prepare(
+    'SELECT jti FROM issued_tokens WHERE revoked_at IS NOT NULL AND (expires_at IS NULL OR expires_at > ?)')
+  const prune = db.prepare('DELETE FROM issued_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?')
+  return {
+    insert: (t: Omit<IssuedTokenRecord, 'revokedAt'>) =>
+      guard('record token', () => void insert.run(t.jti, t.workspaceId, t.clientId, t.issuedAt, t.expiresAt)),
+    get: (workspaceId: string, jti: string) =>
+      guard('get token', () => {
+        const r = byJti.get(workspaceId, jti) as Row | undefined
+        return r ? toRecord(r) : null
+      }),
+    /** Returns the token record (revoked now or before), or null when the jti is not this workspace's. */
+    revoke: (workspaceId: string, jti: string, at: number) =>
+      guard('revoke token', () => {
+        revoke.run(at, workspaceId, jti)
+        const r = byJti.get(workspaceId, jti) as Row | undefined
+        return r ? toRecord(r) : null
+      }),
+    /** jtis revoked and not yet expired at `now`: the in-memory revocation set is built from these. */
+    revokedJtis: (now: number) =>
+      guard('list revoked tokens', () => (revokedLive.all(now) as Array<{ jti: string }>).map((r) => r.jti)),
+    /** Forget tokens past their expiry; an expired token fails verification on its own. */
+    prune: (now: number) => guard('prune tokens', () => prune.run(now).changes),
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Versioned schema migrations, applied in order at start inside one transaction each. A
+ * migration is never edited once released: a change is a new entry with the next version.
+ */
+import type { Db } from './db.js'
+
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+export const migrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE workspaces (
+        workspace_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE api_keys (
+        key_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        name TEXT,
+        key_hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX api_keys_by_workspace ON api_keys(workspace_id);
+      CREATE TABLE signing_secrets (
+        kid TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        secret_enc TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        retires_at INTEGER
+      );
+      CREATE INDEX signing_secrets_by_workspace ON signing_secrets(workspace_id);
+      CREATE TABLE clients (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        client_id TEXT NOT NULL,
+        name TEXT,
+        kind TEXT,
+        room TEXT,
+        ephemeral INTEGER NOT NULL DEFAULT 0,
+        expires_at INTEGER,
+        tokens_not_before INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, client_id)
+      );
+      CREATE INDEX clients_by_room ON clients(workspace_id, room);
+      CREATE INDEX clients_by_expiry ON clients(expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE device_passwords (
+        workspace_id TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        password_enc TEXT NOT NULL,
+        lookup_hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, client_id),
+        FOREIGN KEY (workspace_id, client_id) REFERENCES clients(workspace_id, client_id) ON DELETE CASCADE
+      );
+      CREATE TABLE issued_tokens (
+        jti TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        client_id TEXT NOT NULL,
+        issued_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX issued_tokens_by_client ON issued_tokens(workspace_id, client_id);
+      CREATE INDEX issued_tokens_revoked ON issued_tokens(revoked_at) WHERE revoked_at IS NOT NULL;
+      CREATE TABLE usage_daily (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        day TEXT NOT NULL,
+        milliseconds INTEGER NOT NULL DEFAULT 0,
+        sessions INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (workspace_id, day)
+      );
+      CREATE TABLE agent_presets (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        preset_id TEXT NOT NULL,
+        name TEXT,
+        provider TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, preset_id)
+      );
+      CREATE TABLE changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        origin TEXT NOT NULL,
+        workspace_id TEXT,
+        kind TEXT NOT NULL,
+        subject TEXT,
+        at INTEGER NOT NULL
+      );
+    `,
+  },
+]
+
+/** Apply every migration newer than the file's version; returns the versions applied. */
+export const migrate = (db: Db, list: ReadonlyArray<Migration> = migrations, now = Date.now()): number[] => {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }
+  const current = row.v ?? 0
+  const applied: number[] = []
+  for (const m of [...list].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      db.exec(m.sql)
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now)
+      db.exec('COMMIT')
+    } catch (e) {
+      db.exec('ROLLBACK')
+      throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`)
+    }
+    applied.push(m.version)
+  }
+  return applied
+}

@@ -1,0 +1,138 @@
+/**
+ * The storage service: the only place in Hark that speaks SQL. It opens the libSQL file in the
+ * data dir, applies migrations, and exposes one repository per table. Writes that other
+ * processes must notice go through `recordChange`.
+ */
+import { Context, Effect, Layer } from 'effect'
+import { randomBase62 } from '../ids.js'
+import { apiKeysRepo } from './apiKeys.js'
+import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
+import { clientsRepo } from './clients.js'
+import { openDb, type Db } from './db.js'
+import { devicePasswordsRepo } from './devicePasswords.js'
+import { issuedTokensRepo } from './issuedTokens.js'
+import { migrate } from './migrations.js'
+import { signingSecretsRepo } from './signingSecrets.js'
+import { workspacesRepo } from './workspaces.js'
+
+export const makeRepositories = (db: Db) => ({
+  workspaces: workspacesRepo(db),
+  apiKeys: apiKeysRepo(db),
+  signingSecrets: signingSecretsRepo(db),
+  clients: clientsRepo(db),
+  devicePasswords: devicePasswordsRepo(db),
+  issuedTokens: issuedTokensRepo(db),
+  changes: changesRepo(db),
+})
+
+export type Repositories = ReturnType<typeof makeRepositories>
+
+/** A committed control-relevant change, from this process or (via polling) another one. */
+export type ChangeListener = (change: ChangeRecord) => void
+
+export interface StorageShape extends Repositories {
+  readonly db: Db
+  readonly file: string
+  /** Identity of this process in the change log, so it skips its own rows when polling. */
+  readonly origin: string
+  /** Run `f` in one transaction (nested calls join the outer one); rolls back on throw. */
+  transaction<A>(f: () => A): A
+  /**
+   * Append a change row. Listeners in this process hear it once it is committed (right away
+   * outside a transaction); other processes hear it through `pollRemoteChanges`.
+   */
+  recordChange(kind: ChangeKind, workspaceId: string | null, subject: string | null, at: number): void
+  /** Listen to committed changes (local and polled). Returns the unsubscribe function. */
+  onChange(listener: ChangeListener): () => void
+  /** Read rows other processes committed since the last call and tell listeners; returns how many. */
+  pollRemoteChanges(): number
+  close(): void
+}
+
+export class Storage extends Context.Service<Storage, StorageShape>()('hark/Storage') {}
+
+/** Open a storage handle on `file` (migrated). The CLI uses this directly; the engine via the layer. */
+export const openStorage = (file: string): StorageShape => {
+  const db = openDb(file)
+  migrate(db)
+  const repos = makeRepositories(db)
+  const origin = `${process.pid}-${randomBase62(8)}`
+  const listeners = new Set<ChangeListener>()
+  let pending: ChangeRecord[] = []
+  let depth = 0
+  let cursor = repos.changes.lastId()
+  let dataVersion = repos.changes.dataVersion()
+  let open = true
+
+  const notify = (changes: ReadonlyArray<ChangeRecord>) => {
+    for (const change of changes) for (const listener of listeners) listener(change)
+  }
+
+  const storage: StorageShape = {
+    ...repos,
+    db,
+    file,
+    origin,
+    transaction: <A>(f: () => A): A => {
+      if (depth > 0) return f()
+      depth++
+      let result: A
+      try {
+        result = db.transaction(f)()
+      } catch (e) {
+        pending = []
+        throw e
+      } finally {
+        depth--
+      }
+      const committed = pending
+      pending = []
+      notify(committed)
+      return result
+    },
+    recordChange: (kind, workspaceId, subject, at) => {
+      const id = repos.changes.append({ origin, kind, workspaceId, subject, at })
+      const change = { id, origin, kind, workspaceId, subject, at }
+      if (depth > 0) pending.push(change)
+      else notify([change])
+    },
+    onChange: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    pollRemoteChanges: () => {
+      const version = repos.changes.dataVersion()
+      if (version === dataVersion) return 0
+      dataVersion = version
+      let seen = 0
+      for (;;) {
+        const rows = repos.changes.since(cursor)
+        if (rows.length === 0) break
+        cursor = rows[rows.length - 1]!.id
+        const remote = rows.filter((r) => r.origin !== origin)
+        seen += remote.length
+        notify(remote)
+      }
+      return seen
+    },
+    close: () => {
+      if (!open) return
+      open = false
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)')
+      } finally {
+        db.close()
+      }
+    },
+  }
+  return storage
+}
+
+export const storageLayer = (file: string) =>
+  Layer.effect(
+    Storage,
+    Effect.acquireRelease(
+      Effect.sync(() => openStorage(file)),
+      (s) => Effect.sync(() => s.close()),
+    ),
+  )

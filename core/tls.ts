@@ -1,0 +1,62 @@
+/**
+ * TLS material for the gateway (and MQTT over TLS): the configured PEM pair, or a self-signed
+ * certificate generated once into the data dir for local use.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Context } from 'effect'
+import { generate } from 'selfsigned'
+
+export interface TlsMaterial {
+  readonly cert: string
+  readonly key: string
+  readonly certFile: string
+  readonly keyFile: string
+  readonly selfSigned: boolean
+}
+
+export class Tls extends Context.Service<Tls, TlsMaterial>()('hark/Tls') {}
+
+export const loadTls = async (opts: {
+  certFile: string | null
+  keyFile: string | null
+  dataDir: string
+  host: string
+}): Promise<TlsMaterial> => {
+  if (opts.certFile || opts.keyFile) {
+    if (!opts.certFile || !opts.keyFile) throw new Error('tls.certFile and tls.keyFile must be set together')
+    return {
+      cert: readFileSync(opts.certFile, 'utf8'),
+      key: readFileSync(opts.keyFile, 'utf8'),
+      certFile: opts.certFile,
+      keyFile: opts.keyFile,
+      selfSigned: false,
+    }
+  }
+  const certFile = join(opts.dataDir, 'tls-self-signed.crt')
+  const keyFile = join(opts.dataDir, 'tls-self-signed.key')
+  if (!existsSync(certFile) || !existsSync(keyFile)) {
+    const altNames = [
+      { type: 2 as const, value: 'localhost' },
+      { type: 7 as const, ip: '127.0.0.1' },
+      ...(opts.host !== '127.0.0.1' && /^[\d.]+$/.test(opts.host) ? [{ type: 7 as const, ip: opts.host }] : []),
+    ]
+    const pems = await generate([{ name: 'commonName', value: 'hark-local' }], {
+      // EC P-256: fast to generate and cheap per handshake, which matters in a connect storm.
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.now() + 825 * 86_400_000),
+      extensions: [{ name: 'subjectAltName', altNames }],
+    })
+    writeFileSync(keyFile, pems.private, { mode: 0o600 })
+    writeFileSync(certFile, pems.cert)
+  }
+  return {
+    cert: readFileSync(certFile, 'utf8'),
+    key: readFileSync(keyFile, 'utf8'),
+    certFile,
+    keyFile,
+    selfSigned: true,
+  }
+}

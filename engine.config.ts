@@ -1,0 +1,24 @@
+/**
+ * The default engine configuration: every setting at its documented default, and the built-in
+ * extensions registered by name exactly as an embedder registers their own. `hark start` loads
+ * this file (compiled) unless --config names another; HARK_* variables and flags override it.
+ */
+import { defineConfig } from './core/index.js'
+
+export default defineConfig({
+  host: '127.0.0.1',
+  dataDir: './data',
+  log: { level: 'info' },
+  rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
+  gateway: { port: 8443 },
+  mqtt: { port: 2883, tlsPort: null },
+  tls: { certFile: null, keyFile: null },
+  security: {
+    masterKey: null,
+    masterKeyFile: null,
+    secretGraceSeconds: 86_400,
+    maxTokenTtlSeconds: 31_536_000,
+  },
+  storage: { changePollMs: 200 },
+  extensions: [],
+})

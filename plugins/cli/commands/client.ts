@@ -1,0 +1,70 @@
+/** `hark client create|list|show|delete`: the operator's view of clients (the REST API is the back end's). */
+import type { Command } from 'commander'
+import { ClientExists, ClientNotFound } from '../../../core/errors.js'
+import { isUniqueViolation } from '../../../core/storage/db.js'
+import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
+import { requireWorkspace } from './shared.js'
+
+export const clientCommands = (program: Command) => {
+  const group = program.command('client').description('clients (devices, apps, pages) of a workspace')
+  withCommon(
+    group
+      .command('create')
+      .argument('<clientId>')
+      .requiredOption('--workspace <id>', 'workspace id')
+      .option('--room <room>', 'room the client is mapped to')
+      .option('--name <name>', 'display name')
+      .option('--kind <kind>', 'kind, e.g. device'),
+  )
+    .description('create a client')
+    .action(
+      withOperator(
+        (op, clientId: string, opts: CommonOptions & { workspace: string; room?: string; name?: string; kind?: string }) => {
+          requireWorkspace(op, opts.workspace)
+          const now = Date.now()
+          const record = {
+            workspaceId: opts.workspace, clientId, name: opts.name ?? null, kind: opts.kind ?? null,
+            room: opts.room ?? null, ephemeral: false, expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
+          }
+          try {
+            op.storage.transaction(() => {
+              op.storage.clients.insert(record)
+              op.storage.recordChange('client.created', opts.workspace, clientId, now)
+            })
+          } catch (e) {
+            if (isUniqueViolation((e as { cause?: unknown }).cause)) {
+              throw new ClientExists({ message: `client ${clientId} already exists in this workspace` })
+            }
+            throw e
+          }
+          const out = { clientId, name: record.name, kind: record.kind, room: record.room, createdAt: iso(now) }
+          output(opts, out, () => `${clientId}\t${record.room ?? '(no room)'}`)
+        },
+      ),
+    )
+  withCommon(group.command('list').requiredOption('--workspace <id>', 'workspace id').option('--room <room>'))
+    .description('list clients')
+    .action(
+      withOperator((op, opts: CommonOptions & { workspace: string; room?: string }) => {
+        requireWorkspace(op, opts.workspace)
+        const list = op.storage.clients
+          .list(opts.workspace, { room: opts.room ?? null, limit: 10_000 })
+          .map((c) => ({ clientId: c.clientId, name: c.name, kind: c.kind, room: c.room, ephemeral: c.ephemeral }))
+        output(opts, list, () => list.map((c) => `${c.clientId}\t${c.room ?? '(no room)'}\t${c.kind ?? ''}`).join('\n'))
+      }),
+    )
+  withCommon(group.command('delete').argument('<clientId>').requiredOption('--workspace <id>', 'workspace id'))
+    .description('delete a client; its live sessions end and its tokens stop working')
+    .action(
+      withOperator((op, clientId: string, opts: CommonOptions & { workspace: string }) => {
+        requireWorkspace(op, opts.workspace)
+        const deleted = op.storage.transaction(() => {
+          const ok = op.storage.clients.delete(opts.workspace, clientId)
+          if (ok) op.storage.recordChange('client.deleted', opts.workspace, clientId, Date.now())
+          return ok
+        })
+        if (!deleted) throw new ClientNotFound({ message: `no client ${clientId} in this workspace` })
+        output(opts, { clientId, deleted: true }, () => `deleted ${clientId}`)
+      }),
+    )
+}

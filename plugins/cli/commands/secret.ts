@@ -1,0 +1,18 @@
+/** `hark secret rotate` */
+import type { Command } from 'commander'
+import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
+import { requireWorkspace } from './shared.js'
+
+export const secretCommands = (program: Command) => {
+  const group = program.command('secret').description("the workspace's hidden token-signing secret")
+  withCommon(group.command('rotate').requiredOption('--workspace <id>', 'workspace id'))
+    .description('make a new signing secret; tokens signed with the previous one verify until its grace period ends')
+    .action(
+      withOperator(async (op, opts: CommonOptions & { workspace: string }) => {
+        requireWorkspace(op, opts.workspace)
+        const r = op.security.keyring.rotate(opts.workspace)
+        const out = { workspaceId: opts.workspace, kid: r.kid, previousRetiresAt: iso(r.previousRetiresAt) }
+        output(opts, out, () => `rotated: new kid ${r.kid}; previous secret verifies until ${out.previousRetiresAt}`)
+      }),
+    )
+}

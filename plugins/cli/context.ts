@@ -1,0 +1,107 @@
+/**
+ * What every CLI command shares: loading the config (engine.config.js, or --config FILE), the
+ * settings with HARK_* and flag overrides, a storage + security handle on the data dir for the
+ * operator commands, and output that is exactly one JSON value with --json.
+ */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Command } from 'commander'
+import { resolveSettings, systemClock, type EngineConfig, type Settings } from '../../core/index.js'
+import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
+import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
+import { openStorage, type StorageShape } from '../../core/storage/storage.js'
+import { mkdirSync } from 'node:fs'
+
+export interface CommonOptions {
+  readonly data?: string
+  readonly config?: string
+  readonly json?: boolean
+}
+
+/** Add --data, --config and --json to a command. */
+export const withCommon = (cmd: Command): Command =>
+  cmd
+    .option('--data <dir>', 'data directory (libSQL file, TLS material, master key)')
+    .option('--config <file>', 'config file: .json settings, or a .js module exporting defineConfig(...)')
+    .option('--json', 'print exactly one JSON value on stdout')
+
+export const loadConfig = async (file: string | undefined): Promise<{ source: string; config: EngineConfig }> => {
+  const path = file ?? process.env.HARK_CONFIG
+  if (!path) {
+    const mod = (await import(new URL('../../engine.config.js', import.meta.url).href)) as { default: EngineConfig }
+    return { source: 'engine.config.ts', config: mod.default }
+  }
+  const abs = resolve(path)
+  if (abs.endsWith('.json')) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(readFileSync(abs, 'utf8'))
+    } catch (e) {
+      throw new CliError(`cannot read config ${path}: ${(e as Error).message}`)
+    }
+    return { source: path, config: parsed as EngineConfig }
+  }
+  const mod = (await import(pathToFileURL(abs).href)) as { default?: EngineConfig }
+  if (!mod.default) throw new CliError(`config ${path} has no default export`)
+  return { source: path, config: mod.default }
+}
+
+/** A user-facing failure: printed as one line on stderr, exit code 1 (2 for usage). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message)
+  }
+}
+
+export const settingsFor = async (opts: CommonOptions, flags: Record<string, string> = {}) => {
+  const { source, config } = await loadConfig(opts.config)
+  const allFlags = opts.data ? { ...flags, dataDir: opts.data } : flags
+  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags })
+  return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
+}
+
+export interface Operator {
+  readonly settings: Settings
+  readonly storage: StorageShape
+  readonly security: SecurityShape
+  close(): void
+}
+
+/** Open the data dir for an operator command (the engine may be running on it at the same time). */
+export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
+  const { settings } = await settingsFor(opts)
+  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 })
+  const storage = openStorage(join(settings.dataDir, 'hark.db'))
+  const { key } = loadMasterKey({
+    value: settings.security.masterKey,
+    file: settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key'),
+  })
+  const security = makeSecurity(storage, makeMasterKey(key), systemClock, {
+    secretGraceSeconds: settings.security.secretGraceSeconds,
+  })
+  return { settings, storage, security, close: () => storage.close() }
+}
+
+/** Print a result: the JSON value with --json, else the human lines. */
+export const output = (opts: CommonOptions, value: unknown, human: () => string) => {
+  process.stdout.write(opts.json ? JSON.stringify(value) + '\n' : human() + '\n')
+}
+
+/** Run an operator command with the data dir open, closing it whatever happens. */
+export const withOperator =
+  <A extends unknown[]>(f: (op: Operator, ...args: A) => unknown | Promise<unknown>) =>
+  async (...args: A) => {
+    const cmd = args[args.length - 1] as Command
+    const op = await openOperator(cmd.optsWithGlobals<CommonOptions>())
+    try {
+      await f(op, ...args)
+    } finally {
+      op.close()
+    }
+  }
+
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())

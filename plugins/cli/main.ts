@@ -1,0 +1,60 @@
+/**
+ * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
+ * clients, device passwords, secrets, tokens). Errors go to stderr as one line, exit code ≠ 0.
+ */
+import { Command, CommanderError } from 'commander'
+import { ConfigError } from '../../core/config.js'
+import { isHarkError, wireCodesOf } from '../../core/errors.js'
+import { CliError } from './context.js'
+import { apikeyCommands } from './commands/apikey.js'
+import { clientCommands } from './commands/client.js'
+import { devicePasswordCommands } from './commands/devicePassword.js'
+import { secretCommands } from './commands/secret.js'
+import { startCommand } from './commands/start.js'
+import { tokenCommands } from './commands/token.js'
+import { workspaceCommands } from './commands/workspace.js'
+
+export const buildProgram = (): Command => {
+  const program = new Command('hark')
+    .description('Hark: real-time voice access engine')
+    .version(process.env.npm_package_version ?? '0.1.0')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+  startCommand(program)
+  workspaceCommands(program)
+  apikeyCommands(program)
+  clientCommands(program)
+  devicePasswordCommands(program)
+  secretCommands(program)
+  tokenCommands(program)
+  const override = (cmd: Command): void => {
+    cmd.exitOverride()
+    cmd.commands.forEach(override)
+  }
+  override(program)
+  return program
+}
+
+const fail = (message: string, code: number): never => {
+  process.stderr.write(`hark: ${message}\n`)
+  process.exit(code)
+}
+
+export const main = async (argv: string[]) => {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv)
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are "errors" to commander; their text is already printed.
+      if (e.exitCode === 0) process.exit(0)
+      process.exit(2)
+    }
+    if (e instanceof ConfigError) fail(e.message, 2)
+    if (e instanceof CliError) fail(e.message, e.exitCode)
+    if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, 1)
+    fail((e as Error).message ?? String(e), 1)
+  }
+}
+
+await main(process.argv)

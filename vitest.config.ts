@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['{core,plugins,transports,agents,bench}/**/*.test.ts'],
+    exclude: ['node_modules', 'dist'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // A failure must be real: no retries that would hide flakiness.
+    retry: 0,
+  },
+})
