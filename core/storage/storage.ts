@@ -8,7 +8,7 @@ import { randomBase62 } from '../ids.js'
 import { apiKeysRepo } from './apiKeys.js'
 import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
 import { clientsRepo } from './clients.js'
-import { openDb, type Db } from './db.js'
+import { atomically, openDb, type Db } from './db.js'
 import { devicePasswordsRepo } from './devicePasswords.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { migrate } from './migrations.js'
@@ -78,7 +78,7 @@ export const openStorage = (file: string): StorageShape => {
       depth++
       let result: A
       try {
-        result = db.transaction(f)()
+        result = atomically(db, f)
       } catch (e) {
         pending = []
         throw e
