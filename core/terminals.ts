@@ -129,6 +129,8 @@ class Session implements TerminalSession, RoomMember {
 
   setAudioMode(mode: AudioMode): void {
     this.audioMode = mode
+    // The room's sinks read audioMode through a getter; the router only needs to re-split them.
+    this.route?.router.refreshAudioModes()
     this.sendEvent({ type: 'audio.mode', audioMode: mode })
   }
 
@@ -245,11 +247,32 @@ export class TerminalHub {
         this.inc({ direction: 'out' }, framesOut + hub.retiredFramesOut)
       },
     })
+    new Counter({
+      name: 'hark_audio_mixer_frames_total',
+      help: 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream',
+      labelNames: ['op'],
+      registers: [metrics],
+      collect() {
+        let decoded = hub.retiredDecoded
+        let encoded = hub.retiredEncoded
+        for (const rooms of hub.rooms.values()) {
+          for (const ref of rooms.values()) {
+            decoded += ref.getSnapshot().context.router.mixStats.framesDecoded
+            encoded += ref.getSnapshot().context.router.mixStats.framesEncoded
+          }
+        }
+        this.reset()
+        this.inc({ op: 'decode' }, decoded)
+        this.inc({ op: 'encode' }, encoded)
+      },
+    })
   }
 
   /** Frame counts of rooms that have closed, so the routed counter never goes backwards. */
   private retiredFramesIn = 0
   private retiredFramesOut = 0
+  private retiredDecoded = 0
+  private retiredEncoded = 0
 
   private workspace(workspaceId: string) {
     let ref = this.workspaces.get(workspaceId)
@@ -266,6 +289,8 @@ export class TerminalHub {
               const router = roomRef.getSnapshot().context.router
               this.retiredFramesIn += router.framesIn
               this.retiredFramesOut += router.framesOut
+              this.retiredDecoded += router.mixStats.framesDecoded
+              this.retiredEncoded += router.mixStats.framesEncoded
               rooms.delete(room)
             }
           },

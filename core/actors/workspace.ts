@@ -110,6 +110,7 @@ export const workspaceMachine = setup({
       // A join may have arrived between the room emptying and this event: then it stays.
       if (!ref || !ref.getSnapshot().matches('empty')) return
       context.roomLifecycle?.(event.room, 'closed', ref)
+      ref.getSnapshot().context.router.dispose()
       enqueue.stopChild(ref)
       const rooms = new Map(context.rooms)
       rooms.delete(event.room)
