@@ -7,6 +7,8 @@ import { ManualClock } from '../../core/clock.js'
 import { runCli, seedWorkspace, startTestEngine, uplink } from '../../core/test/helpers.js'
 import { defineWebSocketTransport, websocketTransport } from './index.js'
 import { TestTerminal } from './test/terminalClient.js'
+import { joinPcm, PcmSink, tonePower, ToneTalker } from '../../core/test/audio.js'
+import { MIXED_SOURCE_ID } from '../../core/dataplane/frame.js'
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let engine: Engine
@@ -311,5 +313,65 @@ describe('websocket gateway: backpressure', () => {
     socket.resume()
     talker.sendAudio(uplink([0xee, 0xee]))
     await slow.frames.next((f) => parseDownlink(f)!.opus[0] === 0xee, 20_000)
+  })
+})
+
+describe('websocket gateway: mixed mode', () => {
+  beforeEach(() => start())
+
+  /** Send one frame per talker every 20 ms (as terminals do) until stopped. */
+  const talk = (pairs: ReadonlyArray<[TestTerminal, ToneTalker]>) => {
+    const timer = setInterval(() => {
+      for (const [terminal, tone] of pairs) terminal.sendAudio(tone.nextUplink())
+    }, 20)
+    return () => clearInterval(timer)
+  }
+
+  it('gives a mixed receiver decodable Opus (source id 0) holding both talkers when two talk at once', async () => {
+    for (const id of ['a', 'b', 'listener']) seed.addClient(id, 'lobby')
+    const a = await connect('a')
+    const b = await connect('b')
+    const listener = await connect('listener', { mode: 'mixed' })
+    expect(await listener.event('session')).toMatchObject({ audioMode: 'mixed' })
+    await a.event('participant.joined', (e) => e.participant.id === 'listener')
+    await b.event('participant.joined', (e) => e.participant.id === 'listener')
+
+    const stop = talk([
+      [a, new ToneTalker(440)],
+      [b, new ToneTalker(1000)],
+    ])
+    try {
+      await listener.frames.next(() => listener.frames.items.filter((f) => parseDownlink(f)!.sourceId === MIXED_SOURCE_ID).length >= 30, 15_000)
+    } finally {
+      stop()
+    }
+    const sink = new PcmSink()
+    const mixed = listener.frames.items.map((f) => parseDownlink(f)!).filter((d) => d.sourceId === MIXED_SOURCE_ID)
+    for (const d of mixed) expect(sink.decode(d.opus)).toHaveLength(320)
+    const pcm = joinPcm(sink.frames.slice(10))
+    const noise = tonePower(pcm, 2500)
+    expect(tonePower(pcm, 440)).toBeGreaterThan(noise * 1000)
+    expect(tonePower(pcm, 1000)).toBeGreaterThan(noise * 1000)
+    // Forward-mode talkers still get each other's frames, untouched, never a mix.
+    expect(a.frames.items.length).toBeGreaterThan(0)
+    expect(a.frames.items.every((f) => parseDownlink(f)!.sourceId === 2)).toBe(true)
+    const metrics = await (await fetch(t.url('/metrics'))).text()
+    expect(metrics).toMatch(/hark_audio_mixer_frames_total\{op="encode"\} [1-9]/)
+  })
+
+  it('forwards the only talker untouched to a receiver that switched to mixed with audio.mode', async () => {
+    for (const id of ['a', 'listener']) seed.addClient(id, 'lobby')
+    const a = await connect('a')
+    const listener = await connect('listener')
+    await a.event('participant.joined', (e) => e.participant.id === 'listener')
+    listener.send({ type: 'audio.mode', audioMode: 'mixed' })
+    expect(await listener.event('audio.mode')).toEqual({ type: 'audio.mode', audioMode: 'mixed' })
+    const tone = new ToneTalker(440)
+    const sent = tone.nextUplink()
+    a.sendAudio(sent)
+    const got = parseDownlink(await listener.frames.next())!
+    expect(got.sourceId).toBe(1)
+    expect([...got.opus]).toEqual([...sent.subarray(1)])
+    expect(engine.host.terminals.session(seed.workspaceId, 'listener')?.audioMode).toBe('mixed')
   })
 })
