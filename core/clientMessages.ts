@@ -5,8 +5,7 @@
  *
  *   - not JSON, not an object, or no string `type`  → fatal: close with protocol_error
  *   - larger than MAX_CONTROL_MESSAGE_BYTES          → fatal: close with frame_too_large
- *   - unknown `type`                                  → an `error` event (protocol_error), stays open
- *   - known `type` with a bad field                   → an `error` event (validation_failed), stays open
+ *   - unknown `type`, or a known one with a bad field → an `error` event (validation_failed), stays open
  */
 import { FrameTooLarge, ProtocolError, ValidationFailed, wireCodesOf, type HarkError } from './errors.js'
 import { MAX_CONTROL_MESSAGE_BYTES, type ClientMessage, type ServerEvent } from './events.js'
@@ -72,7 +71,7 @@ export const parseClientMessage = (text: string, byteLength: number): ClientMess
       return { ok: true, message: { type: 'audio.mode', audioMode: mode, id } }
     }
     default:
-      return recoverable(new ProtocolError({ message: `unknown message type "${value.type.slice(0, 64)}"` }), id)
+      return recoverable(new ValidationFailed({ field: 'type', message: `unknown message type "${value.type.slice(0, 64)}"` }), id)
   }
 }
 

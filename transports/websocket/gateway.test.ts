@@ -77,6 +77,18 @@ describe('websocket gateway: admission', () => {
     expect(engine.host.presence.get(seed.workspaceId, 'a')).toMatchObject({ transport: 'websocket', room: 'lobby' })
   })
 
+  it('admits a hundred terminals in a row, each one hearing its session (regression: uWS cork on upgrade)', async () => {
+    const terminals: TestTerminal[] = []
+    for (let i = 0; i < 100; i++) {
+      seed.addClient(`t${i}`, `room-${i % 10}`)
+      const terminal = await connect(`t${i}`)
+      expect(await terminal.event('session')).toMatchObject({ clientId: `t${i}`, room: `room-${i % 10}` })
+      terminals.push(terminal)
+    }
+    expect(engine.host.presence.list(seed.workspaceId)).toHaveLength(100)
+    for (const terminal of terminals) terminal.close()
+  })
+
   it('refuses bad, foreign, deleted-client and revoked tokens with 401 and the envelope, before any upgrade', async () => {
     const port = engine.ports.gateway!
     const ca = engine.host.tls.cert
@@ -254,7 +266,7 @@ describe('websocket gateway: bad input closes only the sender', () => {
   it('answers unknown types and bad fields with an error event and keeps the connection', async () => {
     const good = await room()
     good.send({ type: 'teleport', id: 7 })
-    expect(await good.event('error')).toEqual({ type: 'error', code: 'protocol_error', message: 'unknown message type "teleport"', id: 7 })
+    expect(await good.event('error')).toEqual({ type: 'error', code: 'validation_failed', message: 'unknown message type "teleport"', id: 7 })
     good.send({ type: 'audio.mode', audioMode: 'surround', id: 'm1' })
     expect(await good.event('error', (e) => e.id === 'm1')).toMatchObject({ code: 'validation_failed' })
     good.send({ type: 'ping', id: { nested: true } })

@@ -216,7 +216,7 @@ export class WebSocketGateway implements Transport {
         }
         this.upgrades.inc({ result: 'accepted' })
         const data: UpgradeData = { identity, audioMode: mode, terminal: null }
-        res.cork(() => res.upgrade(data, key, protocol, extensions, context))
+        this.upgradeLater(identity, res, () => res.upgrade(data, key, protocol, extensions, context))
       },
       (error: unknown) => {
         if (aborted) return
@@ -224,6 +224,27 @@ export class WebSocketGateway implements Transport {
         this.refuse(res, error)
       },
     )
+  }
+
+  /**
+   * Complete an upgrade after the asynchronous token check. The documented way,
+   * `res.cork(() => res.upgrade(…))`, is unsafe in this uWS build (20.30): when the upgrade
+   * reallocates the socket in place, HttpResponse.cork's epilogue reads HTTP state out of the new
+   * WebSocket's memory and may shut the fresh connection down (the client sees 1006; about one
+   * upgrade in fifty in our tests). While another socket is corked, `res.cork` only runs its
+   * callback (no epilogue) yet still counts as corked for uWS's "writes must be corked" check,
+   * so the upgrade borrows a live socket's cork. With no socket to borrow from (the first
+   * connection) it runs uncorked, and uWS prints its warning once for that upgrade.
+   */
+  private upgradeLater(identity: TerminalIdentity, res: HttpResponse, upgrade: () => void): void {
+    for (const t of this.terminals) {
+      // Not a session this upgrade will replace: its socket must outlive the cork.
+      const s = t.session
+      if (s && (s.workspaceId !== identity.workspaceId || s.clientId !== identity.clientId)) {
+        if (t.lendCork(() => res.cork(upgrade))) return
+      }
+    }
+    upgrade()
   }
 
   private opened(ws: WebSocket<UpgradeData>): void {

@@ -22,6 +22,8 @@ export class TestTerminal {
   /** Every message in arrival order: events by type, frames as 'audio'. */
   readonly order: string[] = []
   readonly closed: Promise<Closed>
+  /** The client-side error that ended the connection, if any. */
+  error: Error | null = null
 
   private constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
@@ -35,7 +37,7 @@ export class TestTerminal {
         this.events.push(event)
       }
     })
-    ws.on('error', () => {})
+    ws.on('error', (e) => { this.error = e })
   }
 
   /** Open `wss://127.0.0.1:port/v1/connect?…`, trusting the engine's certificate. */
