@@ -5,7 +5,7 @@
 import { fastify, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { Settings } from './config.js'
-import { errorEnvelope, ValidationFailed } from './errors.js'
+import { errorEnvelope, NotFound, ValidationFailed } from './errors.js'
 
 export const createHttpServer = (settings: Settings, metrics: Registry, isReady: () => boolean): FastifyInstance => {
   const app = fastify({
@@ -21,6 +21,10 @@ export const createHttpServer = (settings: Settings, metrics: Registry, isReady:
       const failure = new ValidationFailed({ field: 'url', message: `malformed request URL (${error.code})` })
       void reply.code(400).send(errorEnvelope(failure))
     },
+  })
+  // Plugins set their own handler under their prefix; everything else gets the same envelope.
+  app.setNotFoundHandler((_req, reply) => {
+    void reply.code(404).send(errorEnvelope(new NotFound({ message: 'no such endpoint' })))
   })
   app.get('/healthz', async (_req, reply) => {
     const ready = isReady()

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ApiResponse } from './test/api.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
 let t: RestEngine
@@ -84,7 +85,7 @@ describe('clients', () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const r: Awaited<ReturnType<typeof api.get>> = await api.get(`/clients?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+      const r: ApiResponse = await api.get(`/clients?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
       expect(r.status).toBe(200)
       expect(r.body.clients.length).toBeLessThanOrEqual(3)
       seen.push(...r.body.clients.map((c: { clientId: string }) => c.clientId))

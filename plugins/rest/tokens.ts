@@ -196,10 +196,13 @@ export const tokenRoutes = (host: EngineHost) => async (app: FastifyInstance) =>
     async (request) => {
       const { workspaceId } = principalOf(request)
       const client = requireClient(host, workspaceId, request.params.id)
-      // +1 ms: a token minted in the same millisecond as the revocation is revoked too.
-      const notBefore = clock.now() + 1
+      const notBefore = clock.now()
       storage.transaction(() => {
         storage.clients.revokeAllTokens(workspaceId, client.clientId, notBefore)
+        // Tokens minted earlier in this same millisecond pass the not-before check: revoke them by jti.
+        for (const jti of storage.issuedTokens.mintedSince(workspaceId, client.clientId, notBefore)) {
+          security.tokens.revoke(workspaceId, jti)
+        }
         storage.recordChange('client.tokensRevoked', workspaceId, client.clientId, notBefore)
       })
       return { clientId: client.clientId, tokensNotBefore: isoTime(notBefore) }

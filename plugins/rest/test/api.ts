@@ -36,10 +36,14 @@ export class OpenApiResponseValidator {
   constructor(readonly doc: OpenApiDocument = JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as OpenApiDocument) {
     this.ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateSchema: false }))
     this.ajv.addSchema(doc as object, 'openapi.json')
-    this.templates = Object.keys(doc.paths).map((template) => ({
-      template,
-      regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }))
+    // Static segments win over parameters, as in the router: fewest parameters first.
+    const params = (template: string) => template.split('{').length
+    this.templates = Object.keys(doc.paths)
+      .sort((a, b) => params(a) - params(b))
+      .map((template) => ({
+        template,
+        regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }))
   }
 
   private validator(pointer: string): ValidateFunction {
