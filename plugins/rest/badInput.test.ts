@@ -114,6 +114,7 @@ const tokenRows: Row[] = [
   ['revoke jti malformed', 'POST', '/tokens/revoke', json({ jti: 'not-a-ulid' }), 400, 'validation_failed', /jti/],
   ['revoke jti a number', 'POST', '/tokens/revoke', json({ jti: 7 }), 400, 'validation_failed', /jti/],
   ['revoke unknown jti', 'POST', '/tokens/revoke', json({ jti: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 404, 'not_found'],
+  ['revoke-all with a field', 'POST', '/clients/dev-1/token/revoke-all', json({ all: true }), 400, 'validation_failed', /unknown field all/],
   ['revoke-all unknown client', 'POST', '/clients/nobody/token/revoke-all', none, 404, 'client_not_found'],
 ]
 

@@ -37,16 +37,15 @@ type UpdateBody = ClientPatch
 
 const nullable = <S extends { type: string }>(s: S) => ({ ...s, type: [s.type, 'null'] })
 
-/** Load a live client of the workspace or fail with a 404 that says nothing about other workspaces. */
+/** The 404 of a client id; the same words whether the id exists in another workspace or nowhere. */
+const missing = (id: string) => new ClientNotFound({ message: `no client ${id} in this workspace` })
+
+/** Load a live client of the workspace or fail with that 404. */
 export const requireClient = (host: EngineHost, workspaceId: string, id: string): ClientRecord => {
   const client = host.storage.clients.get(workspaceId, id)
-  if (!client || !isLive(client, host.clock.now())) {
-    throw new ClientNotFound({ message: `no client ${id} in this workspace` })
-  }
+  if (!client || !isLive(client, host.clock.now())) throw missing(id)
   return client
 }
-
-const missing = (id: string) => new ClientNotFound({ message: `no client ${id} in this workspace` })
 
 export const clientRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
   const { storage, presence, clock } = host

@@ -178,6 +178,7 @@ export const tokenRoutes = (host: EngineHost) => async (app: FastifyInstance) =>
           'token session is closed; tokens issued afterwards work. The device password is not affected.',
         tags: ['tokens'],
         params: clientIdParams,
+        body: { type: 'object', properties: {}, additionalProperties: false, description: 'No fields; may be omitted.' },
         response: {
           200: {
             description: 'Tokens issued before tokensNotBefore are revoked.',
@@ -189,7 +190,7 @@ export const tokenRoutes = (host: EngineHost) => async (app: FastifyInstance) =>
             required: ['clientId', 'tokensNotBefore'],
             additionalProperties: false,
           },
-          ...errorResponses(400, 404),
+          ...errorResponses(...bodyErrors, 404),
         },
       },
     },
