@@ -57,7 +57,7 @@ const clientIdRows: Row[] = [
 ]
 
 const patchRows: Row[] = [
-  ['empty patch', 'PATCH', '/clients/dev-1', json({}), 400, 'validation_failed'],
+  ['empty patch', 'PATCH', '/clients/dev-1', json({}), 400, 'validation_failed', /at least one field/],
   ['room a number', 'PATCH', '/clients/dev-1', json({ room: 5 }), 400, 'validation_failed', /room must be string or null/],
   ['rename attempt', 'PATCH', '/clients/dev-1', json({ clientId: 'other' }), 400, 'validation_failed', /unknown field clientId/],
   ['ephemeral flag', 'PATCH', '/clients/dev-1', json({ ephemeral: true }), 400, 'validation_failed', /ephemeral/],

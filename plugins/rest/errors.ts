@@ -4,6 +4,7 @@
  * `{ "error": { "message", "code" } }` with the status of core/errors.ts's wire table.
  * Internal failures are logged and answered 500 without details.
  */
+import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import {
   errorEnvelope,
@@ -22,7 +23,7 @@ import { validationFailure } from './validation.js'
 export const toDomainError = (error: unknown): unknown => {
   if (isHarkError(error)) return error
   const e = error as Partial<FastifyError> & { validationContext?: string }
-  if (Array.isArray(e.validation)) return validationFailure(e.validation as never, e.validationContext)
+  if (Array.isArray(e.validation)) return validationFailure(e.validation as ErrorObject[], e.validationContext)
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaType({ message: 'request body must be application/json' })

@@ -61,6 +61,9 @@ export const validationFailure = (errors: ReadonlyArray<ErrorObject>, context: s
   if (!path && context === 'body' && e.keyword === 'type') {
     return new ValidationFailed({ field: 'body', message: 'body must be a JSON object' })
   }
+  if (!path && context === 'body' && e.keyword === 'minProperties') {
+    return new ValidationFailed({ field: 'body', message: 'body must set at least one field' })
+  }
   const detail =
     e.keyword === 'type' ? `must be ${String(params.type).replace(',', ' or ')}`
     : e.keyword === 'pattern' ? 'has characters or a form that is not allowed'
