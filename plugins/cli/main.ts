@@ -7,6 +7,7 @@ import { ConfigError } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
+import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
 import { secretCommands } from './commands/secret.js'
@@ -27,6 +28,7 @@ export const buildProgram = (): Command => {
   devicePasswordCommands(program)
   secretCommands(program)
   tokenCommands(program)
+  benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
     cmd.commands.forEach(override)
