@@ -23,9 +23,37 @@ import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
 import type { Transport } from './transport.js'
+import { TerminalHub } from './terminals.js'
+import { UsageMeter } from './usage/meter.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
+export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
+
+export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
+
+/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
+const usageLayer = Layer.effect(
+  Usage,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log)
+      meter.start()
+      return meter
+    }),
+    (meter) => Effect.sync(() => meter.stop()),
+  ),
+)
+
+const terminalsLayer = Layer.effect(
+  Terminals,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      return new TerminalHub(yield* Storage, yield* Clock, yield* PresenceService, yield* Log, yield* Metrics)
+    }),
+    (hub) => Effect.sync(() => hub.stop()),
+  ),
+)
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -164,6 +192,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       storage: Context.get(ctx, Storage),
       security: Context.get(ctx, Security),
       presence: Context.get(ctx, PresenceService),
+      terminals: Context.get(ctx, Terminals),
       tls: Context.get(ctx, Tls),
       run: (effect) => runThrowing(runner(effect)),
       listening: (name, port) => {
@@ -203,6 +232,9 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         ),
       )
     }
+    // Finalizers run in reverse: terminals hear session.closing before listeners go away.
+    const terminals = Context.get(ctx, Terminals)
+    yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     for (const { name, plugin } of plugins) {
       if (plugin.start) yield* Effect.promise(async () => plugin.start!())
       if (plugin.stop) {
@@ -231,7 +263,10 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   let running: Running | undefined
   const ports: Record<string, number> = {}
 
-  const services = securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }).pipe(
+  const services = Layer.mergeAll(
+    usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
+    securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
+  ).pipe(
     Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),
     Layer.provideMerge(baseLayer(resolved, options)),
   )

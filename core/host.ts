@@ -12,6 +12,7 @@ import type { Presence } from './presence.js'
 import type { SecurityShape } from './security/security.js'
 import type { StorageShape } from './storage/storage.js'
 import type { TlsMaterial } from './tls.js'
+import type { TerminalHub } from './terminals.js'
 import type { EngineServices } from './services.js'
 
 export interface EngineHost {
@@ -22,6 +23,8 @@ export interface EngineHost {
   readonly storage: StorageShape
   readonly security: SecurityShape
   readonly presence: Presence
+  /** Where transports hand over authenticated terminals, and agents join rooms. */
+  readonly terminals: TerminalHub
   readonly tls: TlsMaterial
   /** Run an Effect on the engine runtime; a typed failure is thrown as the error itself. */
   run<A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A>

@@ -1,5 +1,5 @@
 /** API keys: only a hash of each key is stored; the key itself is shown once at creation. */
-import { guard, type Db } from './db.js'
+import { atomically, guard, type Db } from './db.js'
 
 export interface ApiKeyRecord {
   readonly keyId: string
@@ -30,9 +30,10 @@ export const apiKeysRepo = (db: Db) => {
   const exists = db.prepare('SELECT 1 FROM api_keys WHERE workspace_id = ? AND key_id = ?')
   const touch = db.prepare(
     'UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE key_id = ?')
-  const touchMany = db.transaction((entries: ReadonlyArray<readonly [string, number]>) => {
-    for (const [keyId, at] of entries) touch.run(at, keyId)
-  })
+  const touchMany = (entries: ReadonlyArray<readonly [string, number]>) =>
+    atomically(db, () => {
+      for (const [keyId, at] of entries) touch.run(at, keyId)
+    })
   return {
     insert: (k: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>) =>
       guard('insert api key', () => void insert.run(k.keyId, k.workspaceId, k.name, k.keyHash, k.createdAt)),

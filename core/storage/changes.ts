@@ -35,12 +35,14 @@ export const changesRepo = (db: Db) => {
   const since = db.prepare('SELECT * FROM changes WHERE id > ? ORDER BY id LIMIT ?')
   const last = db.prepare('SELECT coalesce(max(id), 0) AS id FROM changes')
   const prune = db.prepare('DELETE FROM changes WHERE at < ?')
+  const version = db.prepare('PRAGMA data_version')
   return {
     append: (c: Omit<ChangeRecord, 'id'>) =>
       guard('append change', () => Number(insert.run(c.origin, c.workspaceId, c.kind, c.subject, c.at).lastInsertRowid)),
     since: (id: number, limit = 500) => guard('read changes', () => (since.all(id, limit) as Row[]).map(toRecord)),
     lastId: () => guard('read change cursor', () => (last.get() as { id: number }).id),
-    dataVersion: () => guard('read data version', () => db.pragma('data_version', { simple: true }) as number),
+    // libSQL adds a _metadata member to row objects, so read the column by name.
+    dataVersion: () => guard('read data version', () => (version.get() as { data_version: number }).data_version),
     prune: (before: number) => guard('prune changes', () => prune.run(before).changes),
   }
 }

@@ -29,3 +29,6 @@ export const guard = <A>(what: string, f: () => A): A => {
 /** True when an error is a UNIQUE / PRIMARY KEY violation. */
 export const isUniqueViolation = (cause: unknown): boolean =>
   cause instanceof Error && /UNIQUE constraint failed|PRIMARY KEY/i.test(cause.message)
+
+/** Run `f` atomically: in a new transaction, or inside the one already open on this connection. */
+export const atomically = <A>(db: Db, f: () => A): A => (db.inTransaction ? f() : db.transaction(f)())

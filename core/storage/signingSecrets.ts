@@ -1,5 +1,5 @@
 /** Workspace signing secrets, encrypted under the master key; rotation retires, never deletes at once. */
-import { guard, type Db } from './db.js'
+import { atomically, guard, type Db } from './db.js'
 
 export interface SigningSecretRecord {
   readonly kid: string
@@ -23,10 +23,11 @@ export const signingSecretsRepo = (db: Db) => {
   const live = db.prepare(
     'SELECT * FROM signing_secrets WHERE workspace_id = ? AND (retires_at IS NULL OR retires_at > ?) ORDER BY created_at DESC')
   const prune = db.prepare('DELETE FROM signing_secrets WHERE retires_at IS NOT NULL AND retires_at <= ?')
-  const rotate = db.transaction((s: SigningSecretRecord, retireAt: number) => {
-    retireCurrent.run(retireAt, s.workspaceId)
-    insert.run(s.kid, s.workspaceId, s.secretEnc, s.createdAt)
-  })
+  const rotate = (s: SigningSecretRecord, retireAt: number) =>
+    atomically(db, () => {
+      retireCurrent.run(retireAt, s.workspaceId)
+      insert.run(s.kid, s.workspaceId, s.secretEnc, s.createdAt)
+    })
   return {
     insert: (s: SigningSecretRecord) =>
       guard('insert signing secret', () => void insert.run(s.kid, s.workspaceId, s.secretEnc, s.createdAt)),

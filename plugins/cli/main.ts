@@ -13,6 +13,7 @@ import { devicePasswordCommands } from './commands/devicePassword.js'
 import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
+import { usageCommand } from './commands/usage.js'
 import { workspaceCommands } from './commands/workspace.js'
 
 export const buildProgram = (): Command => {
@@ -28,6 +29,7 @@ export const buildProgram = (): Command => {
   devicePasswordCommands(program)
   secretCommands(program)
   tokenCommands(program)
+  usageCommand(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { createActor, fromPromise, waitFor } from 'xstate'
+import { agentMachine, type AgentContext } from './agent.js'
+
+const input = { agentId: 'ag_1', room: 'r', identity: 'agent-echo', startTimeoutMs: 200, stopTimeoutMs: 200 }
+
+const withRuntime = (start: () => Promise<void>, stop: () => Promise<void> = async () => {}) =>
+  agentMachine.provide({
+    actors: {
+      startAgent: fromPromise<void, AgentContext>(start),
+      stopAgent: fromPromise<void, AgentContext>(stop),
+    },
+  })
+
+describe('agent actor', () => {
+  it('starting -> running -> stopping -> stopped', async () => {
+    let stopped = false
+    const a = createActor(withRuntime(async () => {}, async () => void (stopped = true)), { input }).start()
+    await waitFor(a, (s) => s.matches('running'))
+    a.send({ type: 'STOP', reason: 'deleted' })
+    expect(a.getSnapshot().value).toBe('stopping')
+    await waitFor(a, (s) => s.status === 'done')
+    expect(a.getSnapshot().value).toBe('stopped')
+    expect(a.getSnapshot().context.reason).toBe('deleted')
+    expect(stopped).toBe(true)
+  })
+
+  it('fails when the provider fails to start, keeping the reason', async () => {
+    const a = createActor(withRuntime(async () => { throw new Error('provider refused') }), { input }).start()
+    await waitFor(a, (s) => s.status === 'done')
+    expect(a.getSnapshot().value).toBe('failed')
+    expect(a.getSnapshot().context.reason).toBe('provider refused')
+  })
+
+  it('fails when starting times out', async () => {
+    const a = createActor(withRuntime(() => new Promise(() => {})), { input }).start()
+    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+    expect(a.getSnapshot().value).toBe('failed')
+    expect(a.getSnapshot().context.reason).toBe('start timed out')
+  })
+
+  it('a failure while running releases the provider then settles in failed', async () => {
+    let released = false
+    const a = createActor(withRuntime(async () => {}, async () => void (released = true)), { input }).start()
+    await waitFor(a, (s) => s.matches('running'))
+    a.send({ type: 'FAILED', reason: 'socket closed' })
+    await waitFor(a, (s) => s.status === 'done')
+    expect(a.getSnapshot().value).toBe('failed')
+    expect(released).toBe(true)
+  })
+
+  it('a stop that hangs still ends after the stop timeout', async () => {
+    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { input }).start()
+    await waitFor(a, (s) => s.matches('running'))
+    a.send({ type: 'STOP' })
+    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+    expect(a.getSnapshot().value).toBe('stopped')
+  })
+})

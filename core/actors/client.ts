@@ -1,0 +1,80 @@
+/**
+ * The client actor: one live terminal session and its place in the workspace. It follows the
+ * client-to-room mapping: ASSIGN moves it (leave the old room, join the new one), CLOSE or END
+ * takes it out for good.
+ *
+ *   unassigned <--ASSIGN--> inRoom ; both --CLOSE/END--> closed
+ */
+import { assertEvent, assign, sendParent, setup } from 'xstate'
+import type { RoomMember } from './room.js'
+
+export type ClientEvent =
+  | { type: 'ASSIGN'; room: string | null }
+  | { type: 'END' }
+
+/** Requests the client actor makes of its workspace. */
+export type ClientParentEvent =
+  | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
+  | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
+
+export interface ClientInput {
+  readonly member: RoomMember
+  /** The stored mapping at connect time. */
+  readonly room: string | null
+  /** Called when the client is mapped to no room (it stays connected, silent). */
+  readonly unassigned: (from: string | null) => void
+}
+
+export interface ClientContext {
+  readonly member: RoomMember
+  readonly room: string | null
+  readonly unassigned: (from: string | null) => void
+}
+
+export const clientMachine = setup({
+  types: {
+    context: {} as ClientContext,
+    events: {} as ClientEvent,
+    input: {} as ClientInput,
+  },
+  actions: {
+    joinRoom: sendParent(({ context }): ClientParentEvent => ({ type: 'JOIN_ROOM', room: context.room!, member: context.member })),
+    leaveRoom: sendParent(({ context }): ClientParentEvent => ({ type: 'LEAVE_ROOM', room: context.room!, member: context.member })),
+    takeRoom: assign(({ event }) => {
+      assertEvent(event, 'ASSIGN')
+      return { room: event.room }
+    }),
+    tellUnassigned: ({ context }) => context.unassigned(context.room),
+  },
+  guards: {
+    toNoRoom: ({ event }) => event.type === 'ASSIGN' && event.room === null,
+    toSameRoom: ({ context, event }) => event.type === 'ASSIGN' && event.room === context.room,
+    hasRoom: ({ context }) => context.room !== null,
+  },
+}).createMachine({
+  id: 'client',
+  context: ({ input }) => ({ member: input.member, room: input.room, unassigned: input.unassigned }),
+  initial: 'connecting',
+  states: {
+    connecting: {
+      always: [{ guard: 'hasRoom', target: 'inRoom', actions: 'joinRoom' }, { target: 'unassigned', actions: 'tellUnassigned' }],
+    },
+    unassigned: {
+      on: {
+        ASSIGN: [{ guard: 'toNoRoom' }, { target: 'inRoom', actions: ['takeRoom', 'joinRoom'] }],
+        END: { target: 'closed' },
+      },
+    },
+    inRoom: {
+      on: {
+        ASSIGN: [
+          { guard: 'toSameRoom' },
+          { guard: 'toNoRoom', target: 'unassigned', actions: ['leaveRoom', 'tellUnassigned', 'takeRoom'] },
+          { target: 'inRoom', reenter: true, actions: ['leaveRoom', 'takeRoom', 'joinRoom'] },
+        ],
+        END: { target: 'closed', actions: 'leaveRoom' },
+      },
+    },
+    closed: { type: 'final' },
+  },
+})

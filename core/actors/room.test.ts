@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest'
+import { createActor } from 'xstate'
+import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
+import type { ParticipantInfo, ServerEvent } from '../events.js'
+import { roomMachine, type RoomMember } from './room.js'
+import { uplink } from '../test/helpers.js'
+
+const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
+  const m = {
+    id, kind, name: null,
+    frames: [] as Uint8Array[],
+    events: [] as ServerEvent[],
+    port: null as SourcePort | null,
+    joinedWith: [] as ReadonlyArray<ParticipantInfo>,
+    deliver(f: Uint8Array) { m.frames.push(f) },
+    sendEvent(e: ServerEvent) { m.events.push(e) },
+    joined(_room: string, port: SourcePort, participants: ReadonlyArray<ParticipantInfo>) {
+      m.port = port
+      m.joinedWith = participants
+    },
+  }
+  return m satisfies RoomMember
+}
+
+const startRoom = () => {
+  let now = 0
+  let ref: ReturnType<typeof createActor<typeof roomMachine>> | undefined
+  const router = new RoomRouter({ speakingStarted: (p) => ref!.send({ type: 'SPEAKING_STARTED', sourceId: p.sourceId }) })
+  ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'lobby', router, now: () => now } })
+  ref.start()
+  return { ref, router, setNow: (t: number) => (now = t) }
+}
+
+describe('room actor', () => {
+  it('walks empty -> occupied -> empty -> closed, assigning source ids and telling members', () => {
+    const { ref } = startRoom()
+    expect(ref.getSnapshot().value).toBe('empty')
+    const a = member('a')
+    const b = member('b')
+    ref.send({ type: 'JOIN', member: a })
+    expect(ref.getSnapshot().matches('occupied')).toBe(true)
+    expect(a.port?.sourceId).toBe(1)
+    expect(a.joinedWith).toEqual([])
+    ref.send({ type: 'JOIN', member: b })
+    expect(b.port?.sourceId).toBe(2)
+    expect(b.joinedWith).toEqual([{ id: 'a', kind: 'terminal', sourceId: 1, name: null }])
+    expect(a.events).toContainEqual({
+      type: 'participant.joined', room: 'lobby', participant: { id: 'b', kind: 'terminal', sourceId: 2, name: null },
+    })
+    ref.send({ type: 'LEAVE', member: b })
+    expect(a.events).toContainEqual({
+      type: 'participant.left', room: 'lobby', participant: { id: 'b', kind: 'terminal', sourceId: 2, name: null },
+    })
+    expect(ref.getSnapshot().matches('occupied')).toBe(true)
+    ref.send({ type: 'LEAVE', member: a })
+    expect(ref.getSnapshot().value).toBe('empty')
+    ref.send({ type: 'CLOSE' })
+    expect(ref.getSnapshot().status).toBe('done')
+  })
+
+  it('routes frames to every other member, byte-identical, with the source header', () => {
+    const { ref } = startRoom()
+    const [a, b, c] = [member('a'), member('b'), member('c')]
+    for (const m of [a, b, c]) ref.send({ type: 'JOIN', member: m })
+    a.port!.router.forward(a.port!, uplink([1, 2, 3]), 0)
+    expect(a.frames).toHaveLength(0)
+    for (const m of [b, c]) expect([...m.frames[0]!]).toEqual([0x01, 0x80 | 20, 0, 1, 0, 0, 1, 2, 3])
+    a.port!.router.forward(a.port!, uplink([4]), 0)
+    expect([...b.frames[1]!]).toEqual([0x01, 0x80 | 20, 0, 1, 0, 1, 4])
+  })
+
+  it('stops routing a member that left, even through its stale port', () => {
+    const { ref } = startRoom()
+    const [a, b] = [member('a'), member('b')]
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: b })
+    const stale = a.port!
+    ref.send({ type: 'LEAVE', member: a })
+    stale.router.forward(stale, uplink([9]), 0)
+    expect(b.frames).toHaveLength(0)
+  })
+
+  it('ignores a LEAVE from a member object that was replaced under the same id', () => {
+    const { ref } = startRoom()
+    const old = member('a')
+    const fresh = member('a')
+    const b = member('b')
+    ref.send({ type: 'JOIN', member: old })
+    ref.send({ type: 'JOIN', member: b })
+    ref.send({ type: 'JOIN', member: fresh })
+    ref.send({ type: 'LEAVE', member: old })
+    expect([...ref.getSnapshot().context.members.keys()].sort()).toEqual(['a', 'b'])
+    fresh.port!.router.forward(fresh.port!, uplink([7]), 0)
+    expect(b.frames).toHaveLength(1)
+  })
+
+  it('reports speaking started and stopped from voice activity', async () => {
+    const { ref, setNow } = startRoom()
+    const [a, b] = [member('a'), member('b')]
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: b })
+    const port = a.port!
+    port.router.forward(port, uplink([1], 0x7f), 0) // silent
+    port.router.forward(port, uplink([1], 0x80 | 30), 20)
+    expect(b.events.some((e) => e.type === 'speaking.started')).toBe(false)
+    port.router.forward(port, uplink([1], 0x80 | 30), 40)
+    expect(b.events).toContainEqual({ type: 'speaking.started', room: 'lobby', participantId: 'a', sourceId: 1 })
+    expect(ref.getSnapshot().matches({ occupied: 'speaking' })).toBe(true)
+    setNow(40 + 1000)
+    const stopped = await new Promise<ServerEvent>((resolve) => {
+      const poll = () => {
+        const e = b.events.find((x) => x.type === 'speaking.stopped')
+        if (e) resolve(e)
+      }
+      const sub = ref.subscribe(poll)
+      poll()
+      void sub
+    })
+    expect(stopped).toEqual({ type: 'speaking.stopped', room: 'lobby', participantId: 'a', sourceId: 1 })
+  })
+
+  it('tells its host when it fills and empties', () => {
+    const seen: string[] = []
+    const ref = createActor(roomMachine, {
+      input: { workspaceId: 'ws', room: 'r', router: new RoomRouter({ speakingStarted: () => {} }), now: () => 0, notify: (e) => seen.push(e.type) },
+    }).start()
+    const a = member('a')
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'LEAVE', member: a })
+    expect(seen).toEqual(['ROOM_OCCUPIED', 'ROOM_EMPTY'])
+  })
+})

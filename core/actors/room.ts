@@ -1,0 +1,219 @@
+/**
+ * The room actor: owns a room's membership. On every join or leave it assigns source ids,
+ * rebuilds the router's sink array (copy-on-write), and tells the members. It also turns the
+ * data plane's voice-activity signals into speaking events, sweeping for ended talk spurts
+ * while anyone speaks.
+ *
+ *   empty --JOIN--> occupied.quiet <--> occupied.speaking --(last LEAVE)--> empty --CLOSE--> closed
+ */
+import { assertEvent, assign, setup } from 'xstate'
+import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
+import type { ParticipantInfo, ServerEvent } from '../events.js'
+
+/** Anything that can be in a room: a terminal session or an agent. */
+export interface RoomMember {
+  readonly id: string
+  readonly kind: 'terminal' | 'agent'
+  readonly name: string | null
+  /** Data plane: receive other members' frames (see AudioSink). */
+  deliver(frame: Uint8Array): void
+  /** Control plane: receive room events. */
+  sendEvent(event: ServerEvent): void
+  /** The room took the member in: its source port and who else is there. */
+  joined(room: string, port: SourcePort, participants: ReadonlyArray<ParticipantInfo>): void
+}
+
+interface MemberEntry {
+  readonly member: RoomMember
+  readonly port: SourcePort
+  readonly info: ParticipantInfo
+}
+
+export interface RoomContext {
+  readonly workspaceId: string
+  readonly room: string
+  readonly router: RoomRouter
+  readonly members: ReadonlyMap<string, MemberEntry>
+  readonly nextSourceId: number
+  readonly now: () => number
+  readonly notify: (event: RoomParentEvent) => void
+}
+
+export type RoomEvent =
+  | { type: 'JOIN'; member: RoomMember }
+  | { type: 'LEAVE'; member: RoomMember }
+  | { type: 'SPEAKING_STARTED'; sourceId: number }
+  | { type: 'SWEEP' }
+  | { type: 'BROADCAST'; event: ServerEvent }
+  | { type: 'CLOSE' }
+
+/** What the room tells whoever hosts it (the workspace actor). */
+export type RoomParentEvent = { type: 'ROOM_EMPTY'; room: string } | { type: 'ROOM_OCCUPIED'; room: string }
+
+export interface RoomInput {
+  readonly workspaceId: string
+  readonly room: string
+  readonly now: () => number
+  /** The router is created by whoever spawns the room, so its hooks can reach the actor. */
+  readonly router: RoomRouter
+  /** Occupancy changes, for the host (a callback so a room also runs on its own, e.g. in tests). */
+  readonly notify?: (event: RoomParentEvent) => void
+}
+
+/** How often ended talk spurts are looked for while anyone speaks. */
+export const SPEAKING_SWEEP_MS = 100
+
+const participants = (members: ReadonlyMap<string, MemberEntry>, except?: string): ParticipantInfo[] =>
+  [...members.values()].filter((e) => e.member.id !== except).map((e) => e.info)
+
+const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent, except?: string) => {
+  for (const e of members.values()) if (e.member.id !== except) e.member.sendEvent(event)
+}
+
+const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEntry>) =>
+  router.setSinks(
+    [...members.values()].map((e) => ({ sourceId: e.port.sourceId, deliver: (f: Uint8Array) => e.member.deliver(f) })),
+  )
+
+/** Next free source id in 1..65535 (0 means "mixed by the server"). */
+const allocateSourceId = (members: ReadonlyMap<string, MemberEntry>, next: number): number => {
+  const used = new Set([...members.values()].map((e) => e.port.sourceId))
+  let id = next
+  while (used.has(id)) id = (id % 65535) + 1
+  return id
+}
+
+export const roomMachine = setup({
+  types: {
+    context: {} as RoomContext,
+    events: {} as RoomEvent,
+    input: {} as RoomInput,
+  },
+  actions: {
+    addMember: assign(({ context, event }) => {
+      assertEvent(event, 'JOIN')
+      const members = new Map(context.members)
+      const previous = members.get(event.member.id)
+      if (previous) {
+        // A member joining again (an agent re-dispatched under the same identity) replaces itself.
+        context.router.removeSource(previous.port.sourceId)
+        members.delete(event.member.id)
+      }
+      const sourceId = allocateSourceId(members, context.nextSourceId)
+      const port = context.router.addSource(sourceId)
+      const info: ParticipantInfo = { id: event.member.id, kind: event.member.kind, sourceId, name: event.member.name }
+      members.set(event.member.id, { member: event.member, port, info })
+      return { members, nextSourceId: (sourceId % 65535) + 1 }
+    }),
+    announceJoin: ({ context, event }) => {
+      assertEvent(event, 'JOIN')
+      const entry = context.members.get(event.member.id)!
+      // Order matters: the member learns its room before any audio of it arrives.
+      entry.member.joined(context.room, entry.port, participants(context.members, entry.member.id))
+      rebuildSinks(context.router, context.members)
+      broadcast(context.members, { type: 'participant.joined', room: context.room, participant: entry.info }, entry.member.id)
+    },
+    announceLeave: ({ context, event }) => {
+      assertEvent(event, 'LEAVE')
+      const entry = context.members.get(event.member.id)
+      // Only the member object that joined can leave: a replaced session must not evict its successor.
+      if (!entry || entry.member !== event.member) return
+      const remaining = new Map(context.members)
+      remaining.delete(event.member.id)
+      context.router.removeSource(entry.port.sourceId)
+      rebuildSinks(context.router, remaining)
+      broadcast(remaining, { type: 'participant.left', room: context.room, participant: entry.info })
+    },
+    removeMember: assign(({ context, event }) => {
+      assertEvent(event, 'LEAVE')
+      if (context.members.get(event.member.id)?.member !== event.member) return {}
+      const members = new Map(context.members)
+      members.delete(event.member.id)
+      return { members }
+    }),
+    announceSpeaking: ({ context, event }) => {
+      assertEvent(event, 'SPEAKING_STARTED')
+      const entry = [...context.members.values()].find((e) => e.port.sourceId === event.sourceId)
+      if (!entry) return
+      broadcast(context.members, {
+        type: 'speaking.started',
+        room: context.room,
+        participantId: entry.member.id,
+        sourceId: event.sourceId,
+      })
+    },
+    sweepSpeakers: ({ context }) => {
+      for (const port of context.router.expireSpeakers(context.now())) {
+        const entry = [...context.members.values()].find((e) => e.port === port)
+        if (!entry) continue
+        broadcast(context.members, {
+          type: 'speaking.stopped',
+          room: context.room,
+          participantId: entry.member.id,
+          sourceId: port.sourceId,
+        })
+      }
+    },
+    relay: ({ context, event }) => {
+      assertEvent(event, 'BROADCAST')
+      broadcast(context.members, event.event)
+    },
+    reportEmpty: ({ context }) => context.notify({ type: 'ROOM_EMPTY', room: context.room }),
+    reportOccupied: ({ context }) => context.notify({ type: 'ROOM_OCCUPIED', room: context.room }),
+  },
+  guards: {
+    lastMemberLeaves: ({ context, event }) => {
+      assertEvent(event, 'LEAVE')
+      return context.members.size === 1 && context.members.get(event.member.id)?.member === event.member
+    },
+    nobodySpeaking: ({ context }) => !context.router.anyoneSpeaking,
+  },
+}).createMachine({
+  id: 'room',
+  context: ({ input }) => ({
+    workspaceId: input.workspaceId,
+    room: input.room,
+    router: input.router,
+    members: new Map(),
+    nextSourceId: 1,
+    now: input.now,
+    notify: input.notify ?? (() => {}),
+  }),
+  initial: 'empty',
+  on: {
+    BROADCAST: { actions: 'relay' },
+  },
+  states: {
+    empty: {
+      on: {
+        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'reportOccupied'] },
+        CLOSE: { target: 'closed' },
+      },
+    },
+    occupied: {
+      initial: 'quiet',
+      on: {
+        JOIN: { actions: ['addMember', 'announceJoin'] },
+        LEAVE: [
+          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'reportEmpty'] },
+          { actions: ['announceLeave', 'removeMember'] },
+        ],
+      },
+      states: {
+        quiet: {
+          on: { SPEAKING_STARTED: { target: 'speaking', actions: 'announceSpeaking' } },
+        },
+        speaking: {
+          on: { SPEAKING_STARTED: { actions: 'announceSpeaking' } },
+          after: {
+            [SPEAKING_SWEEP_MS]: [
+              { guard: 'nobodySpeaking', target: 'quiet', actions: 'sweepSpeakers' },
+              { target: 'speaking', reenter: true, actions: 'sweepSpeakers' },
+            ],
+          },
+        },
+      },
+    },
+    closed: { type: 'final' },
+  },
+})

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { createActor } from 'xstate'
+import type { SourcePort } from '../dataplane/roomRouter.js'
+import type { ServerEvent } from '../events.js'
+import type { RoomMember } from './room.js'
+import { workspaceMachine } from './workspace.js'
+
+const member = (id: string) => {
+  const m = {
+    id, kind: 'terminal' as const, name: null,
+    rooms: [] as string[], events: [] as ServerEvent[], port: null as SourcePort | null,
+    deliver() {}, sendEvent(e: ServerEvent) { m.events.push(e) },
+    joined(room: string, port: SourcePort) { m.rooms.push(room); m.port = port },
+  }
+  return m satisfies RoomMember
+}
+
+describe('workspace actor', () => {
+  it('spawns rooms on first join, closes them when empty, and moves sessions between rooms', () => {
+    const lifecycle: string[] = []
+    const ws = createActor(workspaceMachine, {
+      input: { workspaceId: 'ws_1', now: () => 0, roomLifecycle: (room, state) => lifecycle.push(`${state} ${room}`) },
+    }).start()
+    const a = member('a')
+    const unassigned: Array<string | null> = []
+    ws.send({ type: 'SESSION_OPENED', sessionId: 's1', member: a, room: 'r1', unassigned: (f) => unassigned.push(f) })
+    expect(a.rooms).toEqual(['r1'])
+    expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r1'])
+    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: 'r2' })
+    expect(a.rooms).toEqual(['r1', 'r2'])
+    expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r2'])
+    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: null })
+    expect(unassigned).toEqual(['r2'])
+    expect(ws.getSnapshot().context.rooms.size).toBe(0)
+    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: 'r3' })
+    ws.send({ type: 'SESSION_ENDED', sessionId: 's1' })
+    expect(ws.getSnapshot().context.sessions.size).toBe(0)
+    expect(ws.getSnapshot().context.rooms.size).toBe(0)
+    expect(lifecycle).toEqual(['opened r1', 'opened r2', 'closed r1', 'closed r2', 'opened r3', 'closed r3'])
+  })
+
+  it('keeps two workspaces apart even with equal room names', () => {
+    const ws1 = createActor(workspaceMachine, { input: { workspaceId: 'ws_1', now: () => 0 } }).start()
+    const ws2 = createActor(workspaceMachine, { input: { workspaceId: 'ws_2', now: () => 0 } }).start()
+    const a = member('same')
+    const b = member('same')
+    ws1.send({ type: 'SESSION_OPENED', sessionId: 's1', member: a, room: 'lobby', unassigned: () => {} })
+    ws2.send({ type: 'SESSION_OPENED', sessionId: 's2', member: b, room: 'lobby', unassigned: () => {} })
+    expect(a.events.filter((e) => e.type === 'participant.joined')).toEqual([])
+    expect(b.events.filter((e) => e.type === 'participant.joined')).toEqual([])
+    expect(a.port!.router).not.toBe(b.port!.router)
+  })
+})

@@ -1,0 +1,143 @@
+/**
+ * The workspace actor: the boundary every room and session lives in. It spawns a client actor
+ * per live session and a room actor per occupied room (created on the first join, stopped when
+ * empty), and routes join/leave requests between them. Rooms of different workspaces never meet:
+ * the same room name in two workspaces is two actors under two parents.
+ */
+import { assertEvent, assign, enqueueActions, setup, type ActorRefFrom } from 'xstate'
+import { RoomRouter } from '../dataplane/roomRouter.js'
+import type { ServerEvent } from '../events.js'
+import { clientMachine, type ClientEvent } from './client.js'
+import { roomMachine, type RoomMember } from './room.js'
+
+export type RoomRef = ActorRefFrom<typeof roomMachine>
+export type ClientRef = ActorRefFrom<typeof clientMachine>
+
+export type WorkspaceEvent =
+  | { type: 'SESSION_OPENED'; sessionId: string; member: RoomMember; room: string | null; unassigned: (from: string | null) => void }
+  | { type: 'SESSION_ENDED'; sessionId: string }
+  | { type: 'ASSIGN_ROOM'; sessionId: string; room: string | null }
+  | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
+  | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
+  | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
+  | { type: 'ROOM_EMPTY'; room: string }
+  | { type: 'ROOM_OCCUPIED'; room: string }
+
+export interface WorkspaceInput {
+  readonly workspaceId: string
+  readonly now: () => number
+  /** Told when a room actor is created or stopped (metrics, room listings, default agents). */
+  readonly roomLifecycle?: (room: string, state: 'opened' | 'closed', ref: RoomRef) => void
+}
+
+interface WorkspaceContext {
+  readonly workspaceId: string
+  readonly now: () => number
+  readonly rooms: ReadonlyMap<string, RoomRef>
+  readonly sessions: ReadonlyMap<string, ClientRef>
+  readonly roomLifecycle?: WorkspaceInput['roomLifecycle']
+}
+
+export const workspaceMachine = setup({
+  types: {
+    context: {} as WorkspaceContext,
+    events: {} as WorkspaceEvent,
+    input: {} as WorkspaceInput,
+  },
+  actors: { client: clientMachine, room: roomMachine },
+  actions: {
+    spawnSession: assign(({ context, event, spawn }) => {
+      assertEvent(event, 'SESSION_OPENED')
+      const ref = spawn('client', {
+        id: `session:${event.sessionId}`,
+        input: { member: event.member, room: event.room, unassigned: event.unassigned },
+      })
+      return { sessions: new Map(context.sessions).set(event.sessionId, ref) }
+    }),
+    endSession: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'SESSION_ENDED')
+      const ref = context.sessions.get(event.sessionId)
+      if (!ref) return
+      enqueue.sendTo(ref, { type: 'END' } satisfies ClientEvent)
+      enqueue.stopChild(ref)
+      const sessions = new Map(context.sessions)
+      sessions.delete(event.sessionId)
+      enqueue.assign({ sessions })
+    }),
+    assignRoom: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'ASSIGN_ROOM')
+      const ref = context.sessions.get(event.sessionId)
+      if (ref) enqueue.sendTo(ref, { type: 'ASSIGN', room: event.room } satisfies ClientEvent)
+    }),
+    openRoomIfNeeded: assign(({ context, event, spawn, self }) => {
+      assertEvent(event, 'JOIN_ROOM')
+      if (context.rooms.has(event.room)) return {}
+      let ref: RoomRef | undefined
+      const router = new RoomRouter({
+        speakingStarted: (port) => ref?.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
+      })
+      const spawned: RoomRef = spawn('room', {
+        id: `room:${event.room}`,
+        input: {
+          workspaceId: context.workspaceId,
+          room: event.room,
+          router,
+          now: context.now,
+          notify: (e) => self.send(e),
+        },
+      })
+      ref = spawned
+      context.roomLifecycle?.(event.room, 'opened', spawned)
+      return { rooms: new Map(context.rooms).set(event.room, spawned) }
+    }),
+    join: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'JOIN_ROOM')
+      enqueue.sendTo(context.rooms.get(event.room)!, { type: 'JOIN', member: event.member })
+    }),
+    leave: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'LEAVE_ROOM')
+      const ref = context.rooms.get(event.room)
+      if (ref) enqueue.sendTo(ref, { type: 'LEAVE', member: event.member })
+    }),
+    broadcast: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'BROADCAST_ROOM')
+      const ref = context.rooms.get(event.room)
+      if (ref) enqueue.sendTo(ref, { type: 'BROADCAST', event: event.event })
+    }),
+    closeRoomIfEmpty: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      const ref = context.rooms.get(event.room)
+      // A join may have arrived between the room emptying and this event: then it stays.
+      if (!ref || !ref.getSnapshot().matches('empty')) return
+      context.roomLifecycle?.(event.room, 'closed', ref)
+      enqueue.stopChild(ref)
+      const rooms = new Map(context.rooms)
+      rooms.delete(event.room)
+      enqueue.assign({ rooms })
+    }),
+  },
+}).createMachine({
+  id: 'workspace',
+  context: ({ input }) => ({
+    workspaceId: input.workspaceId,
+    now: input.now,
+    rooms: new Map(),
+    sessions: new Map(),
+    roomLifecycle: input.roomLifecycle,
+  }),
+  initial: 'active',
+  states: {
+    active: {
+      on: {
+        SESSION_OPENED: { actions: 'spawnSession' },
+        SESSION_ENDED: { actions: 'endSession' },
+        ASSIGN_ROOM: { actions: 'assignRoom' },
+        JOIN_ROOM: { actions: ['openRoomIfNeeded', 'join'] },
+        LEAVE_ROOM: { actions: 'leave' },
+        BROADCAST_ROOM: { actions: 'broadcast' },
+        ROOM_EMPTY: { actions: 'closeRoomIfEmpty' },
+        ROOM_OCCUPIED: {},
+      },
+    },
+  },
+})

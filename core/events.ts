@@ -1,0 +1,67 @@
+/**
+ * Terminal protocol v1, control plane: the JSON events the server sends to terminals (WebSocket
+ * text frames, MQTT event topics, WebRTC data channel) and the messages terminals send. One set
+ * of types for every transport; spec/terminal-protocol.md documents them.
+ */
+
+export const PROTOCOL_VERSION = 1
+
+export type AudioMode = 'forward' | 'mixed'
+
+export interface ParticipantInfo {
+  /** clientId for a terminal, the agent's identity for an agent. */
+  readonly id: string
+  readonly kind: 'terminal' | 'agent'
+  /** Source id carried in the downlink audio header of this participant's frames. */
+  readonly sourceId: number
+  readonly name: string | null
+}
+
+export interface AudioParameters {
+  readonly codec: 'opus'
+  readonly sampleRate: 16000
+  readonly channels: 1
+  readonly frameMs: ReadonlyArray<number>
+  /** Largest Opus packet accepted in one uplink frame (after its 1-byte level header). */
+  readonly maxOpusBytes: number
+}
+
+export type ServerEvent =
+  | {
+      readonly type: 'session'
+      readonly protocol: typeof PROTOCOL_VERSION
+      readonly sessionId: string
+      readonly clientId: string
+      readonly room: string | null
+      readonly sourceId: number | null
+      readonly audioMode: AudioMode
+      readonly audio: AudioParameters
+      readonly participants: ReadonlyArray<ParticipantInfo>
+      readonly serverTime: number
+    }
+  | { readonly type: 'participant.joined'; readonly room: string; readonly participant: ParticipantInfo }
+  | { readonly type: 'participant.left'; readonly room: string; readonly participant: ParticipantInfo }
+  | {
+      readonly type: 'room.changed'
+      readonly from: string | null
+      readonly to: string | null
+      readonly sourceId: number | null
+      readonly participants: ReadonlyArray<ParticipantInfo>
+    }
+  | { readonly type: 'speaking.started'; readonly room: string; readonly participantId: string; readonly sourceId: number }
+  | { readonly type: 'speaking.stopped'; readonly room: string; readonly participantId: string; readonly sourceId: number }
+  | { readonly type: 'agent.started'; readonly room: string; readonly agentId: string; readonly identity: string }
+  | {
+      readonly type: 'agent.stopped'
+      readonly room: string
+      readonly agentId: string
+      readonly identity: string
+      readonly reason: string
+    }
+  | { readonly type: 'agent.event'; readonly room: string; readonly agentId: string; readonly event: Readonly<Record<string, unknown>> }
+  | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
+  | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
+  | { readonly type: 'error'; readonly code: string; readonly message: string }
+  | { readonly type: 'session.closing'; readonly code: string; readonly message: string }
+
+export type ServerEventType = ServerEvent['type']
