@@ -333,6 +333,8 @@ export const runBench = async (
   // Data dirs hold generated master keys and databases: not worth keeping.
   rmSync(workDir, { recursive: true, force: true })
   io.stdout.write(renderTable(results) + '\n')
+  const seconds = (Date.now() - startedAt.getTime()) / 1000
+  io.stderr.write(`bench: ${records.length} scenario(s) in ${seconds.toFixed(0)} s${opts.quick && seconds > 120 ? ' — over the 2-minute budget of --quick: shorten a scenario\'s quick timing or load' : ''}\n`)
   io.stderr.write(`bench: report ${join(outDir, 'report.md')}\n`)
   return records.some((r) => r.error) ? 1 : 0
 }

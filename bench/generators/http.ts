@@ -4,6 +4,7 @@
  */
 import type { MeasureContext, Measurement } from '../scenario.js'
 import { monotonicUs } from '../harness/clock.js'
+import { generatorCpus } from '../harness/cores.js'
 import { measurement } from '../harness/measurement.js'
 import { benchModule } from '../harness/paths.js'
 import { measureWindow } from '../harness/window.js'
@@ -22,7 +23,7 @@ export const runHttpLoad = async (ctx: MeasureContext, spec: HttpLoadSpec): Prom
   const w = startWorker(ctx.procs, {
     name: 'autocannon',
     module: benchModule('generators/httpWorker'),
-    cpus: ctx.cores.pinned ? ctx.cores.generators : null,
+    cpus: generatorCpus(ctx.cores),
     logFile: ctx.logFile('autocannon'),
   })
   const start: HttpStart = {

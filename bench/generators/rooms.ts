@@ -6,6 +6,7 @@
  */
 import type { MeasureContext, Measurement } from '../scenario.js'
 import { monotonicUs } from '../harness/clock.js'
+import { generatorCpus } from '../harness/cores.js'
 import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
 import { benchModule } from '../harness/paths.js'
@@ -74,7 +75,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
     startWorker(ctx.procs, {
       name: `gen-${i + 1}`,
       module: benchModule('generators/roomWorker'),
-      cpus: ctx.cores.pinned ? ctx.cores.generators : null,
+      cpus: generatorCpus(ctx.cores),
       logFile: ctx.logFile(`gen-${i + 1}`),
     }),
   )

@@ -75,3 +75,9 @@ export const pinSelf = (cpus: readonly number[]): void => {
   if (cpus.length === 0) return
   execFileSync('taskset', ['-a', '-p', '-c', cpus.join(','), String(process.pid)], { stdio: 'ignore' })
 }
+
+/** The `cpus` to pin a server under test to (null: not pinned). */
+export const serverCpus = (l: CoreLayout): number[] | null => (l.server === null ? null : [l.server])
+
+/** The `cpus` to pin load generators to (null: not pinned). */
+export const generatorCpus = (l: CoreLayout): number[] | null => (l.pinned ? [...l.generators] : null)

@@ -11,6 +11,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import type { MeasureContext, SetupContext } from '../scenario.js'
 import { delay, within } from '../harness/clock.js'
+import { serverCpus } from '../harness/cores.js'
 import { freePort } from '../harness/ports.js'
 import type { ManagedProcess } from '../harness/processes.js'
 
@@ -102,7 +103,7 @@ export const startMosquitto = async (
     name: 'mosquitto',
     command: binary,
     args: ['-c', conf],
-    cpus: ctx.cores.server === null ? null : [ctx.cores.server],
+    cpus: serverCpus(ctx.cores),
     logFile: ctx.logFile('mosquitto'),
   })
   await waitForPort(port, proc, 10_000)

@@ -3,6 +3,7 @@
  * the server core, and wait for its "ready".
  */
 import type { MeasureContext } from '../scenario.js'
+import { serverCpus } from '../harness/cores.js'
 import { benchModule } from '../harness/paths.js'
 import { freePort } from '../harness/ports.js'
 import { startWorker, type WorkerHandle } from '../harness/worker.js'
@@ -23,7 +24,7 @@ export const startPeer = async (
     name: opts.name,
     module: benchModule(opts.module),
     args: ['--port', String(port), ...(opts.args ?? [])],
-    cpus: ctx.cores.server === null ? null : [ctx.cores.server],
+    cpus: serverCpus(ctx.cores),
     logFile: ctx.logFile(opts.name),
   })
   await handle.next('ready', opts.readyTimeoutMs ?? 30_000)

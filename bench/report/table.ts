@@ -58,6 +58,8 @@ export const renderTable = (r: BenchResults): string => {
       const met = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value
       out.push(`goal ${sc.name} ${sc.goal.text}: Hark ${compact(hark.value)} ${sc.unit} — ${met ? 'met' : 'not met'}`)
     }
+    const other = Math.max(...sc.sides.map((s) => s.summary?.otherCpuPercent ?? 0))
+    if (other >= 10) out.push(`note ${sc.name}: other processes on the machine used up to ${other.toFixed(0)}% of a core during its runs (median per side): figures are noisier`)
     if (sc.hark !== 'measured') out.push(`${sc.name}: peers only (Hark side ${sc.hark === 'pending' ? 'pending' : 'skipped by --peers-only'}), no ratio`)
   }
   const sweeps = r.scenarios.filter((s) => s.sweep)

@@ -11,6 +11,7 @@
 import { join } from 'node:path'
 import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
 import { monotonicUs } from '../harness/clock.js'
+import { serverCpus } from '../harness/cores.js'
 import { seedHark, type HarkSeed } from '../harness/hark.js'
 import { decodeHistogram } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
@@ -35,7 +36,7 @@ const measureVerifier = async (
     name,
     module: benchModule(module),
     args,
-    cpus: ctx.cores.server === null ? null : [ctx.cores.server],
+    cpus: serverCpus(ctx.cores),
     logFile: ctx.logFile(name),
   })
   const start: VerifyStart = { type: 'start', tokensFile: f.tokensFile, concurrency: ctx.load }
