@@ -26,6 +26,11 @@ export interface SideSummary {
   readonly deliveryRatio: number | null
   readonly serverCpuPercent: number
   readonly serverRssBytes: number
+  /**
+   * For rate units (…/s): the figure per second of server CPU, value ÷ (CPU% ÷ 100). Steadier than
+   * the raw figure when other processes take CPU from the server's core; null for other units.
+   */
+  readonly perServerCpuSecond: number | null
   readonly generatorCpuPercent: number | null
   readonly sendShortfall: number | null
   /** CPU used by other processes on the machine during the runs, % of one core. */
@@ -54,8 +59,8 @@ export interface ScenarioRecord {
   /** Hark's side: measured, pending (not on main yet; peers ran with --peers-only) or skipped (--peers-only). */
   readonly hark: 'measured' | 'pending' | 'skipped'
   readonly sides: readonly SideRecord[]
-  /** Hark ÷ peer (> 1: Hark better), per peer. */
-  readonly ratios: readonly { readonly peer: string; readonly ratio: number | null }[]
+  /** Hark ÷ peer (> 1: Hark better), per peer: of the figures, and of the figures per server CPU-second. */
+  readonly ratios: readonly { readonly peer: string; readonly ratio: number | null; readonly perCpuRatio: number | null }[]
   readonly sweep: Readonly<Record<string, SweepResult>> | null
   readonly error: string | null
 }

@@ -80,7 +80,7 @@ describe('runner', () => {
     expect(sc!.sides[0]!.summary!.value).toBe(102)
     expect(sc!.sides[1]!.runs[1]!.error).toBe('peer fell over')
     expect(sc!.sides[1]!.summary!.runs).toBe(2)
-    expect(sc!.ratios).toEqual([{ peer: 'peer', ratio: 102 / 200 }])
+    expect(sc!.ratios).toEqual([{ peer: 'peer', ratio: 102 / 200, perCpuRatio: 102 / 200 }])
     expect(sc!.load).toEqual({ level: 3, unit: 'things' })
     expect(r.pending).toEqual([{ name: 'later', description: 'not yet', needs: 'a transport' }])
     expect(t.out()).toMatch(/fake\s+102 ops\/s\s+peer 200 ops\/s\s+0\.51×/)

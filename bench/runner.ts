@@ -90,8 +90,8 @@ export const listScenarios = (list: readonly Scenario[] = allScenarios): string 
     .join('\n')
 }
 
-/** Medians of the successful runs of one side. */
-export const summarizeRuns = (runs: readonly RunRecord[]): SideSummary | null => {
+/** Medians of the successful runs of one side; `rate`: the unit is per second. */
+export const summarizeRuns = (runs: readonly RunRecord[], rate = true): SideSummary | null => {
   const ok = runs.flatMap((r) => (r.measurement ? [r.measurement] : []))
   if (ok.length === 0) return null
   const med = (f: (m: Measurement) => number | null | undefined) => median(ok.map(f))
@@ -108,6 +108,8 @@ export const summarizeRuns = (runs: readonly RunRecord[]): SideSummary | null =>
     deliveryRatio: med((m) => m.deliveryRatio),
     serverCpuPercent: med((m) => m.server.cpuPercent)!,
     serverRssBytes: med((m) => m.server.rssBytes)!,
+    // Below 1% of a core the quotient is mostly noise.
+    perServerCpuSecond: rate ? med((m) => (m.server.cpuPercent >= 1 ? m.value / (m.server.cpuPercent / 100) : null)) : null,
     generatorCpuPercent: med((m) => m.generator?.cpuPercent),
     sendShortfall: med((m) => m.generator?.sendShortfall),
     otherCpuPercent: med((m) => m.otherCpuPercent),
@@ -221,7 +223,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
   }
   const sideRecords: SideRecord[] = sides.map((s) => {
     const rs = runs.get(s.name)!
-    return { name: s.name, label: s.label, role: s.role, runs: rs, summary: summarizeRuns(rs) }
+    return { name: s.name, label: s.label, role: s.role, runs: rs, summary: summarizeRuns(rs, sc.unit.endsWith('/s')) }
   })
   const hark = sideRecords.find((s) => s.role === 'hark')?.summary ?? null
   return {
@@ -237,7 +239,11 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
     sides: sideRecords,
     ratios: sideRecords
       .filter((s) => s.role === 'peer')
-      .map((p) => ({ peer: p.name, ratio: ratio(hark?.value ?? null, p.summary?.value ?? null, sc.higherIsBetter) })),
+      .map((p) => ({
+        peer: p.name,
+        ratio: ratio(hark?.value ?? null, p.summary?.value ?? null, sc.higherIsBetter),
+        perCpuRatio: ratio(hark?.perServerCpuSecond ?? null, p.summary?.perServerCpuSecond ?? null, true),
+      })),
     sweep,
     error: error ?? (sideRecords.every((s) => !s.summary) ? (sideRecords[0]?.runs[0]?.error ?? 'no run succeeded') : null),
   }

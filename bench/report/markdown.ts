@@ -31,6 +31,7 @@ const summaryRows = (r: BenchResults): string[][] =>
         val(hark),
         `${p.name}: ${val(p)}`,
         ratioText(sc.ratios.find((x) => x.peer === p.name)?.ratio ?? null),
+        ratioText(sc.ratios.find((x) => x.peer === p.name)?.perCpuRatio ?? null),
         `${lat(hark)} · ${lat(p)}`,
         `${pct(hark?.summary?.serverCpuPercent)} · ${pct(p.summary?.serverCpuPercent)}`,
         `${mb(hark?.summary?.serverRssBytes)} · ${mb(p.summary?.serverRssBytes)}`,
@@ -76,7 +77,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
       out.push(`![${sc.name} latency](charts/${latf})`, '')
     }
   }
-  const rows: string[][] = [['side', 'round', sc.unit, 'p50 ms', 'p99 ms', 'p99.9 ms', 'delivered', 'server CPU', 'server RSS', 'generator CPU', 'other load', 'saturated', 'why / error']]
+  const rows: string[][] = [['side', 'round', sc.unit, 'p50 ms', 'p99 ms', 'p99.9 ms', 'delivered', 'server CPU', 'server RSS', 'per server CPU-s', 'generator CPU', 'other load', 'saturated', 'why / error']]
   for (const s of sc.sides) {
     for (const r of s.runs) {
       const m = r.measurement
@@ -85,9 +86,10 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
           ? [
               s.name, String(r.round), compact(m.value), ms(m.latency?.p50Ms, m.latency?.resolutionMs), ms(m.latency?.p99Ms, m.latency?.resolutionMs), ms(m.latency?.p999Ms, m.latency?.resolutionMs),
               m.deliveryRatio === null ? '—' : pct(m.deliveryRatio * 100, 2), pct(m.server.cpuPercent), mb(m.server.rssBytes),
+              m.server.cpuPercent >= 1 && sc.unit.endsWith('/s') ? compact(m.value / (m.server.cpuPercent / 100)) : '—',
               m.generator ? pct(m.generator.cpuPercent) : '—', pct(m.otherCpuPercent), m.saturated, m.saturationReasons.join('; '),
             ]
-          : [s.name, String(r.round), '—', '—', '—', '—', '—', '—', '—', '—', '—', '—', r.error ?? ''],
+          : [s.name, String(r.round), '—', '—', '—', '—', '—', '—', '—', '—', '—', '—', '—', r.error ?? ''],
       )
     }
     if (s.summary) {
@@ -95,6 +97,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
       rows.push([
         `**${s.name} median**`, '', compact(m.value), ms(m.p50Ms, m.latencyResolutionMs), ms(m.p99Ms, m.latencyResolutionMs), ms(m.p999Ms, m.latencyResolutionMs),
         m.deliveryRatio === null ? '—' : pct(m.deliveryRatio * 100, 2), pct(m.serverCpuPercent), mb(m.serverRssBytes),
+        m.perServerCpuSecond === null ? '—' : compact(m.perServerCpuSecond),
         pct(m.generatorCpuPercent), pct(m.otherCpuPercent), String(m.saturated), '',
       ])
     }
@@ -140,7 +143,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
   const rows = summaryRows(r)
   out.push(
     rows.length > 0
-      ? md([['scenario', 'Hark', 'peer', 'ratio', 'p50 / p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)'], ...rows])
+      ? md([['scenario', 'Hark', 'peer', 'ratio', 'ratio per server CPU-s', 'p50 / p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)'], ...rows])
       : 'No scenario ran.',
     '',
   )
@@ -165,6 +168,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
     '- CPU is the change in utime + stime from `/proc/<pid>/stat` over the measured window (all threads), in % of one core; RSS is VmRSS from `/proc/<pid>/status` at the end of the window.',
     '- Latency comes from the send time written inside each frame (CLOCK_MONOTONIC, shared by all processes) and is recorded into HDR histograms (hdr-histogram-js) by the receivers; token-verify times each call; HTTP latency is autocannon\'s.',
     '- "other load" is CPU the machine spent during the window outside the measured processes and the runner (from /proc/stat): other sessions or daemons sharing the cores. Pinning cannot keep them off the server\'s core; a high figure makes that run noisier.',
+    '- "per server CPU-second" divides a rate by the share of its core the server actually got (value ÷ CPU%/100). When other processes take CPU from the server\'s core, this ratio is steadier than the raw one; when neither side is saturated (a fixed offered load), it is the cost ratio.',
     '- Sides alternate A B A B within one invocation and every figure is the median of the runs, so a noisy machine weighs on every side alike.',
     '- "saturated": server = its process used ≥ 90% of its core; generator = the generators used ≥ 90% of their cores or sent less than 98% of the frames scheduled. A ratio measured while the generator saturated measures the generator.',
     '',

@@ -35,7 +35,7 @@ const scenario: ScenarioRecord = {
     { name: 'hark', label: 'Hark', role: 'hark', runs: [run(1, m(30_000, 2, 4)), run(2, m(36_000, 1.5, 3)), run(3, m(34_000, 1.8, 3.5))], summary: null },
     { name: 'fast-jwt', label: 'fast-jwt', role: 'peer', runs: [run(1, m(100_000, 0.5, 2)), run(2, null), run(3, m(110_000, 0.6, 2.2))], summary: null },
   ],
-  ratios: [{ peer: 'fast-jwt', ratio: 34_000 / 105_000 }],
+  ratios: [{ peer: 'fast-jwt', ratio: 34_000 / 105_000, perCpuRatio: 34_000 / 105_000 }],
   sweep: null,
   error: null,
 }
@@ -78,6 +78,9 @@ describe('summaries', () => {
   it('takes medians over the successful runs only', () => {
     const [hark, peer] = withSummaries.sides
     expect(hark!.summary).toMatchObject({ runs: 3, value: 34_000, p50Ms: 1.8, p99Ms: 3.5, saturated: 'server' })
+    // 99% of a core in every run: per CPU-second = value ÷ 0.99
+    expect(hark!.summary!.perServerCpuSecond).toBeCloseTo(34_000 / 0.99, 6)
+    expect(summarizeRuns(scenario.sides[0]!.runs, false)!.perServerCpuSecond).toBeNull()
     expect(peer!.summary).toMatchObject({ runs: 2, value: 105_000, p50Ms: 0.55 })
     expect(summarizeRuns([run(1, null)])).toBeNull()
   })
@@ -95,12 +98,13 @@ describe('table', () => {
     expect(row).toContain('1.80/3.50 · 0.55/2.10')
     expect(row).toContain('99% · 99%')
     expect(row).toContain('server · server')
+    expect(t).toContain('per server CPU-second: token-verify Hark 34.3k vs fast-jwt 106.1k verifies → 0.32×')
     expect(t).toContain('goal token-verify ≥ 50k verifies/s: Hark 34.0k verifies/s — not met')
     expect(t).toContain('ws-rooms       pending (needs the WebSocket gateway)')
   })
 
   it('says pending or skipped where the Hark side did not run', () => {
-    const only = { ...withSummaries, hark: 'pending' as const, sides: withSummaries.sides.filter((s) => s.role === 'peer'), ratios: [{ peer: 'fast-jwt', ratio: null }] }
+    const only = { ...withSummaries, hark: 'pending' as const, sides: withSummaries.sides.filter((s) => s.role === 'peer'), ratios: [{ peer: 'fast-jwt', ratio: null, perCpuRatio: null }] }
     const t = renderTable({ ...results, scenarios: [only] })
     expect(t.split('\n')[2]).toMatch(/^token-verify\s+pending\s+fast-jwt/)
     expect(t).toContain('token-verify: peers only (Hark side pending), no ratio')
@@ -112,7 +116,7 @@ describe('report and charts', () => {
     const { markdown, charts } = renderReport(results)
     expect(markdown).toContain('# Hark bench — 2025-01-02')
     expect(markdown).toContain('2 × Test CPU, 24 GiB')
-    expect(markdown).toContain('| token-verify | 34.0k verifies/s | fast-jwt: 105.0k verifies/s | 0.32× |')
+    expect(markdown).toContain('| token-verify | 34.0k verifies/s | fast-jwt: 105.0k verifies/s | 0.32× | 0.32× |')
     expect(markdown).toContain('| fast-jwt | 2 | — |')
     expect(markdown).toContain('![token-verify throughput](charts/token-verify-throughput.svg)')
     expect(Object.keys(charts).sort()).toEqual(['token-verify-latency.svg', 'token-verify-throughput.svg'])

@@ -53,6 +53,13 @@ export const renderTable = (r: BenchResults): string => {
   else out.push('No scenario ran.')
   out.push('ratio: Hark ÷ peer, > 1 means Hark does better; figures are medians of the A B A B runs.')
   for (const sc of r.scenarios) {
+    const hs = sc.sides.find((s) => s.role === 'hark')?.summary
+    for (const p of sc.sides.filter((s) => s.role === 'peer')) {
+      const r2 = sc.ratios.find((x) => x.peer === p.name)?.perCpuRatio ?? null
+      if (hs?.perServerCpuSecond && p.summary?.perServerCpuSecond && r2 !== null) {
+        out.push(`per server CPU-second: ${sc.name} Hark ${compact(hs.perServerCpuSecond)} vs ${p.name} ${compact(p.summary.perServerCpuSecond)} ${sc.unit.replace(/\/s$/, '')} → ${ratioText(r2)}`)
+      }
+    }
     const hark = sc.sides.find((s) => s.role === 'hark')?.summary
     if (sc.goal && hark) {
       const met = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value
