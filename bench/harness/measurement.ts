@@ -21,6 +21,11 @@ export interface MeasurementParts {
   readonly extra?: Record<string, number>
 }
 
+const busyOf = (cores: readonly number[], busy: Readonly<Record<number, number>>): number | null => {
+  const xs = cores.map((c) => busy[c]).filter((v): v is number => v !== undefined)
+  return xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null
+}
+
 export const measurement = (p: MeasurementParts): Measurement => {
   const pick = (pids: readonly number[]) => p.window.processes.filter((f) => pids.includes(f.pid))
   const server = total(pick(p.serverPids))
@@ -33,6 +38,8 @@ export const measurement = (p: MeasurementParts): Measurement => {
     generatorCpuPercent: gen?.cpuPercent ?? 0,
     generatorCores: gen ? (p.cores.pinned ? p.cores.generators.length : allCores) : 0,
     sendShortfall: gen ? shortfall : null,
+    serverCoreBusyPercent: p.cores.server === null ? null : (p.window.coreBusyPercent[p.cores.server] ?? null),
+    generatorCoresBusyPercent: busyOf(p.cores.generators, p.window.coreBusyPercent),
   })
   return {
     value: p.value,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { cpuPercent, parseMachineStat, parseStat, parseStatus, readCpuSeconds, readMemory } from './proc.js'
+import { cpuPercent, parseCoreStats, parseMachineStat, parseStat, parseStatus, readCpuSeconds, readMemory } from './proc.js'
 
 describe('/proc readers', () => {
   it('reads utime and stime after the last parenthesis, whatever the command name holds', () => {
@@ -22,6 +22,7 @@ describe('/proc readers', () => {
     const text = 'cpu  100 5 50 1000 20 3 2 7 0 0\ncpu0 50 2 25 500 10 1 1 3 0 0\n'
     // busy = user + nice + system + irq + softirq + steal; total adds idle and iowait
     expect(parseMachineStat(text)).toEqual({ busy: 167, total: 1187 })
+    expect(parseCoreStats(text)).toEqual(new Map([[0, { busy: 82, total: 592 }]]))
   })
 
   it('turns CPU seconds over wall seconds into % of one core', () => {

@@ -85,19 +85,34 @@ export interface MachineTicks {
   readonly total: number
 }
 
-/** The aggregate "cpu " line of /proc/stat. */
-export const parseMachineStat = (text: string): MachineTicks => {
-  const line = text.split('\n').find((l) => l.startsWith('cpu '))
-  if (!line) throw new Error('no cpu line in /proc/stat')
+const ticksOf = (line: string): MachineTicks => {
   const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number)
   const busy = [user, nice, system, irq, softirq, steal].reduce<number>((s, v) => s + (v ?? 0), 0)
   return { busy, total: busy + (idle ?? 0) + (iowait ?? 0) }
 }
 
-/** CPU seconds all cores have been busy so far (machine-wide, every process of every namespace). */
-export const readMachineBusySeconds = (): number | null => {
+/** The aggregate "cpu " line of /proc/stat. */
+export const parseMachineStat = (text: string): MachineTicks => {
+  const line = text.split('\n').find((l) => l.startsWith('cpu '))
+  if (!line) throw new Error('no cpu line in /proc/stat')
+  return ticksOf(line)
+}
+
+/** The per-core "cpuN" lines of /proc/stat. */
+export const parseCoreStats = (text: string): Map<number, MachineTicks> => {
+  const out = new Map<number, MachineTicks>()
+  for (const line of text.split('\n')) {
+    const m = /^cpu(\d+)\s/.exec(line)
+    if (m) out.set(Number(m[1]), ticksOf(line))
+  }
+  return out
+}
+
+/** Whole-machine and per-core ticks in one read of /proc/stat; null when unreadable. */
+export const readMachineStat = (): { machine: MachineTicks; cores: Map<number, MachineTicks> } | null => {
   try {
-    return parseMachineStat(readFileSync('/proc/stat', 'utf8')).busy / clockTicksPerSecond()
+    const text = readFileSync('/proc/stat', 'utf8')
+    return { machine: parseMachineStat(text), cores: parseCoreStats(text) }
   } catch {
     return null
   }

@@ -16,6 +16,13 @@ describe('saturation', () => {
     expect(short.side).toBe('generator')
     expect(short.reasons[0]).toMatch(/90\.0% of the scheduled/)
   })
+  it('counts a core filled by other processes, and says whose share was what', () => {
+    const starved = saturation({ ...base, serverCpuPercent: 60, serverCoreBusyPercent: 97 })
+    expect(starved.side).toBe('server')
+    expect(starved.reasons[0]).toBe("server core 97% busy, the server's own share 60%")
+    expect(saturation({ ...base, generatorCoresBusyPercent: 95 }).side).toBe('generator')
+    expect(saturation({ ...base, generatorCores: 0, generatorCoresBusyPercent: 95 }).side).toBe('neither')
+  })
   it('scales the generator limit with its cores, and says both when both are full', () => {
     expect(saturation({ ...base, generatorCpuPercent: 150, generatorCores: 2 }).side).toBe('neither')
     expect(saturation({ ...base, serverCpuPercent: 99, generatorCpuPercent: 99 }).side).toBe('both')

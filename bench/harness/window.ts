@@ -4,7 +4,7 @@
  * at the end and the peak seen).
  */
 import { delay, monotonicUs, until } from './clock.js'
-import { cpuPercent, readCpuSeconds, readMachineBusySeconds, readMemory } from './proc.js'
+import { clockTicksPerSecond, cpuPercent, readCpuSeconds, readMachineStat, readMemory } from './proc.js'
 
 export interface ProcessFigures {
   readonly pid: number
@@ -24,6 +24,8 @@ export interface WindowFigures {
    * and the runner (other sessions, daemons), in % of one core; null when /proc/stat is unreadable.
    */
   readonly otherCpuPercent: number | null
+  /** How busy each core was during the window (by anyone), in %; empty when unreadable. */
+  readonly coreBusyPercent: Readonly<Record<number, number>>
 }
 
 /** Sum of CPU percentages and of RSS over a set of processes (e.g. all generator processes). */
@@ -46,7 +48,7 @@ export const measureWindow = async (
   const every = opts.rssEveryMs ?? 250
   await until(startUs, opts.signal)
   const t0 = monotonicUs()
-  const machine0 = readMachineBusySeconds()
+  const stat0 = readMachineStat()
   const self0 = process.cpuUsage()
   const cpu0 = pids.map((p) => readCpuSeconds(p))
   const peak = pids.map((p) => readMemory(p)?.rssBytes ?? 0)
@@ -64,7 +66,7 @@ export const measureWindow = async (
     })
   }
   const t1 = monotonicUs()
-  const machine1 = readMachineBusySeconds()
+  const stat1 = readMachineStat()
   const self = process.cpuUsage(self0)
   const seconds = (t1 - t0) / 1e6
   const processes = pids.map((pid, j) => {
@@ -78,7 +80,15 @@ export const measureWindow = async (
     }
   })
   const ours = processes.reduce((sum, f) => sum + f.cpuPercent, 0) + cpuPercent((self.user + self.system) / 1e6, seconds)
+  const hz = clockTicksPerSecond()
   const otherCpuPercent =
-    machine0 === null || machine1 === null ? null : Math.max(0, cpuPercent(machine1 - machine0, seconds) - ours)
-  return { seconds, processes, otherCpuPercent }
+    stat0 === null || stat1 === null ? null : Math.max(0, cpuPercent((stat1.machine.busy - stat0.machine.busy) / hz, seconds) - ours)
+  const coreBusyPercent: Record<number, number> = {}
+  if (stat0 && stat1) {
+    for (const [core, t1] of stat1.cores) {
+      const t0 = stat0.cores.get(core)
+      if (t0 && t1.total > t0.total) coreBusyPercent[core] = ((t1.busy - t0.busy) / (t1.total - t0.total)) * 100
+    }
+  }
+  return { seconds, processes, otherCpuPercent, coreBusyPercent }
 }

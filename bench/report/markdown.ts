@@ -170,7 +170,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
     '- "other load" is CPU the machine spent during the window outside the measured processes and the runner (from /proc/stat): other sessions or daemons sharing the cores. Pinning cannot keep them off the server\'s core; a high figure makes that run noisier.',
     '- "per server CPU-second" divides a rate by the share of its core the server actually got (value ÷ CPU%/100). When other processes take CPU from the server\'s core, this ratio is steadier than the raw one; when neither side is saturated (a fixed offered load), it is the cost ratio.',
     '- Sides alternate A B A B within one invocation and every figure is the median of the runs, so a noisy machine weighs on every side alike.',
-    '- "saturated": server = its process used ≥ 90% of its core; generator = the generators used ≥ 90% of their cores or sent less than 98% of the frames scheduled. A ratio measured while the generator saturated measures the generator.',
+    '- "saturated": server = its process used ≥ 90% of its core, or its core was ≥ 90% busy counting other processes; generator = the same for the generators\' cores, or they sent less than 98% of the frames scheduled. A ratio measured while the generator saturated measures the generator.',
     '',
     '## Reproduce',
     '',
