@@ -4,6 +4,7 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { restPlugin } from './plugins/rest/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -20,5 +21,5 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [],
+  extensions: [restPlugin],
 })
