@@ -72,7 +72,11 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
         title: `${sc.name}: latency (median of runs)`,
         unit: 'ms',
         groups: ['p50', 'p99', 'p99.9'],
-        series: measured.map((s) => ({ name: s.name, values: [s.summary!.p50Ms, s.summary!.p99Ms, s.summary!.p999Ms] })),
+        series: measured.map((s) => ({
+          name: s.name,
+          values: [s.summary!.p50Ms, s.summary!.p99Ms, s.summary!.p999Ms],
+          label: (v: number) => ms(v, s.summary!.latencyResolutionMs),
+        })),
       })
       out.push(`![${sc.name} latency](charts/${latf})`, '')
     }

@@ -65,6 +65,8 @@ export const barChart = (opts: { title: string; unit: string; bars: readonly Bar
 export interface Series {
   readonly name: string
   readonly values: readonly (number | null)[]
+  /** Label of a value (default: compact number), e.g. "<1" under a source's resolution. */
+  readonly label?: (v: number) => string
 }
 
 /** Bars grouped by category (e.g. p50, p99, p99.9), one colour per series (side). */
@@ -93,7 +95,7 @@ export const groupedBarChart = (opts: { title: string; unit: string; groups: rea
       if (v === null || v === undefined) return
       const bx = gx + si * barW
       body.push(`<rect x="${bx.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 4).toFixed(1)}" height="${(top + plotH - y(v)).toFixed(1)}" fill="${PALETTE[si % PALETTE.length]}" opacity="0.85"/>`)
-      body.push(text(bx + (barW - 4) / 2, y(v) - 4, compact(v), 'text-anchor="middle" font-size="10"'))
+      body.push(text(bx + (barW - 4) / 2, y(v) - 4, (s.label ?? compact)(v), 'text-anchor="middle" font-size="10"'))
     })
     body.push(text(left + gi * groupW + groupW / 2, top + plotH + 18, g, 'text-anchor="middle"'))
   })
