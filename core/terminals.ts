@@ -408,6 +408,11 @@ export class TerminalHub {
     this.workspaces.get(workspaceId)?.send({ type: 'BROADCAST_ROOM', room, event })
   }
 
+  /** Names of the occupied rooms of a workspace, sorted. */
+  roomNames(workspaceId: string): string[] {
+    return [...(this.rooms.get(workspaceId)?.keys() ?? [])].sort()
+  }
+
   /** Occupied rooms of a workspace with their members. */
   listRooms(workspaceId: string): RoomView[] {
     return [...(this.rooms.get(workspaceId)?.keys() ?? [])].sort().map((room) => this.roomView(workspaceId, room)!)
