@@ -165,7 +165,9 @@ describe('websocket gateway: live control changes', () => {
   })
 
   it('disconnects on token revocation (4003), deletion (4004) and replacement (4005), saying session.closing first', async () => {
-    for (const id of ['rev', 'del', 'dup']) seed.addClient(id, 'lobby')
+    for (const id of ['rev', 'del', 'dup', 'observer']) seed.addClient(id, 'lobby')
+    const observer = await connect('observer')
+    await observer.event('session')
     const revToken = await engine.host.security.tokens.issue(seed.workspaceId, 'rev', null)
     const rev = await TestTerminal.connect(engine.ports.gateway!, { token: revToken.token }, engine.host.tls.cert)
     const del = await connect('del')
@@ -188,6 +190,10 @@ describe('websocket gateway: live control changes', () => {
     expect(await older.closed).toEqual({ code: 4005, reason: 'session_replaced' })
     expect(older.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'session_replaced' })
     expect(await newer.event('session')).toMatchObject({ clientId: 'dup', room: 'lobby' })
+    // Others see the replaced session leave, then the newer one join.
+    const aboutDup = () => observer.events.items.filter((e) => 'participant' in e && e.participant.id === 'dup').map((e) => e.type)
+    await observer.events.next(() => aboutDup().length >= 3)
+    expect(aboutDup()).toEqual(['participant.joined', 'participant.left', 'participant.joined'])
     for (const id of ['rev', 'del']) expect(engine.host.presence.isOnline(seed.workspaceId, id)).toBe(false)
     expect(engine.host.presence.get(seed.workspaceId, 'dup')?.transport).toBe('websocket')
   })
@@ -200,6 +206,15 @@ describe('websocket gateway: live control changes', () => {
     const r = await runCli(['token', 'revoke', issued.jti, '--workspace', seed.workspaceId, '--data', t.dir])
     expect(r.code).toBe(0)
     expect(await a.closed).toEqual({ code: 4003, reason: 'token_revoked' })
+  })
+
+  it('closes with 4002 token_expired when the token expires during the session', async () => {
+    seed.addClient('brief', 'lobby')
+    const token = await tokenFor('brief', 2)
+    const brief = await TestTerminal.connect(engine.ports.gateway!, { token }, engine.host.tls.cert)
+    await brief.event('session')
+    expect(await brief.closed).toEqual({ code: 4002, reason: 'token_expired' })
+    expect(brief.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
   })
 
   it('says session.closing server_shutting_down and closes with 1001 when the engine stops', async () => {
