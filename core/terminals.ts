@@ -10,6 +10,7 @@
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { Registry } from 'prom-client'
 import { Counter, Gauge } from 'prom-client'
+import { clientMachine } from './actors/client.js'
 import { workspaceMachine, type RoomRef } from './actors/workspace.js'
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
@@ -102,6 +103,8 @@ class Session implements TerminalSession, RoomMember {
   private introduced = false
   private done = false
   private expiryTimer: NodeJS.Timeout | undefined
+  /** Its client actor (place in the workspace); set by the hub right after construction. */
+  actor: ActorRefFrom<typeof clientMachine> | null = null
 
   constructor(
     readonly identity: TerminalIdentity,
@@ -357,13 +360,19 @@ export class TerminalHub {
     this.opened.inc({ transport: link.transport })
     this.lifecycle('opened', session)
     this.log.debug({ workspaceId, clientId, sessionId: session.sessionId, transport: link.transport }, 'session opened')
-    this.workspace(workspaceId).send({
-      type: 'SESSION_OPENED',
-      sessionId: session.sessionId,
-      member: session,
-      room: identity.client.room,
-      unassigned: (from) => session.unassigned(from),
+    // The client actor is the hub's, not a child of the workspace actor: xstate copies a parent's
+    // children object on every spawn and stop, which made connect/disconnect storms O(n²).
+    const workspace = this.workspace(workspaceId)
+    session.actor = createActor(clientMachine, {
+      id: `session:${session.sessionId}`,
+      input: {
+        member: session,
+        room: identity.client.room,
+        unassigned: (from) => session.unassigned(from),
+        request: (event) => workspace.send(event),
+      },
     })
+    session.actor.start()
     session.armExpiry(identity.client.expiresAt ?? (identity.credential.kind === 'token' ? identity.credential.expiresAt : null))
     return session
   }
@@ -386,7 +395,12 @@ export class TerminalHub {
     this.sessionGauge.dec({ transport: session.link.transport })
     this.closed.inc({ transport: session.link.transport })
     this.lifecycle('ended', session)
-    this.workspaces.get(session.workspaceId)?.send({ type: 'SESSION_ENDED', sessionId: session.sessionId })
+    const actor = session.actor
+    session.actor = null
+    if (actor) {
+      actor.send({ type: 'END' })
+      actor.stop()
+    }
   }
 
   /** The live session of a client, if any. */
@@ -458,7 +472,7 @@ export class TerminalHub {
       case 'client.updated': {
         if (!live) return
         const client = this.storage.clients.get(workspaceId, subject)
-        if (client) this.workspace(workspaceId).send({ type: 'ASSIGN_ROOM', sessionId: live.sessionId, room: client.room })
+        if (client) live.actor?.send({ type: 'ASSIGN', room: client.room })
         return
       }
       case 'client.deleted':
