@@ -133,13 +133,16 @@ export class WsTerminal implements TerminalLink, Flushable {
   // ---- Flushable (the per-turn write) ----
 
   flush(): void {
-    if (this.pending.length === 0) return
+    const n = this.pending.length
+    if (n === 0) return
     if (!this.open) {
       this.pending.length = 0
       this.pendingAudioBytes = 0
       return
     }
-    this.ws.cork(this.writePending)
+    // One message gains nothing from corking; skipping it saves two JS/C++ crossings.
+    if (n === 1) this.writePending()
+    else this.ws.cork(this.writePending)
   }
 
   private readonly writePending = (): void => {
