@@ -5,6 +5,7 @@
  */
 import { defineConfig } from './core/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -21,5 +22,5 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [restPlugin],
+  extensions: [restPlugin, websocketTransport],
 })
