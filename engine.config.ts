@@ -22,5 +22,6 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
+  usage: { checkpointMs: 5000 },
   extensions: [restPlugin, websocketTransport],
 })
