@@ -5,6 +5,7 @@
  */
 import { defineConfig } from './core/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { webrtcTransport } from './transports/webrtc/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
@@ -13,6 +14,18 @@ export default defineConfig({
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
+  webrtc: {
+    hostAddresses: null,
+    announcedAddress: null,
+    portMin: 0,
+    portMax: 0,
+    iceServerUrls: null,
+    turnUsername: null,
+    turnCredential: null,
+    turnSecret: null,
+    maxPeers: 1000,
+    connectTimeoutMs: 10_000,
+  },
   mqtt: { port: 2883, tlsPort: null },
   tls: { certFile: null, keyFile: null },
   security: {
@@ -23,5 +36,5 @@ export default defineConfig({
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
-  extensions: [restPlugin, websocketTransport],
+  extensions: [restPlugin, websocketTransport, webrtcTransport],
 })

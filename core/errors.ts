@@ -69,6 +69,12 @@ export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly retryAfterSeconds: number
 }> {}
 
+/** The server is at a configured capacity (e.g. webrtc.maxPeers); try again later. */
+export class CapacityExceeded extends Data.TaggedError('CapacityExceeded')<{
+  readonly message: string
+  readonly retryAfterSeconds: number
+}> {}
+
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
 
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
@@ -104,6 +110,7 @@ export type HarkError =
   | FrameTooLarge
   | ReceiverTooSlow
   | RateLimited
+  | CapacityExceeded
   | ServerShuttingDown
   | StorageFailure
   | Internal
@@ -137,6 +144,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
+  CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
