@@ -37,10 +37,13 @@ export interface ReceivedPacket {
 
 const AUDIO_LEVEL_URI = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level'
 
-/** A werift peer configured like a browser on loopback, ready to offer. */
-export const loopbackPeer = (audioLevel = true) =>
+/** A werift peer configured like a browser on loopback, ready to offer (with a video codec when asked). */
+export const loopbackPeer = (audioLevel = true, video = false) =>
   new RTCPeerConnection({
-    codecs: { audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 })] },
+    codecs: {
+      audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 })],
+      video: video ? [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 })] : [],
+    },
     headerExtensions: { audio: audioLevel ? [useAudioLevelIndication()] : [] },
     iceUseIpv4: false,
     iceUseIpv6: false,
