@@ -9,6 +9,7 @@ import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
+import webrtcPeers from './webrtcPeers.js'
 import wsRooms from './wsRooms.js'
 
 export const scenarios: readonly Scenario[] = [
@@ -17,13 +18,7 @@ export const scenarios: readonly Scenario[] = [
   restDetail,
   wsRooms,
   mqttRooms,
-  pendingScenario({
-    name: 'webrtc-peers',
-    description: 'WebRTC audio peers per core (werift), frames through rooms',
-    needs: 'the WebRTC transport (POST /v1/webrtc/offer)',
-    unit: 'peers',
-    higherIsBetter: true,
-  }),
+  webrtcPeers,
   pendingScenario({
     name: 'agent-latency',
     description: "time from a terminal's frame to an agent's reply frame",

@@ -139,6 +139,23 @@ describe('webrtc media, werift to werift', () => {
     expect(tonePower(mixed, 1000)).toBeGreaterThan(tonePower(mixed, 2500) * 100)
   })
 
+  it('mirrors a listen-only or talk-only offer in its answer', async () => {
+    for (const id of ['listener', 'talker', 'dev']) t.seed.addClient(id, 'lobby')
+    const dev = await ws('dev')
+    await dev.event('session')
+    const listener = await webrtc('listener', { direction: 'recvonly' })
+    expect(listener.response.text).toContain('a=sendonly')
+    await listener.event('session')
+    const talker = await webrtc('talker', { direction: 'sendonly' })
+    expect(talker.response.text).toContain('a=recvonly')
+    await talker.event('session')
+    await talker.sendOpus(Uint8Array.of(0x78, 77))
+    expect((await dev.frames.next((f) => f.opus[1] === 77)).sourceId).toBe(3)
+    const tone = new ToneTalker(440)
+    dev.sendAudio(tone.nextUplink())
+    await listener.packets.next()
+  })
+
   it('answers control messages on the data channel like WebSocket, and refuses forward mode', async () => {
     t.seed.addClient('peer', 'lobby')
     const peer = await webrtc('peer')

@@ -22,8 +22,8 @@ export interface WeriftTerminalOptions {
   readonly format?: 'sdp' | 'json'
   /** Negotiate the audio-level header extension (default true). */
   readonly audioLevel?: boolean
-  /** Create the data channel (default true; without it the offer is refused). */
-  readonly dataChannel?: boolean
+  /** Direction of the audio transceiver (default sendrecv). */
+  readonly direction?: 'sendrecv' | 'sendonly' | 'recvonly'
 }
 
 export interface ReceivedPacket {
@@ -105,7 +105,7 @@ export class WeriftTerminal {
   /** Offer, post, answer; resolves once the answer is applied (wait for `session` with `event`). */
   static async connect(port: number, token: string, ca: string, opts: WeriftTerminalOptions = {}): Promise<WeriftTerminal> {
     const pc = loopbackPeer(opts.audioLevel ?? true)
-    const transceiver = pc.addTransceiver('audio', { direction: 'sendrecv' })
+    const transceiver = pc.addTransceiver('audio', { direction: opts.direction ?? 'sendrecv' })
     const channel = pc.createDataChannel('hark')
     const offer = await gatheredOffer(pc)
     const response = await postOffer(port, ca, offer, token, opts.format ?? 'sdp')
