@@ -4,6 +4,7 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { mqttTransport } from './transports/mqtt/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -11,7 +12,17 @@ export default defineConfig({
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
-  mqtt: { port: 2883, tlsPort: null },
+  mqtt: {
+    port: 2883,
+    tlsPort: null,
+    maxPacketBytes: 16_384,
+    maxKeepAliveSeconds: 1200,
+    maxSessionExpirySeconds: 3600,
+    connectTimeoutSeconds: 10,
+    maxInflight: 16,
+    maxQueuedEvents: 1000,
+    maxBufferedAudioBytes: 65_536,
+  },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
@@ -20,5 +31,5 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [],
+  extensions: [mqttTransport],
 })

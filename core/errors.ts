@@ -68,6 +68,52 @@ export class RateLimited extends Data.TaggedError('RateLimited')<{
 
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
 
+/** A terminal connected without any credential (MQTT CONNECT without a password). */
+export class CredentialMissing extends Data.TaggedError('CredentialMissing')<{ readonly message: string }> {}
+
+/** The MQTT user name names someone else than the credential does. */
+export class UsernameInvalid extends Data.TaggedError('UsernameInvalid')<{ readonly message: string }> {}
+
+/** The MQTT client identifier is neither empty nor the credential's clientId. */
+export class ClientIdentifierInvalid extends Data.TaggedError('ClientIdentifierInvalid')<{ readonly message: string }> {}
+
+/** A protocol version the transport does not speak (MQTT 3.1, or an unknown level). */
+export class UnsupportedProtocolVersion extends Data.TaggedError('UnsupportedProtocolVersion')<{ readonly message: string }> {}
+
+/** Bytes that do not form a valid packet of the protocol (MQTT "malformed packet"). */
+export class MalformedPacket extends Data.TaggedError('MalformedPacket')<{ readonly message: string }> {}
+
+/** A publish or subscription outside the terminal's own topic namespace. */
+export class TopicNotAuthorized extends Data.TaggedError('TopicNotAuthorized')<{ readonly message: string }> {}
+
+/** A syntactically invalid MQTT topic filter. */
+export class TopicFilterInvalid extends Data.TaggedError('TopicFilterInvalid')<{ readonly message: string }> {}
+
+/** An MQTT 5 topic alias of 0, above the announced maximum, or never set. */
+export class TopicAliasInvalid extends Data.TaggedError('TopicAliasInvalid')<{ readonly message: string }> {}
+
+/** Nothing heard from the terminal within 1.5 times its keepalive. */
+export class KeepAliveTimeout extends Data.TaggedError('KeepAliveTimeout')<{ readonly message: string }> {}
+
+/** A terminal stopped acknowledging and its bounded outbound queue overflowed. */
+export class QuotaExceeded extends Data.TaggedError('QuotaExceeded')<{ readonly message: string }> {}
+
+/** An MQTT 5 publish or will with RETAIN set, though the server announced Retain Available = 0. */
+export class RetainNotSupported extends Data.TaggedError('RetainNotSupported')<{ readonly message: string }> {}
+
+/** More unacknowledged QoS 2 publishes from the terminal than the announced Receive Maximum. */
+export class ReceiveMaximumExceeded extends Data.TaggedError('ReceiveMaximumExceeded')<{ readonly message: string }> {}
+
+/** MQTT 5 enhanced authentication (an Authentication Method) is not offered. */
+export class AuthenticationMethodUnsupported extends Data.TaggedError('AuthenticationMethodUnsupported')<{
+  readonly message: string
+}> {}
+
+/** An MQTT 5 SUBSCRIBE with a Subscription Identifier, which the server announced it does not support. */
+export class SubscriptionIdentifiersUnsupported extends Data.TaggedError('SubscriptionIdentifiersUnsupported')<{
+  readonly message: string
+}> {}
+
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
   readonly message: string
   readonly cause?: unknown
@@ -101,6 +147,20 @@ export type HarkError =
   | FrameTooLarge
   | RateLimited
   | ServerShuttingDown
+  | CredentialMissing
+  | UsernameInvalid
+  | ClientIdentifierInvalid
+  | UnsupportedProtocolVersion
+  | MalformedPacket
+  | TopicNotAuthorized
+  | TopicFilterInvalid
+  | TopicAliasInvalid
+  | KeepAliveTimeout
+  | QuotaExceeded
+  | RetainNotSupported
+  | ReceiveMaximumExceeded
+  | AuthenticationMethodUnsupported
+  | SubscriptionIdentifiersUnsupported
   | StorageFailure
   | Internal
 
@@ -133,6 +193,20 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
+  CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  UsernameInvalid: { code: 'invalid_username', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  ClientIdentifierInvalid: { code: 'invalid_client_identifier', http: 400, mqtt5: 0x85, mqtt311: 0x02, ws: 4400 },
+  UnsupportedProtocolVersion: { code: 'unsupported_protocol_version', http: 400, mqtt5: 0x84, mqtt311: 0x01, ws: 1002 },
+  MalformedPacket: { code: 'malformed_packet', http: 400, mqtt5: 0x81, mqtt311: 0x01, ws: 1002 },
+  TopicNotAuthorized: { code: 'topic_not_authorized', http: 403, mqtt5: 0x87, mqtt311: 0x05, ws: 4403 },
+  TopicFilterInvalid: { code: 'invalid_topic_filter', http: 400, mqtt5: 0x8f, mqtt311: 0x01, ws: 1002 },
+  TopicAliasInvalid: { code: 'invalid_topic_alias', http: 400, mqtt5: 0x94, mqtt311: 0x01, ws: 1002 },
+  KeepAliveTimeout: { code: 'keepalive_timeout', http: 408, mqtt5: 0x8d, mqtt311: 0x03, ws: 4008 },
+  QuotaExceeded: { code: 'quota_exceeded', http: 429, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
+  RetainNotSupported: { code: 'retain_not_supported', http: 400, mqtt5: 0x9a, mqtt311: 0x01, ws: 1002 },
+  ReceiveMaximumExceeded: { code: 'receive_maximum_exceeded', http: 400, mqtt5: 0x93, mqtt311: 0x01, ws: 1002 },
+  AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },
+  SubscriptionIdentifiersUnsupported: { code: 'subscription_identifiers_unsupported', http: 400, mqtt5: 0xa1, mqtt311: 0x01, ws: 1002 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
 }
