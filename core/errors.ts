@@ -211,6 +211,22 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
 }
 
+/** Reason codes an MQTT 5 DISCONNECT may carry (MQTT 5.0, 3.14.2.1); the CONNACK-only ones are not among them. */
+const MQTT5_DISCONNECT_CODES = new Set([
+  0x00, 0x04, 0x80, 0x81, 0x82, 0x83, 0x87, 0x89, 0x8b, 0x8d, 0x8e, 0x8f, 0x90, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99,
+  0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2,
+])
+
+/**
+ * The MQTT 5 DISCONNECT reason for an error: its row's code, unless that code only exists in
+ * CONNACK (0x84-0x86, 0x88, 0x8A, 0x8C: e.g. an expired credential mid-session), which becomes
+ * 0x87 Not authorized.
+ */
+export const mqtt5DisconnectReason = (error: unknown): number => {
+  const code = wireCodesOf(error).mqtt5
+  return MQTT5_DISCONNECT_CODES.has(code) ? code : 0x87
+}
+
 const tags = new Set<string>(Object.keys(wireCodes))
 
 export const isHarkError = (u: unknown): u is HarkError =>

@@ -17,6 +17,7 @@ import {
   MalformedPacket,
   QuotaExceeded,
   UnsupportedProtocolVersion,
+  mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
   type HarkError,
@@ -354,7 +355,7 @@ export class MqttConnection implements TerminalLink, Flushable {
   }
 
   private sendDisconnect(reason: HarkError): void {
-    this.send({ cmd: 'disconnect', reasonCode: wireCodesOf(reason).mqtt5, properties: { reasonString: publicMessage(reason) } })
+    this.send({ cmd: 'disconnect', reasonCode: mqtt5DisconnectReason(reason), properties: { reasonString: publicMessage(reason) } })
   }
 
   private finish(ending: Ending): void {

@@ -76,6 +76,7 @@ const problemOf = (c: MqttConnection, packet: IConnectPacket): HarkError | null 
     }
   }
   if (packet.will) {
+    if ((packet.will.qos ?? 0) > 2) return new MalformedPacket({ message: 'will QoS 3' }) // [MQTT-3.1.2-14]
     if (!isValidTopicName(packet.will.topic)) return new MalformedPacket({ message: 'will topic is not a valid topic name' })
     if (v5 && packet.will.retain) return new RetainNotSupported({ message: 'retained messages are not supported' })
     const duplicate = v5 && packet.will.properties ? duplicateProperty(packet.will.properties) : null

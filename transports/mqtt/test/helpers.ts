@@ -29,6 +29,8 @@ export class Device {
   readonly audio = new Inbox<Buffer>()
   readonly messages = new Inbox<{ topic: string; payload: Buffer; packet: Packet }>()
   readonly disconnects = new Inbox<Packet>()
+  /** Every packet mqtt.js received. */
+  readonly received = new Inbox<Packet>()
   readonly closed: Promise<void>
   readonly ns: ReturnType<typeof topicNamespace>
 
@@ -44,6 +46,7 @@ export class Device {
       else if (topic === this.ns.downAudio) this.audio.push(payload)
     })
     client.on('disconnect', (packet) => this.disconnects.push(packet as Packet))
+    client.on('packetreceive', (packet) => this.received.push(packet as Packet))
   }
 
   event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true) {
@@ -90,6 +93,54 @@ export const connectDevice = (port: number, clientId: string, options: IClientOp
     }
     client.once('error', onError)
   })
+
+const str = (s: string | Buffer) => {
+  const b = typeof s === 'string' ? Buffer.from(s) : s
+  return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b])
+}
+
+/** Encode a remaining length (MQTT variable byte integer). */
+export const varint = (n: number): number[] => {
+  const out: number[] = []
+  do {
+    let b = n % 128
+    n = Math.floor(n / 128)
+    if (n > 0) b |= 0x80
+    out.push(b)
+  } while (n > 0)
+  return out
+}
+
+/** Wrap a body into a packet with the given first byte. */
+export const packetBytes = (first: number, body: Buffer | number[]): Buffer => {
+  const b = Buffer.isBuffer(body) ? body : Buffer.from(body)
+  return Buffer.concat([Buffer.from([first, ...varint(b.length)]), b])
+}
+
+/**
+ * A CONNECT built by hand, for what mqtt-packet's encoder refuses to produce (a password without
+ * a user name, an empty identifier with Clean Session 0) and for byte-level malformations.
+ */
+export const connectBytes = (o: {
+  version: 4 | 5
+  clientId: string
+  username?: string
+  password?: string
+  clean?: boolean
+  keepalive?: number
+}): Buffer => {
+  const flags = (o.username !== undefined ? 0x80 : 0) | (o.password !== undefined ? 0x40 : 0) | (o.clean === false ? 0 : 0x02)
+  const keepalive = o.keepalive ?? 60
+  const body = Buffer.concat([
+    str('MQTT'),
+    Buffer.from([o.version, flags, keepalive >> 8, keepalive & 0xff]),
+    o.version === 5 ? Buffer.from([0]) : Buffer.alloc(0),
+    str(o.clientId),
+    o.username !== undefined ? str(o.username) : Buffer.alloc(0),
+    o.password !== undefined ? str(o.password) : Buffer.alloc(0),
+  ])
+  return packetBytes(0x10, body)
+}
 
 /** A byte-level MQTT client on a plain socket: sends what it is told, parses what comes back. */
 export class RawClient {
