@@ -24,10 +24,26 @@ import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
 import type { Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
+import { UsageMeter } from './usage/meter.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
 export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
+
+export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
+
+/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
+const usageLayer = Layer.effect(
+  Usage,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log)
+      meter.start()
+      return meter
+    }),
+    (meter) => Effect.sync(() => meter.stop()),
+  ),
+)
 
 const terminalsLayer = Layer.effect(
   Terminals,
@@ -248,7 +264,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   const ports: Record<string, number> = {}
 
   const services = Layer.mergeAll(
-    terminalsLayer,
+    usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
     Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),

@@ -75,6 +75,15 @@ export interface OpenOptions {
   readonly audioMode?: AudioMode
 }
 
+/** A session lifecycle change, for listeners such as usage metering (control plane only). */
+export interface SessionLifecycleEvent {
+  readonly type: 'opened' | 'ended'
+  readonly sessionId: string
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly transport: string
+}
+
 /** A live view of a room for listings. */
 export interface RoomView {
   readonly room: string
@@ -200,6 +209,7 @@ export class TerminalHub {
   private readonly byJti = new Map<string, Session>()
   private readonly rooms = new Map<string, Map<string, RoomRef>>()
   private readonly unsubscribe: () => void
+  private readonly lifecycleListeners = new Set<(event: SessionLifecycleEvent) => void>()
   private readonly sessionGauge: Gauge
   private readonly opened: Counter
   private readonly closed: Counter
@@ -245,6 +255,29 @@ export class TerminalHub {
         this.inc({ direction: 'out' }, framesOut + hub.retiredFramesOut)
       },
     })
+  }
+
+  /** Hear sessions open and end (usage metering, audit). Returns the unsubscribe function. */
+  onSession(listener: (event: SessionLifecycleEvent) => void): () => void {
+    this.lifecycleListeners.add(listener)
+    return () => this.lifecycleListeners.delete(listener)
+  }
+
+  private lifecycle(type: SessionLifecycleEvent['type'], session: Session): void {
+    const event = {
+      type,
+      sessionId: session.sessionId,
+      workspaceId: session.workspaceId,
+      clientId: session.clientId,
+      transport: session.link.transport,
+    }
+    for (const listener of this.lifecycleListeners) {
+      try {
+        listener(event)
+      } catch (e) {
+        this.log.error({ err: e, sessionId: session.sessionId }, `session ${type} listener failed`)
+      }
+    }
   }
 
   /** Frame counts of rooms that have closed, so the routed counter never goes backwards. */
@@ -297,6 +330,7 @@ export class TerminalHub {
     })
     this.sessionGauge.inc({ transport: link.transport })
     this.opened.inc({ transport: link.transport })
+    this.lifecycle('opened', session)
     this.log.debug({ workspaceId, clientId, sessionId: session.sessionId, transport: link.transport }, 'session opened')
     this.workspace(workspaceId).send({
       type: 'SESSION_OPENED',
@@ -326,6 +360,7 @@ export class TerminalHub {
     this.log.debug({ workspaceId: session.workspaceId, clientId: session.clientId, sessionId: session.sessionId }, 'session ended')
     this.sessionGauge.dec({ transport: session.link.transport })
     this.closed.inc({ transport: session.link.transport })
+    this.lifecycle('ended', session)
     this.workspaces.get(session.workspaceId)?.send({ type: 'SESSION_ENDED', sessionId: session.sessionId })
   }
 

@@ -99,6 +99,24 @@ export const migrations: ReadonlyArray<Migration> = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'usage sessions',
+    sql: `
+      CREATE TABLE usage_sessions (
+        session_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        client_id TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        node TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        checkpoint_at INTEGER NOT NULL,
+        ended_at INTEGER
+      );
+      CREATE INDEX usage_sessions_open ON usage_sessions(node) WHERE ended_at IS NULL;
+      CREATE INDEX usage_sessions_by_workspace ON usage_sessions(workspace_id) WHERE ended_at IS NULL;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -3,6 +3,7 @@
  * data dir, applies migrations, and exposes one repository per table. Writes that other
  * processes must notice go through `recordChange`.
  */
+import { hostname } from 'node:os'
 import { Context, Effect, Layer } from 'effect'
 import { randomBase62 } from '../ids.js'
 import { apiKeysRepo } from './apiKeys.js'
@@ -13,6 +14,7 @@ import { devicePasswordsRepo } from './devicePasswords.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { migrate } from './migrations.js'
 import { signingSecretsRepo } from './signingSecrets.js'
+import { usageRepo } from './usage.js'
 import { workspacesRepo } from './workspaces.js'
 
 export const makeRepositories = (db: Db) => ({
@@ -23,6 +25,7 @@ export const makeRepositories = (db: Db) => ({
   devicePasswords: devicePasswordsRepo(db),
   issuedTokens: issuedTokensRepo(db),
   changes: changesRepo(db),
+  usage: usageRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>
@@ -33,7 +36,7 @@ export type ChangeListener = (change: ChangeRecord) => void
 export interface StorageShape extends Repositories {
   readonly db: Db
   readonly file: string
-  /** Identity of this process in the change log, so it skips its own rows when polling. */
+  /** Identity of this process (`host:pid:random`) in the change log and the usage meter. */
   readonly origin: string
   /** Run `f` in one transaction (nested calls join the outer one); rolls back on throw. */
   transaction<A>(f: () => A): A
@@ -56,7 +59,7 @@ export const openStorage = (file: string): StorageShape => {
   const db = openDb(file)
   migrate(db)
   const repos = makeRepositories(db)
-  const origin = `${process.pid}-${randomBase62(8)}`
+  const origin = `${hostname()}:${process.pid}:${randomBase62(8)}`
   const listeners = new Set<ChangeListener>()
   let pending: ChangeRecord[] = []
   let depth = 0

@@ -12,6 +12,7 @@ import { devicePasswordCommands } from './commands/devicePassword.js'
 import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
+import { usageCommand } from './commands/usage.js'
 import { workspaceCommands } from './commands/workspace.js'
 
 export const buildProgram = (): Command => {
@@ -27,6 +28,7 @@ export const buildProgram = (): Command => {
   devicePasswordCommands(program)
   secretCommands(program)
   tokenCommands(program)
+  usageCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
     cmd.commands.forEach(override)

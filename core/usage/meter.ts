@@ -1,0 +1,82 @@
+/**
+ * The usage meter: opens a usage session when the hub admits a terminal and closes it when the
+ * session ends, with a checkpoint of every open session at most every `checkpointMs` (5 s), so
+ * a crash loses at most that much metered time. Sessions a dead process left open are closed at
+ * their last checkpoint and folded exactly once. Agents never pass through the hub's terminal
+ * sessions, so they are never metered. Nothing here runs per audio frame.
+ */
+import { hostname } from 'node:os'
+import type { ClockShape } from '../clock.js'
+import type { Logger } from '../log.js'
+import type { StorageShape } from '../storage/storage.js'
+import type { TerminalHub } from '../terminals.js'
+
+export const CHECKPOINT_MS = 5000
+
+/** Is the process that owned `node` (host:pid:random) certainly gone? Only provable on this host. */
+const nodeIsDead = (node: string): boolean => {
+  const [host, pid] = node.split(':')
+  if (host !== hostname() || !pid) return false
+  try {
+    process.kill(Number(pid), 0)
+    return false
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
+
+export class UsageMeter {
+  private timer: NodeJS.Timeout | undefined
+  private unsubscribe: (() => void) | undefined
+
+  constructor(
+    private readonly storage: StorageShape,
+    private readonly clock: ClockShape,
+    private readonly hub: TerminalHub,
+    private readonly log: Logger,
+    private readonly checkpointMs = CHECKPOINT_MS,
+  ) {}
+
+  start(): void {
+    this.recover()
+    this.unsubscribe = this.hub.onSession((e) => {
+      if (e.type === 'opened') {
+        this.storage.usage.open({
+          sessionId: e.sessionId, workspaceId: e.workspaceId, clientId: e.clientId, transport: e.transport,
+          node: this.storage.origin, startedAt: this.clock.now(),
+        })
+      } else {
+        this.storage.usage.close(e.sessionId, this.clock.now())
+      }
+    })
+    this.timer = setInterval(() => this.tick(), this.checkpointMs)
+    this.timer.unref()
+  }
+
+  /** Checkpoint this process's open sessions and recover orphans; also called on the timer. */
+  tick(): void {
+    try {
+      this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+      this.recover()
+    } catch (e) {
+      this.log.error({ err: e }, 'usage checkpoint failed')
+    }
+  }
+
+  /**
+   * Close sessions of processes that are gone: provably dead on this host, or silent for more than
+   * two checkpoint intervals (another host). Each is closed at its last checkpoint.
+   */
+  private recover(): void {
+    const staleBefore = this.clock.now() - 2 * this.checkpointMs
+    const recovered = this.storage.usage.recoverOrphans(this.storage.origin, (s) => s.checkpointAt < staleBefore || nodeIsDead(s.node))
+    if (recovered > 0) this.log.warn({ recovered }, 'closed usage sessions left open by a stopped process')
+  }
+
+  /** Stop metering; sessions still open are closed now (the hub closes them all before this). */
+  stop(): void {
+    clearInterval(this.timer)
+    this.unsubscribe?.()
+    this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+  }
+}
