@@ -4,6 +4,7 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { restPlugin } from './plugins/rest/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 
 export default defineConfig({
@@ -31,5 +32,5 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [mqttTransport],
+  extensions: [restPlugin, mqttTransport],
 })
