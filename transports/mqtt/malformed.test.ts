@@ -112,6 +112,40 @@ describe('malformed input closes only its own connection', () => {
     await stillWorking()
   })
 
+  it('survives mutated packets (seeded bit flips and truncations of valid ones) on 40 connections', async () => {
+    let seed = 0x5eed
+    const random = () => {
+      // mulberry32: a deterministic sequence, so a failure can be replayed.
+      seed = (seed + 0x6d2b79f5) | 0
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+    }
+    const valid = (v: 4 | 5): Buffer[] => [
+      packetBytes(0x30, raw(s(audio), props(v), [0x80, 1, 2, 3])),
+      packetBytes(0x32, raw(s('hark/m/up/control'), [0, 7], props(v), Buffer.from('{"type":"ping","id":1}'))),
+      packetBytes(0x82, raw([0, 2], props(v), s('hark/m/down/#'), [1])),
+      packetBytes(0xa2, raw([0, 3], props(v), s('hark/m/down/audio'))),
+      raw([0xc0, 0x00]),
+      raw([0x40, 0x02, 0x00, 0x01]),
+    ]
+    for (let i = 0; i < 40; i++) {
+      const version = i % 2 === 0 ? 4 : 5
+      const client = await RawClient.open(t.port, version)
+      await client.connect('m', await t.token('m'))
+      for (let k = 0; k < 6; k++) {
+        const packets = valid(version)
+        const packet = Buffer.from(packets[Math.floor(random() * packets.length)]!)
+        const flips = 1 + Math.floor(random() * 3)
+        for (let f = 0; f < flips; f++) packet[Math.floor(random() * packet.length)] ^= 1 << Math.floor(random() * 8)
+        client.write(random() < 0.2 ? packet.subarray(0, Math.floor(random() * packet.length)) : packet)
+      }
+      client.socket.end()
+      await client.closed
+    }
+    await stillWorking()
+  })
+
   it('the listener keeps accepting and the bystander saw each one leave', async () => {
     const fresh = await connectDevice(t.port, 'm', { password: await t.token('m') })
     expect(await fresh.event('session')).toMatchObject({ room: 'lobby' })
