@@ -137,7 +137,7 @@ describe('malformed input closes only its own connection', () => {
         const packets = valid(version)
         const packet = Buffer.from(packets[Math.floor(random() * packets.length)]!)
         const flips = 1 + Math.floor(random() * 3)
-        for (let f = 0; f < flips; f++) packet[Math.floor(random() * packet.length)] ^= 1 << Math.floor(random() * 8)
+        for (let f = 0; f < flips; f++) { const at = Math.floor(random() * packet.length); packet[at] = packet[at]! ^ (1 << Math.floor(random() * 8)) }
         client.write(random() < 0.2 ? packet.subarray(0, Math.floor(random() * packet.length)) : packet)
       }
       client.socket.end()
