@@ -20,6 +20,7 @@ import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
 import { sharedSchemas } from './schemas.js'
 import { tokenRoutes } from './tokens.js'
+import { usageRoutes } from './usage.js'
 import { validatorCompiler } from './validation.js'
 
 export const API_PREFIX = '/api/v1'
@@ -47,6 +48,7 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(openApiRoute)
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
+  await app.register(usageRoutes(host))
 }
 
 export const restPlugin = definePlugin('rest', (host) => {
