@@ -7,6 +7,7 @@ import { ConfigError } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
+import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
 import { secretCommands } from './commands/secret.js'
@@ -29,6 +30,7 @@ export const buildProgram = (): Command => {
   secretCommands(program)
   tokenCommands(program)
   usageCommand(program)
+  benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
     cmd.commands.forEach(override)
