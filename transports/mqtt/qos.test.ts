@@ -5,7 +5,9 @@ import { connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 beforeAll(async () => {
   t = await startMqttEngine({ maxInflight: 2, maxQueuedEvents: 50 })
-  for (const id of ['q', 'r', 's', 'k', 'k5', 'q2', 'peer']) t.seed.addClient(id, 'lobby')
+  for (const id of ['q', 'k', 'k5', 'peer']) t.seed.addClient(id, 'lobby')
+  // Alone in their rooms: no other member's join or leave takes a slot of their inflight window.
+  for (const id of ['r', 's', 'q2']) t.seed.addClient(id, `solo-${id}`)
 })
 afterAll(() => t.stop())
 
