@@ -7,14 +7,16 @@ import { connect as netConnect, type Socket } from 'node:net'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { generate, parser as createParser, type Packet } from 'mqtt-packet'
 import type { ServerEvent } from '../../../core/events.js'
+import type { Extension } from '../../../core/extension.js'
 import { Inbox, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { mqttTransport } from '../index.js'
 import { topicNamespace } from '../topics.js'
 
 export type TestEngine = Awaited<ReturnType<typeof startTestEngine>>
 
-export const startMqttEngine = async (mqttSettings: Record<string, unknown> = {}) => {
-  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions: [mqttTransport] })
+/** An engine with the MQTT transport (and any other extensions given) on free ports, one workspace seeded. */
+export const startMqttEngine = async (mqttSettings: Record<string, unknown> = {}, extensions: ReadonlyArray<Extension> = [mqttTransport]) => {
+  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions })
   const seed = seedWorkspace(t.engine)
   const port = t.engine.ports.mqtt!
   const token = async (clientId: string, ttl: number | null = null) =>
