@@ -6,6 +6,7 @@
 import { defineConfig } from './core/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
+import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -32,5 +33,6 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [restPlugin, mqttTransport],
+  usage: { checkpointMs: 5000 },
+  extensions: [restPlugin, websocketTransport, mqttTransport],
 })

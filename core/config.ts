@@ -70,6 +70,10 @@ export const SettingsSchema = Schema.Struct({
     /** How often the engine looks for changes made by another process (the CLI) in the data dir. */
     changePollMs: Schema.Int.check(Schema.isBetween({ minimum: 20, maximum: 1000 })),
   }),
+  usage: Schema.Struct({
+    /** How often open sessions are checkpointed: the most metered time a crash can lose. */
+    checkpointMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })),
+  }),
 })
 
 export type Settings = typeof SettingsSchema.Type
@@ -100,6 +104,7 @@ export const defaultSettings: Settings = {
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
+  usage: { checkpointMs: 5000 },
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object | null ? DeepPartial<NonNullable<T[K]>> | Extract<T[K], null> : T[K] }

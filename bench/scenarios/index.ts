@@ -4,6 +4,8 @@
  * scenario waits for on main.
  */
 import { pendingScenario, type Scenario } from '../scenario.js'
+import connectStorm from './connectStorm.js'
+import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -29,20 +31,8 @@ export const scenarios: readonly Scenario[] = [
     unit: 'ms',
     higherIsBetter: false,
   }),
-  pendingScenario({
-    name: 'idle-memory',
-    description: 'KB of RSS per connected idle client vs bare uWS',
-    needs: 'the WebSocket gateway',
-    unit: 'KB/client',
-    higherIsBetter: false,
-  }),
-  pendingScenario({
-    name: 'connect-storm',
-    description: 'clients connected per second, token verification included',
-    needs: 'the WebSocket gateway',
-    unit: 'connects/s',
-    higherIsBetter: true,
-  }),
+  idleMemory,
+  connectStorm,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

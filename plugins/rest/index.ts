@@ -2,7 +2,7 @@
  * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
  * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
  * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts; agents and usage join the same way). It also sweeps expired
+ * (clients.ts, tokens.ts, usage.ts, rooms.ts; agents join the same way). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -19,6 +19,7 @@ import { installOpenApi, openApiRoute } from './openapi.js'
 import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
 import { sharedSchemas } from './schemas.js'
+import { roomRoutes, roomSchemas } from './rooms.js'
 import { tokenRoutes } from './tokens.js'
 import { usageRoutes } from './usage.js'
 import { validatorCompiler } from './validation.js'
@@ -34,7 +35,7 @@ export interface RestPlugin extends EnginePlugin {
 export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
-  for (const schema of sharedSchemas) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...roomSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0')
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
@@ -49,6 +50,7 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
   await app.register(usageRoutes(host))
+  await app.register(roomRoutes(host))
 }
 
 export const restPlugin = definePlugin('rest', (host) => {

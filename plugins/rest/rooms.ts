@@ -1,0 +1,157 @@
+/**
+ * /api/v1/rooms: the rooms of the workspace that have live members right now, and one room with
+ * its participants (terminals connected over any transport, and agents). Rooms are not stored:
+ * a room exists while someone is in it, so a room nobody is in answers with no participants
+ * rather than 404. Read from the terminal hub's room actors; nothing here touches storage.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { EngineHost } from '../../core/host.js'
+import { ValidationFailed } from '../../core/errors.js'
+import { isRoomName } from '../../core/naming.js'
+import type { RoomView } from '../../core/terminals.js'
+import { principalOf } from './auth.js'
+import { isoTime } from './clientView.js'
+import { errorResponses, room } from './schemas.js'
+
+export const ROOM_LIST_LIMIT_DEFAULT = 50
+export const ROOM_LIST_LIMIT_MAX = 200
+const ROOM_CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,200}$'
+
+/** Response schemas of this file, added to the REST scope beside the shared ones. */
+export const roomSchemas = [
+  {
+    $id: 'Participant',
+    description: 'A member of a room: a connected terminal or an agent.',
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'clientId of a terminal, identity of an agent.' },
+      kind: { type: 'string', enum: ['terminal', 'agent'] },
+      name: { type: ['string', 'null'] },
+      sourceId: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 65535,
+        description: 'Source id in the downlink audio header of this member’s frames (spec/terminal-protocol.md).',
+      },
+      transport: { type: ['string', 'null'], description: 'mqtt, websocket or webrtc for a terminal; null for an agent.' },
+      connectedAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the terminal’s session opened; null for an agent.',
+      },
+    },
+    required: ['id', 'kind', 'name', 'sourceId', 'transport', 'connectedAt'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'Room',
+    description: 'A room and who is in it now, in the order they joined.',
+    type: 'object',
+    properties: {
+      room: { type: 'string' },
+      participants: { type: 'array', items: { $ref: 'Participant#' } },
+    },
+    required: ['room', 'participants'],
+    additionalProperties: false,
+  },
+] as const
+
+interface ListQuery {
+  limit: number
+  cursor?: string
+}
+
+const encodeRoomCursor = (lastRoom: string): string => Buffer.from(lastRoom, 'utf8').toString('base64url')
+
+const decodeRoomCursor = (cursor: string): string => {
+  const lastRoom = Buffer.from(cursor, 'base64url').toString('utf8')
+  if (!isRoomName(lastRoom)) throw new ValidationFailed({ field: 'cursor', message: 'query parameter cursor is not a cursor this API returned' })
+  return lastRoom
+}
+
+export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+  const { terminals, presence } = host
+
+  const view = (workspaceId: string, r: RoomView) => ({
+    room: r.room,
+    participants: r.participants.map((p) => {
+      const live = p.kind === 'terminal' ? presence.get(workspaceId, p.id) : undefined
+      return {
+        id: p.id,
+        kind: p.kind,
+        name: p.name,
+        sourceId: p.sourceId,
+        transport: p.transport,
+        connectedAt: live ? isoTime(live.connectedAt) : null,
+      }
+    }),
+  })
+
+  app.get<{ Querystring: ListQuery }>(
+    '/rooms',
+    {
+      schema: {
+        operationId: 'listRooms',
+        summary: 'List rooms with live members',
+        description:
+          'Rooms of the workspace that have at least one member now (a connected terminal or an agent), in ' +
+          'ascending name order, each with its participants. Pass nextCursor back as cursor for the next page.',
+        tags: ['rooms'],
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: ROOM_LIST_LIMIT_MAX, default: ROOM_LIST_LIMIT_DEFAULT },
+            cursor: { type: 'string', pattern: ROOM_CURSOR_PATTERN, description: 'nextCursor of the previous page.' },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            description: 'A page of occupied rooms.',
+            type: 'object',
+            properties: {
+              rooms: { type: 'array', items: { $ref: 'Room#' } },
+              nextCursor: { type: ['string', 'null'] },
+            },
+            required: ['rooms', 'nextCursor'],
+            additionalProperties: false,
+          },
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (request) => {
+      const { workspaceId } = principalOf(request)
+      const { limit, cursor } = request.query
+      const after = cursor === undefined ? null : decodeRoomCursor(cursor)
+      const names = terminals.roomNames(workspaceId).filter((name) => after === null || name > after)
+      const pageNames = names.slice(0, limit)
+      const rooms = pageNames.flatMap((name) => {
+        const r = terminals.roomView(workspaceId, name)
+        return r ? [view(workspaceId, r)] : []
+      })
+      return { rooms, nextCursor: names.length > limit ? encodeRoomCursor(pageNames[pageNames.length - 1]!) : null }
+    },
+  )
+
+  app.get<{ Params: { room: string } }>(
+    '/rooms/:room',
+    {
+      schema: {
+        operationId: 'getRoom',
+        summary: 'A room and its live members',
+        description:
+          'Who is in the room now. Rooms are not stored: a valid room name nobody is in answers 200 with no ' +
+          'participants.',
+        tags: ['rooms'],
+        params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
+        response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { workspaceId } = principalOf(request)
+      const r = terminals.roomView(workspaceId, request.params.room)
+      return r ? view(workspaceId, r) : { room: request.params.room, participants: [] }
+    },
+  )
+}
