@@ -98,9 +98,6 @@ export class TopicAliasInvalid extends Data.TaggedError('TopicAliasInvalid')<{ r
 /** Nothing heard from the terminal within 1.5 times its keepalive. */
 export class KeepAliveTimeout extends Data.TaggedError('KeepAliveTimeout')<{ readonly message: string }> {}
 
-/** A terminal stopped acknowledging and its bounded outbound queue overflowed. */
-export class QuotaExceeded extends Data.TaggedError('QuotaExceeded')<{ readonly message: string }> {}
-
 /** An MQTT 5 publish or will with RETAIN set, though the server announced Retain Available = 0. */
 export class RetainNotSupported extends Data.TaggedError('RetainNotSupported')<{ readonly message: string }> {}
 
@@ -160,7 +157,6 @@ export type HarkError =
   | TopicFilterInvalid
   | TopicAliasInvalid
   | KeepAliveTimeout
-  | QuotaExceeded
   | RetainNotSupported
   | ReceiveMaximumExceeded
   | AuthenticationMethodUnsupported
@@ -207,7 +203,6 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   TopicFilterInvalid: { code: 'invalid_topic_filter', http: 400, mqtt5: 0x8f, mqtt311: 0x01, ws: 1002 },
   TopicAliasInvalid: { code: 'invalid_topic_alias', http: 400, mqtt5: 0x94, mqtt311: 0x01, ws: 1002 },
   KeepAliveTimeout: { code: 'keepalive_timeout', http: 408, mqtt5: 0x8d, mqtt311: 0x03, ws: 4008 },
-  QuotaExceeded: { code: 'quota_exceeded', http: 429, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RetainNotSupported: { code: 'retain_not_supported', http: 400, mqtt5: 0x9a, mqtt311: 0x01, ws: 1002 },
   ReceiveMaximumExceeded: { code: 'receive_maximum_exceeded', http: 400, mqtt5: 0x93, mqtt311: 0x01, ws: 1002 },
   AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },

@@ -102,3 +102,25 @@ describe('audio', () => {
     await other.end()
   })
 })
+
+describe('uplink audio rate', () => {
+  it('drops frames beyond the burst of 50 (100/s sustained) and counts them; the session goes on', async () => {
+    t.seed.addClient('fast', 'rate-room')
+    t.seed.addClient('ear', 'rate-room')
+    const ear = new RecordingLink('test')
+    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('ear') }), ear)
+    const fast = await connectDevice(t.port, 'fast', { password: await t.token('fast'), protocolVersion: 5 })
+    await fast.event('session')
+    await ear.event('participant.joined', (e) => e.participant.id === 'fast')
+    for (let i = 0; i < 80; i++) fast.publishAudio(uplink([i]))
+    // The server handles the packets of one connection in order: once the pong is back, every frame was routed or dropped.
+    fast.client.publish(fast.ns.upControl, JSON.stringify({ type: 'ping', id: 'after-burst' }))
+    await fast.event('pong', (e) => e.id === 'after-burst')
+    const delivered = ear.frames.items.length
+    expect(delivered).toBeGreaterThanOrEqual(50)
+    expect(delivered).toBeLessThan(80)
+    const metrics = await t.engine.host.metrics.getSingleMetricAsString('hark_audio_frames_dropped_total')
+    expect(metrics).toContain(`hark_audio_frames_dropped_total{transport="mqtt",reason="rate"} ${80 - delivered}`)
+    await fast.end()
+  })
+})

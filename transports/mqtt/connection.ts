@@ -15,21 +15,25 @@ import {
   FrameTooLarge,
   KeepAliveTimeout,
   MalformedPacket,
-  QuotaExceeded,
+  ProtocolError,
+  ReceiverTooSlow,
   UnsupportedProtocolVersion,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
   type HarkError,
 } from '../../core/errors.js'
+import type { DropCell } from '../../core/dataplane/drops.js'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineHost } from '../../core/host.js'
 import type { Logger } from '../../core/log.js'
 import type { TerminalIdentity } from '../../core/security/security.js'
 import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
+import { TokenBucket } from '../../core/tokenBucket.js'
 import { PacketFramer } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
+import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND } from './limits.js'
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
 import { createStrictParser, type StrictParser } from './parser.js'
@@ -40,11 +44,18 @@ import type { TopicNamespace } from './topics.js'
 import type { WillDelivery, WillMessage } from './will.js'
 import type { Flushable, WriteScheduler } from './writeScheduler.js'
 
+/** Name in presence, metrics and logs. */
+export const TRANSPORT_NAME = 'mqtt'
+
 export type MqttSettings = Settings['mqtt']
 
-/** Plain counters read by the metrics collector (never a prom-client call per frame). */
+/** Plain counters read by the metrics collectors (never a prom-client call per frame). */
 export interface MqttCounters {
-  audioDropped: number
+  /** Downlink audio not sent: the socket was backed up, or the frame exceeded the client's maximum. */
+  readonly audioBackpressure: DropCell
+  /** Uplink audio over the rate limit. */
+  readonly audioRate: DropCell
+  /** Events larger than the client's Maximum Packet Size. */
   eventsDropped: number
 }
 
@@ -77,7 +88,7 @@ const MAX_HELD_PACKETS = 256
 const CLOSE_GRACE_MS = 2000
 
 export class MqttConnection implements TerminalLink, Flushable {
-  readonly transport = 'mqtt'
+  readonly transport = TRANSPORT_NAME
   flushScheduled = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
@@ -108,6 +119,9 @@ export class MqttConnection implements TerminalLink, Flushable {
   private readonly parser: StrictParser
   private readonly out = new OutputBuffer()
   private held: Packet[] | null = null
+  /** Uplink audio and control message rates (limits.ts); started at CONNECT. */
+  audioRate!: TokenBucket
+  controlRate!: TokenBucket
   private keepaliveMs = 0
   private timer: NodeJS.Timeout | undefined
   private sessionHandedOver = false
@@ -165,7 +179,7 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   private dispatch(packet: Packet): void {
     if (this.state === 'authenticating') {
-      if (this.held!.length >= MAX_HELD_PACKETS) return this.fail(new QuotaExceeded({ message: 'too many packets before CONNACK' }))
+      if (this.held!.length >= MAX_HELD_PACKETS) return this.fail(new ProtocolError({ message: 'too many packets before CONNACK' }))
       this.held!.push(packet)
       return
     }
@@ -210,6 +224,9 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.sessionExpirySeconds = setup.sessionExpirySeconds
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
+    const now = performance.now()
+    this.audioRate = new TokenBucket(AUDIO_FRAMES_PER_SECOND, AUDIO_FRAME_BURST, now)
+    this.controlRate = new TokenBucket(CONTROL_MESSAGES_PER_SECOND, CONTROL_MESSAGE_BURST, now)
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
@@ -296,7 +313,7 @@ export class MqttConnection implements TerminalLink, Flushable {
       size > this.clientMaxPacketBytes ||
       this.socket.writableLength + this.out.bytes + size > this.ctx.settings.maxBufferedAudioBytes
     ) {
-      this.ctx.counters.audioDropped++
+      this.ctx.counters.audioBackpressure.count++
       return
     }
     this.out.audio(this.audioTemplate, frame, size)
@@ -308,8 +325,10 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (event.type === 'session') this.room = event.room
     else if (event.type === 'room.changed') this.room = event.to
     if (this.state !== 'open') return
-    const qos = this.subscriptions.eventsQos
-    if (qos < 0) return
+    const subscribed = this.subscriptions.eventsQos
+    if (subscribed < 0) return
+    // The last word of a session never waits behind a full inflight window: the socket closes next.
+    const qos = event.type === 'session.closing' ? 0 : subscribed
     const payload = Buffer.from(JSON.stringify(event))
     if (qos === 0) {
       return this.send({
@@ -325,7 +344,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     const packet = this.outbound.offer(payload, this.encodeEvent)
     if (packet === 'overflow') {
       // Not from inside the hub's call: the close re-enters the hub.
-      setImmediate(() => this.fail(new QuotaExceeded({ message: 'too many unacknowledged events' })))
+      setImmediate(() => this.fail(new ReceiverTooSlow({ message: 'receiver too slow: too many unacknowledged events' })))
       return
     }
     if (packet !== null) this.sendBytes(packet)
@@ -345,7 +364,11 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (this.state === 'closing') return
     this.ctx.onProtocolError(error)
     this.ctx.log.debug({ clientId: this.identity?.clientId, code: wireCodesOf(error).code, reason: error.message }, 'mqtt connection failed')
-    if (this.state === 'open' && this.version === 5) this.sendDisconnect(error)
+    if (this.state === 'open') {
+      // As on every binding, the last message of a session the server ends says why.
+      this.sendEvent({ type: 'session.closing', code: wireCodesOf(error).code, message: publicMessage(error) })
+      if (this.version === 5) this.sendDisconnect(error)
+    }
     this.finish('ungraceful')
   }
 

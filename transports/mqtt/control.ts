@@ -1,66 +1,37 @@
 /**
- * Control messages a terminal publishes on `hark/{clientId}/up/control`: the same JSON messages
- * a WebSocket terminal sends as text frames (spec/terminal-protocol.md). A message that is not
- * JSON or not a known message gets an `error` event back; the connection stays up, since the
- * MQTT packet itself was well-formed.
+ * Control messages a terminal publishes on `hark/{clientId}/up/control`: the JSON messages of
+ * terminal protocol v1, read and answered by core (core/clientMessages.ts) exactly as on the
+ * WebSocket. What is fatal there closes the MQTT connection here (MQTT 5: DISCONNECT with the
+ * reason); a refused but well-formed message gets an `error` event and the session goes on.
  */
-import type { AudioMode, ServerEvent } from '../../core/events.js'
-import { MalformedJson, ValidationFailed, publicMessage, wireCodesOf, type HarkError } from '../../core/errors.js'
-import type { TerminalSession } from '../../core/terminals.js'
+import { isUtf8 } from 'node:buffer'
+import { answerClientMessage, parseClientMessage } from '../../core/clientMessages.js'
+import { ProtocolError, RateLimited, type HarkError } from '../../core/errors.js'
+import type { MqttConnection } from './connection.js'
+import { CONTROL_MESSAGES_PER_SECOND } from './limits.js'
 
-export type ClientMessage =
-  | { readonly type: 'ping'; readonly id: string | number | null }
-  | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
-
-/** Decode one control payload, or the error that refuses it. */
-export const decodeControl = (payload: Buffer): ClientMessage | HarkError => {
-  let value: unknown
-  try {
-    value = JSON.parse(payload.toString('utf8'))
-  } catch {
-    return new MalformedJson({ message: 'control message is not valid JSON' })
+/**
+ * Apply one control payload. Returns null when it was taken, the error when it was refused with
+ * an `error` event (the session goes on), or 'closed' when the connection was failed for it.
+ */
+export const handleControl = (c: MqttConnection, payload: Buffer): HarkError | null | 'closed' => {
+  if (!c.controlRate.take(performance.now())) {
+    c.fail(new RateLimited({ message: `more than ${CONTROL_MESSAGES_PER_SECOND} control messages per second`, retryAfterSeconds: 1 }))
+    return 'closed'
   }
-  if (!isRecord(value) || typeof value.type !== 'string') {
-    return new ValidationFailed({ field: 'type', message: 'control message must be a JSON object with a string "type"' })
+  if (!isUtf8(payload)) {
+    c.fail(new ProtocolError({ message: 'control message is not valid UTF-8' }))
+    return 'closed'
   }
-  switch (value.type) {
-    case 'ping': {
-      const id = value.id ?? null
-      if (id !== null && typeof id !== 'string' && typeof id !== 'number') {
-        return new ValidationFailed({ field: 'id', message: 'ping id must be a string or a number' })
-      }
-      return { type: 'ping', id }
-    }
-    case 'audio.mode':
-      if (value.audioMode !== 'forward' && value.audioMode !== 'mixed') {
-        return new ValidationFailed({ field: 'audioMode', message: 'audioMode must be "forward" or "mixed"' })
-      }
-      return { type: 'audio.mode', audioMode: value.audioMode }
-    default:
-      return new ValidationFailed({ field: 'type', message: `unknown control message type "${value.type.slice(0, 64)}"` })
+  const result = parseClientMessage(payload.toString('utf8'), payload.length)
+  if (result.ok) {
+    answerClientMessage(result.message, c.session!, (event) => c.sendEvent(event), c.ctx.host.clock.now())
+    return null
   }
-}
-
-/** Apply a control payload to the session; returns the error when it was refused (also sent as an event). */
-export const applyControl = (
-  payload: Buffer,
-  session: TerminalSession,
-  send: (event: ServerEvent) => void,
-  now: () => number,
-): HarkError | null => {
-  const message = decodeControl(payload)
-  if ('_tag' in message) {
-    send({ type: 'error', code: wireCodesOf(message).code, message: publicMessage(message) })
-    return message
+  if (result.fatal) {
+    c.fail(result.error)
+    return 'closed'
   }
-  switch (message.type) {
-    case 'ping':
-      send({ type: 'pong', id: message.id, serverTime: now() })
-      return null
-    case 'audio.mode':
-      session.setAudioMode(message.audioMode)
-      return null
-  }
+  c.sendEvent(result.event)
+  return result.error
 }

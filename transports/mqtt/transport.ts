@@ -6,10 +6,11 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
 import { Counter, Gauge } from 'prom-client'
+import { audioDrops } from '../../core/dataplane/drops.js'
 import { ServerShuttingDown, wireCodesOf, type HarkError } from '../../core/errors.js'
 import type { EngineHost } from '../../core/host.js'
 import type { Transport } from '../../core/transport.js'
-import { MqttConnection, type ConnectionContext, type MqttCounters } from './connection.js'
+import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { WillDelivery } from './will.js'
 import { WriteScheduler } from './writeScheduler.js'
@@ -21,7 +22,7 @@ export class MqttTransport implements Transport {
   private readonly servers: Server[] = []
   private readonly connections = new Set<MqttConnection>()
   private readonly ctx: ConnectionContext
-  private readonly counters: MqttCounters = { audioDropped: 0, eventsDropped: 0 }
+  private readonly counters: MqttCounters
 
   constructor(private readonly host: EngineHost) {
     const refused = new Counter({
@@ -37,7 +38,12 @@ export class MqttTransport implements Transport {
       registers: [host.metrics],
     })
     const connections = this.connections
-    const counters = this.counters
+    const drops = audioDrops(host.metrics)
+    const counters: MqttCounters = (this.counters = {
+      audioBackpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
+      audioRate: drops.cell(TRANSPORT_NAME, 'rate'),
+      eventsDropped: 0,
+    })
     new Gauge({
       name: 'hark_mqtt_connections',
       help: 'Open MQTT network connections (authenticated or not)',
@@ -47,14 +53,12 @@ export class MqttTransport implements Transport {
       },
     })
     new Counter({
-      name: 'hark_mqtt_dropped_total',
-      help: 'Downlink messages dropped: audio while the socket was backed up, packets over the client maximum size',
-      labelNames: ['kind'],
+      name: 'hark_mqtt_events_dropped_total',
+      help: 'Events not sent because they exceeded the MQTT 5 client\'s Maximum Packet Size',
       registers: [host.metrics],
       collect() {
         this.reset()
-        this.inc({ kind: 'audio' }, counters.audioDropped)
-        this.inc({ kind: 'event' }, counters.eventsDropped)
+        this.inc(counters.eventsDropped)
       },
     })
     this.ctx = {

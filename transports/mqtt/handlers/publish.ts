@@ -13,13 +13,12 @@ import {
   RetainNotSupported,
   TopicAliasInvalid,
   TopicNotAuthorized,
-  ValidationFailed,
   wireCodes,
   wireCodesOf,
 } from '../../../core/errors.js'
-import { uplinkProblem } from '../../../core/dataplane/frame.js'
+import { MAX_UPLINK_BYTES, uplinkProblem } from '../../../core/dataplane/frame.js'
 import type { MqttConnection } from '../connection.js'
-import { applyControl } from '../control.js'
+import { handleControl } from '../control.js'
 import { isValidTopicName } from '../topics.js'
 import { TOPIC_ALIAS_MAXIMUM } from './connect.js'
 import { duplicateProperty } from './properties.js'
@@ -50,21 +49,22 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
     if (problem !== null) {
       return c.fail(
         problem === 'too-large'
-          ? new FrameTooLarge({ message: 'audio frame larger than 1 level byte + 1500 bytes of Opus' })
-          : new ValidationFailed({ field: 'payload', message: 'audio frame without an Opus packet' }),
+          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
+          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
       )
     }
-    if (qos === 0) return c.session!.pushAudio(payload)
-    if (!admitQos2(c, packet)) return
-    c.session!.pushAudio(payload)
+    if (qos === 2 && !admitQos2(c, packet)) return
+    // Over the rate the frame is dropped, not forwarded; the publish is still acknowledged.
+    if (c.audioRate.take(performance.now())) c.session!.pushAudio(payload)
+    else c.ctx.counters.audioRate.count++
     return acknowledge(c, packet, 0)
   }
 
   if (topic === c.ns.upControl) {
     if (qos === 2 && !admitQos2(c, packet)) return
-    const refused = applyControl(payload, c.session!, (event) => c.sendEvent(event), () => c.ctx.host.clock.now())
-    if (qos > 0) acknowledge(c, packet, refused ? wireCodesOf(refused).mqtt5 : 0)
-    return
+    const refusal = handleControl(c, payload)
+    if (refusal === 'closed') return
+    return acknowledge(c, packet, refusal === null ? 0 : wireCodesOf(refusal).mqtt5)
   }
 
   if (!isValidTopicName(topic)) return c.fail(new MalformedPacket({ message: 'topic name with a wildcard character' }))
