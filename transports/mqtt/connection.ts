@@ -24,6 +24,7 @@ import {
   type HarkError,
 } from '../../core/errors.js'
 import type { DropCell } from '../../core/dataplane/drops.js'
+import { MAX_UPLINK_BYTES, uplinkProblem } from '../../core/dataplane/frame.js'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineHost } from '../../core/host.js'
 import type { Logger } from '../../core/log.js'
@@ -37,7 +38,7 @@ import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONT
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
 import { createStrictParser, type StrictParser } from './parser.js'
-import { PublishTemplate } from './publishTemplate.js'
+import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore } from './sessionStore.js'
 import { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
@@ -119,6 +120,8 @@ export class MqttConnection implements TerminalLink, Flushable {
   private readonly parser: StrictParser
   private readonly out = new OutputBuffer()
   private held: Packet[] | null = null
+  /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
+  private upAudioPrefix: Buffer | null = null
   /** Uplink audio and control message rates (limits.ts); started at CONNECT. */
   audioRate!: TokenBucket
   controlRate!: TokenBucket
@@ -131,7 +134,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     readonly ctx: ConnectionContext,
   ) {
     this.framer = new PacketFramer(ctx.settings.maxPacketBytes, {
-      packet: (bytes) => this.received(bytes),
+      packet: (bytes, bodyStart) => this.received(bytes, bodyStart),
       problem: (problem, declared) =>
         this.fail(
           problem === 'too-large'
@@ -157,7 +160,20 @@ export class MqttConnection implements TerminalLink, Flushable {
     return this.state === 'open'
   }
 
-  private received(bytes: Buffer): boolean {
+  private received(bytes: Buffer, bodyStart: number): boolean {
+    const now = performance.now()
+    if (bytes[0] === PUBLISH_QOS0 && this.upAudioPrefix !== null) {
+      // The per-frame path: a plain QoS 0 PUBLISH to the terminal's own up/audio topic (no DUP, no
+      // RETAIN, no properties) is recognised by its bytes alone — its topic is ours, so already
+      // valid UTF-8 — and skips the general parser. Every other packet goes through mqtt-packet.
+      const prefix = this.upAudioPrefix
+      const payloadStart = bodyStart + prefix.length
+      if (payloadStart <= bytes.length && prefix.compare(bytes, bodyStart, payloadStart) === 0) {
+        this.lastHeard = now
+        this.uplinkAudio(bytes.subarray(payloadStart), now)
+        return this.state !== 'closing'
+      }
+    }
     if (this.state === 'awaiting-connect') {
       const problem = connectPreamble(bytes)
       if (problem === 'not-connect' || problem === 'unknown-protocol') {
@@ -172,7 +188,7 @@ export class MqttConnection implements TerminalLink, Flushable {
         return false
       }
     }
-    this.lastHeard = performance.now()
+    this.lastHeard = now
     this.parser.parse(bytes)
     return this.state !== 'closing'
   }
@@ -223,6 +239,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
+    this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
     const now = performance.now()
     this.audioRate = new TokenBucket(AUDIO_FRAMES_PER_SECOND, AUDIO_FRAME_BURST, now)
@@ -357,6 +374,21 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.finish('administrative')
   }
 
+  /** Data plane, uplink: one frame from up/audio (size-checked, rate-limited) into the room. */
+  uplinkAudio(payload: Buffer, now: number): void {
+    const problem = uplinkProblem(payload.length)
+    if (problem !== null) {
+      return this.fail(
+        problem === 'too-large'
+          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
+          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
+      )
+    }
+    // Over the rate the frame is dropped, not forwarded.
+    if (this.audioRate.take(now)) this.session!.pushAudio(payload)
+    else this.ctx.counters.audioRate.count++
+  }
+
   // ---- endings ----------------------------------------------------------------------------------
 
   /** The client broke the protocol: MQTT 5 hears why, then the connection closes (will included). */
@@ -385,6 +417,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (this.state === 'closing') return
     const wasOpen = this.state === 'open'
     this.state = 'closing'
+    this.upAudioPrefix = null
     this.framer.stop()
     clearTimeout(this.timer)
     this.held = null

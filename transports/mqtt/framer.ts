@@ -8,8 +8,11 @@
 export type FramingProblem = 'bad-remaining-length' | 'too-large'
 
 export interface PacketSink {
-  /** A whole packet (fixed header included). Return false to stop framing (the connection closes). */
-  packet(bytes: Buffer): boolean
+  /**
+   * A whole packet (fixed header included); its variable header starts at `bodyStart`. Return
+   * false to stop framing (the connection closes).
+   */
+  packet(bytes: Buffer, bodyStart: number): boolean
   problem(problem: FramingProblem, declaredBytes: number): void
 }
 
@@ -70,7 +73,7 @@ export class PacketFramer {
         this.needed = total
         break
       }
-      if (!this.sink.packet(buf.subarray(offset, offset + total))) {
+      if (!this.sink.packet(buf.subarray(offset, offset + total), i - offset)) {
         this.stopped = true
         return
       }

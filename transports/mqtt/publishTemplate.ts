@@ -5,7 +5,8 @@
  * the payload is never re-encoded and nothing is allocated per frame.
  */
 
-const PUBLISH_QOS0 = 0x30
+/** First byte of a PUBLISH at QoS 0 without DUP or RETAIN. */
+export const PUBLISH_QOS0 = 0x30
 
 export const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4)
 
@@ -25,10 +26,16 @@ export class PublishTemplate {
   private readonly variableHeader: Buffer
 
   constructor(topic: string, mqtt5: boolean) {
+    this.variableHeader = PublishTemplate.variableHeader(topic, mqtt5)
+  }
+
+  /** The variable header of a QoS 0 PUBLISH to `topic`: its length, its bytes, and (MQTT 5) no properties. */
+  static variableHeader(topic: string, mqtt5: boolean): Buffer {
     const topicBytes = Buffer.from(topic, 'utf8')
-    this.variableHeader = Buffer.alloc(2 + topicBytes.length + (mqtt5 ? 1 : 0))
-    this.variableHeader.writeUInt16BE(topicBytes.length, 0)
-    topicBytes.copy(this.variableHeader, 2)
+    const header = Buffer.alloc(2 + topicBytes.length + (mqtt5 ? 1 : 0))
+    header.writeUInt16BE(topicBytes.length, 0)
+    topicBytes.copy(header, 2)
+    return header
   }
 
   /** Size of the whole packet for a payload of `payloadBytes`. */

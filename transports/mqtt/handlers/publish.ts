@@ -1,12 +1,12 @@
 /**
- * PUBLISH from a terminal. The hot path is the first branch: a QoS 0 frame on
- * `hark/{clientId}/up/audio` goes straight into the hub session (plain calls, no allocation).
- * Control messages on `up/control` are JSON; anything else is refused: MQTT 5 QoS 1/2 with
- * PUBACK/PUBREC 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87).
+ * PUBLISH from a terminal, as parsed by mqtt-packet. (The plain QoS 0 uplink audio PUBLISH never
+ * gets here: the connection recognises it by its bytes — see MqttConnection.received.) Audio on
+ * `hark/{clientId}/up/audio` at other QoS or with properties goes into the hub session; control
+ * messages on `up/control` are JSON; anything else is refused: MQTT 5 QoS 1/2 with PUBACK/PUBREC
+ * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87).
  */
 import type { IPublishPacket } from 'mqtt-packet'
 import {
-  FrameTooLarge,
   MalformedPacket,
   ProtocolError,
   ReceiveMaximumExceeded,
@@ -16,7 +16,6 @@ import {
   wireCodes,
   wireCodesOf,
 } from '../../../core/errors.js'
-import { MAX_UPLINK_BYTES, uplinkProblem } from '../../../core/dataplane/frame.js'
 import type { MqttConnection } from '../connection.js'
 import { handleControl } from '../control.js'
 import { isValidTopicName } from '../topics.js'
@@ -45,18 +44,8 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
   const payload = packet.payload as Buffer
 
   if (topic === c.ns.upAudio) {
-    const problem = uplinkProblem(payload.length)
-    if (problem !== null) {
-      return c.fail(
-        problem === 'too-large'
-          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
-          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
-      )
-    }
     if (qos === 2 && !admitQos2(c, packet)) return
-    // Over the rate the frame is dropped, not forwarded; the publish is still acknowledged.
-    if (c.audioRate.take(performance.now())) c.session!.pushAudio(payload)
-    else c.ctx.counters.audioRate.count++
+    c.uplinkAudio(payload, performance.now())
     return acknowledge(c, packet, 0)
   }
 
