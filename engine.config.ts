@@ -4,6 +4,7 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { echoAgent } from './agents/echo/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -20,5 +21,14 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
-  extensions: [],
+  agents: {
+    defaultProvider: 'echo',
+    startTimeoutMs: 15_000,
+    stopTimeoutMs: 5000,
+    playoutLeadMs: 40,
+    maxPerRoom: 4,
+    defaultAgentStopDelaySeconds: 30,
+    openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+  },
+  extensions: [echoAgent],
 })

@@ -66,6 +66,9 @@ export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly retryAfterSeconds: number
 }> {}
 
+/** An agent's provider failed to start (or timed out starting); the reason is public and secret-free. */
+export class AgentStartFailed extends Data.TaggedError('AgentStartFailed')<{ readonly message: string }> {}
+
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
 
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
@@ -100,6 +103,7 @@ export type HarkError =
   | ProtocolError
   | FrameTooLarge
   | RateLimited
+  | AgentStartFailed
   | ServerShuttingDown
   | StorageFailure
   | Internal
@@ -132,6 +136,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   ProtocolError: { code: 'protocol_error', http: 400, mqtt5: 0x82, mqtt311: 0x01, ws: 1002 },
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
+  AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },

@@ -1,0 +1,233 @@
+import { Writable } from 'node:stream'
+import { Schema } from 'effect'
+import { afterEach, describe, expect, it } from 'vitest'
+import { echoAgent } from '../../agents/echo/index.js'
+import { AgentFailure, type AgentSession } from '../agentProvider.js'
+import type { Engine } from '../engine.js'
+import { AgentStartFailed, Conflict, NotFound, ValidationFailed } from '../errors.js'
+import { defineAgentProvider, type Extension } from '../index.js'
+import { createLogger } from '../log.js'
+import { concat, DownlinkDecoder, rms, silence, tone, UplinkEncoder } from '../test/audio.js'
+import { RecordingLink, seedWorkspace, startTestEngine, uplink } from '../test/helpers.js'
+
+const SECRET = 'sk-live-very-secret-key'
+const ENDPOINT = 'wss://provider.internal.example:7443/v1'
+
+/** Providers that misbehave in every way a provider can. */
+const misbehaving: Extension[] = [
+  defineAgentProvider('thrower', () => ({
+    configSchema: Schema.Struct({}),
+    secrets: () => [SECRET, ENDPOINT],
+    start: () => {
+      throw new Error(`cannot reach ${ENDPOINT} with ${SECRET}`)
+    },
+  })),
+  defineAgentProvider('crasher', () => ({
+    configSchema: Schema.Struct({}),
+    secrets: () => [SECRET],
+    start: (): AgentSession => ({
+      onAudio: () => {
+        throw new TypeError(`crashed holding ${SECRET}`)
+      },
+    }),
+  })),
+  defineAgentProvider('hanger', () => ({
+    configSchema: Schema.Struct({}),
+    start: () => new Promise<AgentSession>(() => {}),
+  })),
+  defineAgentProvider('quitter', () => ({
+    configSchema: Schema.Struct({}),
+    secrets: () => [SECRET],
+    start: (ctx) => ({
+      onEvent: (e) => {
+        if (e.type === 'speaking.started') ctx.fail(`quota exceeded for ${SECRET}`)
+      },
+    }),
+  })),
+  defineAgentProvider('rejecter', () => ({
+    configSchema: Schema.Struct({}),
+    start: async () => {
+      throw new AgentFailure('upstream refused the session')
+    },
+  })),
+  defineAgentProvider('tuned', () => ({
+    configSchema: Schema.Struct({ voice: Schema.optionalKey(Schema.String), speed: Schema.optionalKey(Schema.Number) }),
+    start: () => ({}),
+  })),
+]
+
+let t: Awaited<ReturnType<typeof startTestEngine>>
+let engine: Engine
+let seed: ReturnType<typeof seedWorkspace>
+let logged: string[]
+
+const start = async (extra: Parameters<typeof startTestEngine>[0] = {}) => {
+  logged = []
+  const sink = new Writable({ write: (chunk, _enc, cb) => (logged.push(String(chunk)), cb()) })
+  t = await startTestEngine(
+    { extensions: [echoAgent, ...misbehaving], agents: { startTimeoutMs: 500, stopTimeoutMs: 500 }, ...extra },
+    { logger: createLogger('debug', sink) },
+  )
+  engine = t.engine
+  seed = seedWorkspace(engine)
+}
+afterEach(() => t.stop())
+
+const connect = async (clientId: string, room = 'lobby') => {
+  seed.addClient(clientId, room)
+  const { token } = await engine.host.security.tokens.issue(seed.workspaceId, clientId, null)
+  const link = new RecordingLink()
+  const session = engine.host.terminals.open(await engine.host.security.authenticateTerminal({ token }), link)
+  await link.event('session')
+  return { link, session }
+}
+
+/** Send speech (a tone) then silence, as a terminal would: one uplink frame per 20 ms of audio. */
+const speak = (session: { pushAudio(u: Uint8Array): void }, speechMs = 400, silenceMs = 800) => {
+  const encoder = new UplinkEncoder()
+  for (const frame of encoder.frames(concat(tone(speechMs), silence(silenceMs)))) session.pushAudio(frame)
+}
+
+describe('agents in rooms', () => {
+  it('echo joins as an agent participant, plays each utterance back as Opus, and leaves on stop', async () => {
+    await start()
+    const a = await connect('a')
+    const view = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})
+    expect(view).toMatchObject({ room: 'lobby', identity: 'agent@default', provider: 'echo', state: 'running', origin: 'api' })
+    const joined = await a.link.event('participant.joined')
+    expect(joined.participant).toMatchObject({ id: 'agent@default', kind: 'agent', name: 'echo' })
+    expect(await a.link.event('agent.started')).toMatchObject({ agentId: view.agentId, identity: 'agent@default' })
+
+    speak(a.session, 400, 800)
+    const echoed = await a.link.event('agent.event')
+    expect(echoed.event).toMatchObject({ kind: 'echo' })
+    expect(Number(echoed.event.durationMs)).toBeGreaterThanOrEqual(400)
+
+    // The echo comes back from the agent's source, as real Opus, about as long as the speech.
+    const decoder = new DownlinkDecoder()
+    const expectedFrames = Math.floor(400 / 20)
+    await a.link.frames.next(() => a.link.frames.items.length >= expectedFrames, 5000, 'echoed frames')
+    const decoded = a.link.frames.items.map((f) => decoder.decode(f))
+    expect(new Set(decoded.map((d) => d.sourceId))).toEqual(new Set([joined.participant.sourceId]))
+    expect(rms(concat(...decoded.map((d) => d.pcm)))).toBeGreaterThan(0.05)
+
+    const stopped = await engine.host.agents.stop(seed.workspaceId, view.agentId)
+    expect(stopped).toMatchObject({ state: 'stopped', reason: 'stopped by request' })
+    expect(await a.link.event('participant.left')).toMatchObject({ participant: { id: 'agent@default', kind: 'agent' } })
+    expect(await a.link.event('agent.stopped')).toMatchObject({ agentId: view.agentId, reason: 'stopped by request' })
+    expect(engine.host.agents.get(seed.workspaceId, view.agentId)).toMatchObject({ state: 'stopped' })
+    expect(engine.host.terminals.roomView(seed.workspaceId, 'lobby')!.participants.map((p) => p.id)).toEqual(['a'])
+  })
+
+  it('a provider that throws, crashes, hangs or quits fails alone: the room and the engine carry on', async () => {
+    await start()
+    const a = await connect('a')
+    const b = await connect('b')
+
+    // Throwing at start: the dispatch fails with a public reason, no secret in it.
+    engine.host.storage.agentPresets.insert({
+      workspaceId: seed.workspaceId, presetId: 'bad', name: null, provider: 'thrower', config: {}, createdAt: 1, updatedAt: 1,
+    })
+    const e1 = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'bad' }).catch((e) => e)
+    expect(e1).toBeInstanceOf(AgentStartFailed)
+    expect(e1.message).toMatch(/provider failed to start/)
+    expect(await a.link.event('agent.stopped', (e) => e.identity === 'agent@bad')).toMatchObject({ reason: 'provider failed to start' })
+
+    // An AgentFailure's own reason reaches the room.
+    for (const [presetId, provider] of [['crash', 'crasher'], ['hang', 'hanger'], ['quit', 'quitter'], ['refuse', 'rejecter']] as const) {
+      engine.host.storage.agentPresets.insert({
+        workspaceId: seed.workspaceId, presetId, name: null, provider, config: {}, createdAt: 1, updatedAt: 1,
+      })
+    }
+    const e2 = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'refuse' }).catch((e) => e)
+    expect(e2).toBeInstanceOf(AgentStartFailed)
+    expect(e2.message).toMatch(/upstream refused the session/)
+
+    // Hanging at start: the start timeout fails it.
+    const e3 = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'hang' }).catch((e) => e)
+    expect(e3).toBeInstanceOf(AgentStartFailed)
+    expect(e3.message).toMatch(/start timed out/)
+
+    // Crashing and quitting while running: they join, then fail on the first audio / speech.
+    const crash = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'crash' })
+    const quit = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'quit' })
+    expect(crash.state).toBe('running')
+    speak(a.session, 200, 100)
+    const crashStopped = await b.link.event('agent.stopped', (e) => e.agentId === crash.agentId)
+    expect(crashStopped.reason).toBe('provider error (onAudio)')
+    const quitStopped = await b.link.event('agent.stopped', (e) => e.agentId === quit.agentId)
+    expect(quitStopped.reason).toBe('quota exceeded for [redacted]')
+    await b.link.event('participant.left', (e) => e.participant.id === 'agent@crash')
+    await b.link.event('participant.left', (e) => e.participant.id === 'agent@quit')
+    expect(engine.host.agents.get(seed.workspaceId, crash.agentId)).toMatchObject({ state: 'failed', reason: 'provider error (onAudio)' })
+
+    // The terminals still hear each other, and a healthy agent still works.
+    const before = b.link.frames.items.length
+    a.session.pushAudio(uplink([1, 2, 3]))
+    await b.link.frames.next(() => b.link.frames.items.length > before, 2000, 'a frame from a')
+    const echo = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})
+    expect(echo.state).toBe('running')
+    expect(engine.host.terminals.roomView(seed.workspaceId, 'lobby')!.participants.map((p) => p.id).sort()).toEqual([
+      'a', 'agent@default', 'b',
+    ])
+
+    // Nothing secret in any event, view or log line.
+    const everything = JSON.stringify([a.link.events.items, b.link.events.items, engine.host.agents.list(seed.workspaceId)]) + logged.join('')
+    expect(everything).not.toContain(SECRET)
+    expect(everything).not.toContain('provider.internal.example')
+    expect(logged.join('')).toContain('[redacted]')
+  })
+
+  it('validates presets, overrides, identities and limits', async () => {
+    await start({ agents: { maxPerRoom: 2 } })
+    const ws = seed.workspaceId
+    const agents = engine.host.agents
+    engine.host.storage.agentPresets.insert({
+      workspaceId: ws, presetId: 'tuned', name: 'Tuned', provider: 'tuned', config: { voice: 'a' }, createdAt: 1, updatedAt: 1,
+    })
+    expect(agents.resolve(ws, { presetId: 'tuned', overrides: { speed: 2 } })).toMatchObject({
+      providerName: 'tuned', identity: 'agent@tuned', name: 'Tuned', config: { voice: 'a', speed: 2 },
+    })
+    const refused = (request: Parameters<typeof agents.resolve>[1]) => {
+      try {
+        agents.resolve(ws, request)
+      } catch (e) {
+        return e
+      }
+      return null
+    }
+    expect(refused({ presetId: 'tuned', overrides: { pitch: 1 } })).toMatchObject({ _tag: 'ValidationFailed', field: 'overrides.pitch' })
+    expect(refused({ presetId: 'tuned', overrides: { speed: 'fast' } })).toBeInstanceOf(ValidationFailed)
+    expect(refused({ presetId: 'tuned', overrides: { apiKey: 'x' } })).toMatchObject({ field: 'overrides.apiKey', message: expect.stringMatching(/server-side secret/) })
+    expect(refused({ overrides: { silenceMs: 300, nested: { baseUrl: 'x' } } })).toMatchObject({ field: 'overrides.nested.baseUrl' })
+    expect(refused({ presetId: 'nope' })).toBeInstanceOf(NotFound)
+    expect(refused({ presetId: '../x' })).toBeInstanceOf(ValidationFailed)
+    expect(refused({ overrides: [] as unknown as Record<string, unknown> })).toBeInstanceOf(ValidationFailed)
+    expect(() => agents.validatePreset('nobody', {})).toThrow(/no agent provider named nobody/)
+
+    const first = await agents.dispatch(ws, 'r', {})
+    await expect(agents.dispatch(ws, 'r', {})).rejects.toBeInstanceOf(Conflict)
+    await agents.dispatch(ws, 'r', { presetId: 'tuned' })
+    engine.host.storage.agentPresets.insert({
+      workspaceId: ws, presetId: 'third', name: null, provider: 'echo', config: {}, createdAt: 1, updatedAt: 1,
+    })
+    await expect(agents.dispatch(ws, 'r', { presetId: 'third' })).rejects.toThrow(/already has 2 agents/)
+    // Another workspace sees none of it.
+    const other = seedWorkspace(engine, 'other')
+    await expect(agents.stop(other.workspaceId, first.agentId)).rejects.toBeInstanceOf(NotFound)
+    expect(agents.get(other.workspaceId, first.agentId)).toBeNull()
+    expect(agents.list(other.workspaceId)).toEqual([])
+    expect(agents.list(ws, { room: 'r' }).map((a) => a.identity).sort()).toEqual(['agent@default', 'agent@tuned'])
+    expect(agents.list(ws, { room: 'elsewhere' })).toEqual([])
+  })
+
+  it('agents are never metered: usage counts terminal sessions only', async () => {
+    await start()
+    const a = await connect('a')
+    await engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})
+    speak(a.session, 200, 600)
+    await a.link.event('agent.event')
+    const live = engine.host.storage.usage.openSessions(seed.workspaceId)
+    expect(live.map((s) => s.clientId)).toEqual(['a'])
+  })
+})
