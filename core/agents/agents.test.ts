@@ -74,7 +74,7 @@ const start = async (extra: Parameters<typeof startTestEngine>[0] = {}) => {
 afterEach(() => t.stop())
 
 const connect = async (clientId: string, room = 'lobby') => {
-  seed.addClient(clientId, room)
+  if (!engine.host.storage.clients.get(seed.workspaceId, clientId)) seed.addClient(clientId, room)
   const { token } = await engine.host.security.tokens.issue(seed.workspaceId, clientId, null)
   const link = new RecordingLink()
   const session = engine.host.terminals.open(await engine.host.security.authenticateTerminal({ token }), link)
@@ -229,5 +229,97 @@ describe('agents in rooms', () => {
     await a.link.event('agent.event')
     const live = engine.host.storage.usage.openSessions(seed.workspaceId)
     expect(live.map((s) => s.clientId)).toEqual(['a'])
+  })
+})
+
+describe('room default agent', () => {
+  const setDefault = (room: string, defaultAgent: { presetId?: string | null; overrides?: Record<string, unknown> | null; stopDelaySeconds?: number | null } | null) => {
+    const { storage } = engine.host
+    const now = Date.now()
+    storage.transaction(() => {
+      storage.roomSettings.put(
+        {
+          workspaceId: seed.workspaceId,
+          room,
+          defaultAgent: defaultAgent && {
+            presetId: defaultAgent.presetId ?? null,
+            overrides: defaultAgent.overrides ?? null,
+            stopDelaySeconds: defaultAgent.stopDelaySeconds ?? null,
+          },
+        },
+        now,
+      )
+      storage.recordChange('room.updated', seed.workspaceId, room, now)
+    })
+  }
+
+  it('starts with the first terminal, stays while terminals come and go, stops when the room empties', async () => {
+    await start()
+    setDefault('lobby', { overrides: { silenceMs: 300 }, stopDelaySeconds: 0 })
+    const a = await connect('a')
+    const joined = await a.link.event('participant.joined', (e) => e.participant.kind === 'agent')
+    expect(joined.participant.id).toBe('agent@default')
+    const [agent] = engine.host.agents.live(seed.workspaceId, 'lobby')
+    expect(agent!.view()).toMatchObject({ origin: 'default', provider: 'echo' })
+
+    // A second terminal joining and leaving changes nothing: one default agent per occupancy cycle.
+    const b = await connect('b')
+    expect((await b.link.event('session')).participants.map((p) => p.id).sort()).toEqual(['a', 'agent@default'])
+    b.session.end()
+    await a.link.event('participant.left', (e) => e.participant.id === 'b')
+    speak(a.session, 300, 400)
+    await a.link.event('agent.event')
+    expect(engine.host.agents.live(seed.workspaceId, 'lobby').map((x) => x.agentId)).toEqual([agent!.agentId])
+
+    // The last terminal leaves: with no delay the agent stops at once.
+    a.session.end()
+    await agent!.ended
+    expect(agent!.view()).toMatchObject({ state: 'stopped', reason: 'room empty' })
+
+    // The next occupancy cycle starts a new one.
+    const again = await connect('a2')
+    await again.link.event('participant.joined', (e) => e.participant.kind === 'agent')
+    expect(engine.host.agents.live(seed.workspaceId, 'lobby')[0]!.agentId).not.toBe(agent!.agentId)
+  })
+
+  it('a terminal back within the stop delay keeps the same agent; a changed setting swaps it; no setting stops it', async () => {
+    await start()
+    engine.host.storage.agentPresets.insert({
+      workspaceId: seed.workspaceId, presetId: 'tuned', name: 'Tuned', provider: 'tuned', config: {}, createdAt: 1, updatedAt: 1,
+    })
+    setDefault('lobby', { stopDelaySeconds: 60 })
+    const a = await connect('a')
+    await a.link.event('participant.joined', (e) => e.participant.kind === 'agent')
+    const [agent] = engine.host.agents.live(seed.workspaceId, 'lobby')
+    a.session.end()
+    const back = await connect('a')
+    expect((await back.link.event('session')).participants.map((p) => p.id)).toEqual(['agent@default'])
+    expect(agent!.state).toBe('running')
+
+    setDefault('lobby', { presetId: 'tuned', stopDelaySeconds: 0 })
+    expect(await back.link.event('agent.stopped', (e) => e.agentId === agent!.agentId)).toMatchObject({ reason: 'room default agent changed' })
+    await back.link.event('participant.joined', (e) => e.participant.id === 'agent@tuned')
+    const [tuned] = engine.host.agents.live(seed.workspaceId, 'lobby')
+    expect(tuned!.view()).toMatchObject({ identity: 'agent@tuned', name: 'Tuned', origin: 'default' })
+
+    setDefault('lobby', null)
+    await tuned!.ended
+    expect(engine.host.agents.live(seed.workspaceId, 'lobby')).toEqual([])
+  })
+
+  it('a default agent that fails is not restarted in a loop', async () => {
+    await start()
+    engine.host.storage.agentPresets.insert({
+      workspaceId: seed.workspaceId, presetId: 'bad', name: null, provider: 'thrower', config: {}, createdAt: 1, updatedAt: 1,
+    })
+    setDefault('lobby', { presetId: 'bad' })
+    const a = await connect('a')
+    await a.link.event('agent.stopped')
+    const b = await connect('b')
+    await a.link.event('participant.joined', (e) => e.participant.id === 'b')
+    b.session.end()
+    await a.link.event('participant.left', (e) => e.participant.id === 'b')
+    // Still one failed agent, none started again for b's join.
+    expect(engine.host.agents.list(seed.workspaceId).map((x) => x.state)).toEqual(['failed'])
   })
 })
