@@ -5,6 +5,7 @@
  */
 import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
+import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -30,5 +31,5 @@ export default defineConfig({
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
   },
-  extensions: [echoAgent],
+  extensions: [echoAgent, openaiRealtimeAgent],
 })
