@@ -1,6 +1,6 @@
 /**
  * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
- * clients, device passwords, secrets, tokens). Errors go to stderr as one line, exit code ≠ 0.
+ * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../../core/config.js'
@@ -9,6 +9,7 @@ import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
+import { presetCommands } from './commands/preset.js'
 import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
@@ -29,6 +30,7 @@ export const buildProgram = (): Command => {
   secretCommands(program)
   tokenCommands(program)
   usageCommand(program)
+  presetCommands(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
     cmd.commands.forEach(override)
