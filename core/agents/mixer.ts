@@ -2,8 +2,9 @@
  * The agent's mixed input: decoded PCM of every source in the room summed into one stream of
  * 20 ms frames. Frames are emitted as soon as every active source has delivered its part of the
  * slot, so a lone speaker passes through without waiting for a timer; a source that went quiet
- * stops being waited for after `STALE_MS`. While nobody is active a 20 ms ticker emits silence
- * for `MIXED_SILENCE_TAIL_MS`, then stops until the next frame. Agent runtime only (control
+ * stops being waited for after `STALE_MS`. While nobody is active a 20 ms ticker emits silence —
+ * first filling the gap since the last frame, so the stream keeps real time — for
+ * `MIXED_SILENCE_TAIL_MS`, then stops until the next frame. Agent runtime only (control
  * plane timers); never on the router's forward path.
  */
 import { AGENT_FRAME_MS, AGENT_FRAME_SAMPLES, MIXED_SILENCE_TAIL_MS } from '../agentProvider.js'
@@ -12,6 +13,8 @@ import { AGENT_FRAME_MS, AGENT_FRAME_SAMPLES, MIXED_SILENCE_TAIL_MS } from '../a
 export const STALE_MS = 60
 /** At most this many 20 ms chunks wait per source (a fast clock cannot grow memory). */
 const MAX_QUEUED = 10
+/** At most this many silence frames fill a gap at once (after an event-loop stall). */
+const MAX_FILL = 10
 
 interface SourceQueue {
   chunks: Int16Array[]
@@ -123,9 +126,11 @@ export class RoomMixer {
       this.ticker = undefined
       return
     }
-    if (now - this.lastEmitAt >= AGENT_FRAME_MS - 1) {
-      this.lastEmitAt = now
-      this.emit(new Int16Array(AGENT_FRAME_SAMPLES))
-    }
+    // Silence keeps the stream's timeline: the time since the last frame is filled at once (a
+    // source that stopped sending is only known to be quiet once it went stale), then 20 ms per tick.
+    const missing = Math.min(MAX_FILL, Math.floor((now - this.lastEmitAt + 1) / AGENT_FRAME_MS))
+    if (missing <= 0) return
+    this.lastEmitAt = missing === MAX_FILL ? now : this.lastEmitAt + missing * AGENT_FRAME_MS
+    for (let i = 0; i < missing; i++) this.emit(new Int16Array(AGENT_FRAME_SAMPLES))
   }
 }
