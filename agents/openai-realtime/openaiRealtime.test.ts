@@ -15,7 +15,7 @@ let seed: ReturnType<typeof seedWorkspace>
 let logged: string[]
 let replies: FakeReply[]
 
-const start = async (apiKey: string | null = KEY) => {
+const start = async (apiKey: string | null = KEY, apiKeyEnv = 'HARK_TEST_NO_SUCH_VARIABLE') => {
   replies = []
   fake = await FakeRealtimeServer.start(KEY, (turn) => replies[turn - 1] ?? { audioMs: 200, transcript: `reply ${turn}` })
   logged = []
@@ -26,7 +26,7 @@ const start = async (apiKey: string | null = KEY) => {
       agents: {
         defaultProvider: 'openai-realtime',
         startTimeoutMs: 5000,
-        openaiRealtime: { baseUrl: fake.baseUrl, apiKey, apiKeyEnv: 'HARK_TEST_NO_SUCH_VARIABLE' },
+        openaiRealtime: { baseUrl: fake.baseUrl, apiKey, apiKeyEnv },
       },
     },
     { logger: createLogger('debug', sink) },
@@ -142,6 +142,17 @@ describe('openai-realtime provider (against a local fake of the Realtime API)', 
     const missing = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', {}).catch((e) => e)
     expect(missing).toBeInstanceOf(AgentStartFailed)
     expect(missing.message).toMatch(/no API key/)
+    await t.stop()
+    await fake.stop()
+
+    // The key may live in an environment variable that the settings name.
+    process.env.HARK_TEST_REALTIME_KEY = KEY
+    try {
+      await start(null, 'HARK_TEST_REALTIME_KEY')
+      expect(await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})).toMatchObject({ state: 'running' })
+    } finally {
+      delete process.env.HARK_TEST_REALTIME_KEY
+    }
   })
 
   it('the cloud dropping the connection fails the agent; the room is told and stays up', async () => {

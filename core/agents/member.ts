@@ -1,8 +1,8 @@
 /**
  * An agent as a room member: what the room actor and router see. Downlink frames of other members
  * are decoded to PCM here (one Opus decoder per source, created on that source's first frame) —
- * only when the session listens to audio, and only for agent sinks, so terminals' forwarding is
- * untouched. PCM goes to the mixer or straight to the session; room events go to the session.
+ * only when the session listens to audio, only for agent sinks, and in a microtask after the
+ * sender's fan-out, so terminals' forwarding is untouched. PCM goes to the mixer or straight to the session; room events go to the session.
  * Anything a session callback throws is caught and fails the agent, never the router or the room.
  */
 import { Decoder } from '@evan/opus'
@@ -12,6 +12,9 @@ import { DOWNLINK_HEADER_BYTES, DOWNLINK_KIND_OPUS } from '../dataplane/frame.js
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
 import { RoomMixer } from './mixer.js'
+
+/** Frames waiting for the agent beyond this are dropped, oldest first (a stalled provider). */
+const MAX_INBOX = 256
 
 export interface AgentMemberHooks {
   /** The session threw: fail the agent (called at most once). */
@@ -30,6 +33,8 @@ export class AgentMember implements RoomMember {
   private readonly bySource = new Map<number, ParticipantInfo>()
   private mixer: RoomMixer | null = null
   private broken = false
+  private inbox: Uint8Array[] = []
+  private draining = false
   port: SourcePort | null = null
 
   constructor(
@@ -50,6 +55,7 @@ export class AgentMember implements RoomMember {
   /** Stop listening: frames and events arriving after this are dropped. */
   mute(): void {
     this.session = null
+    this.inbox = []
     this.mixer?.close()
     this.mixer = null
     this.decoders.clear()
@@ -59,9 +65,32 @@ export class AgentMember implements RoomMember {
     return [...this.others.values()]
   }
 
+  /**
+   * Data plane, called inside another member's forward: only keep the (shared, immutable) frame
+   * and schedule the work, so decoding and the provider's callbacks run after the sender's
+   * fan-out has finished, never inside it.
+   */
   deliver(frame: Uint8Array): void {
     const session = this.session
     if (session === null || (this.mixer === null && !session.onSourceAudio)) return
+    this.inbox.push(frame)
+    if (this.inbox.length > MAX_INBOX) this.inbox.shift()
+    if (!this.draining) {
+      this.draining = true
+      queueMicrotask(this.drain)
+    }
+  }
+
+  private readonly drain = (): void => {
+    this.draining = false
+    const frames = this.inbox
+    this.inbox = []
+    for (const frame of frames) this.hear(frame)
+  }
+
+  private hear(frame: Uint8Array): void {
+    const session = this.session
+    if (session === null) return
     if (frame.length <= DOWNLINK_HEADER_BYTES || frame[0] !== DOWNLINK_KIND_OPUS) return
     const sourceId = (frame[2]! << 8) | frame[3]!
     let decoder = this.decoders.get(sourceId)
