@@ -111,6 +111,10 @@ describe('agents in rooms', () => {
     expect(new Set(decoded.map((d) => d.sourceId))).toEqual(new Set([joined.participant.sourceId]))
     expect(rms(concat(...decoded.map((d) => d.pcm)))).toBeGreaterThan(0.05)
 
+    const metrics = await engine.host.metrics.metrics()
+    expect(metrics).toMatch(/hark_agents\{state="running"\} 1/)
+    expect(Number(/hark_agent_frames_sent_total (\d+)/.exec(metrics)![1])).toBeGreaterThanOrEqual(expectedFrames)
+
     const stopped = await engine.host.agents.stop(seed.workspaceId, view.agentId)
     expect(stopped).toMatchObject({ state: 'stopped', reason: 'stopped by request' })
     expect(await a.link.event('participant.left')).toMatchObject({ participant: { id: 'agent@default', kind: 'agent' } })
@@ -204,6 +208,10 @@ describe('agents in rooms', () => {
     expect(refused({ presetId: '../x' })).toBeInstanceOf(ValidationFailed)
     expect(refused({ overrides: [] as unknown as Record<string, unknown> })).toBeInstanceOf(ValidationFailed)
     expect(() => agents.validatePreset('nobody', {})).toThrow(/no agent provider named nobody/)
+    expect(agents.providers().find((p) => p.name === 'echo')).toMatchObject({
+      description: expect.stringMatching(/utterance/),
+      configSchema: { type: 'object', properties: { silenceMs: { type: 'integer', minimum: 100, maximum: 2000 } }, additionalProperties: false },
+    })
 
     const first = await agents.dispatch(ws, 'r', {})
     await expect(agents.dispatch(ws, 'r', {})).rejects.toBeInstanceOf(Conflict)

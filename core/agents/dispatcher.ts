@@ -74,7 +74,7 @@ export class AgentDispatcher {
   private readonly started: Counter
   private readonly failed: Counter
   private readonly badPackets: Counter
-  private readonly framesOut: Counter
+  private retiredFramesOut = 0
 
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
@@ -83,7 +83,17 @@ export class AgentDispatcher {
     this.badPackets = new Counter({
       name: 'hark_agent_undecodable_packets_total', help: 'Room packets an agent could not decode (dropped)', registers: [deps.metrics],
     })
-    this.framesOut = new Counter({ name: 'hark_agent_frames_sent_total', help: 'Audio frames agents sent into rooms', registers: [deps.metrics] })
+    new Counter({
+      name: 'hark_agent_frames_sent_total',
+      help: 'Audio frames agents sent into rooms',
+      registers: [deps.metrics],
+      collect() {
+        let n = dispatcher.retiredFramesOut
+        for (const agents of dispatcher.agents.values()) for (const a of agents.values()) n += a.playout.stats.framesOut
+        this.reset()
+        this.inc(n)
+      },
+    })
     new Gauge({
       name: 'hark_agents',
       help: 'Agents by state',
@@ -183,7 +193,6 @@ export class AgentDispatcher {
         badPacket: () => this.badPackets.inc(),
         ended: (ended) => {
           this.endedAt.set(ended, this.deps.clock.now())
-          this.framesOut.inc(ended.playout.stats.framesOut)
           if (ended.state === 'failed') this.failed.inc({ provider: ended.spec.providerName })
         },
       },
@@ -249,6 +258,7 @@ export class AgentDispatcher {
         if (i < excess || now - this.endedAt.get(a)! > RETAIN_ENDED_MS) {
           agents.delete(a.agentId)
           this.endedAt.delete(a)
+          this.retiredFramesOut += a.playout.stats.framesOut
         }
       })
       if (agents.size === 0) this.agents.delete(workspaceId)
