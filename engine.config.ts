@@ -6,6 +6,7 @@
 import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
+import { restPlugin } from './plugins/rest/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -31,5 +32,5 @@ export default defineConfig({
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
   },
-  extensions: [echoAgent, openaiRealtimeAgent],
+  extensions: [restPlugin, echoAgent, openaiRealtimeAgent],
 })

@@ -42,6 +42,7 @@ export const clientsRepo = (db: Db) => {
     'UPDATE clients SET tokens_not_before = ?, updated_at = ? WHERE workspace_id = ? AND client_id = ?')
   const list = db.prepare(`SELECT * FROM clients WHERE workspace_id = ?
     AND (?2 IS NULL OR room = ?2) AND (?3 IS NULL OR kind = ?3) AND client_id > ?4
+    AND (?6 IS NULL OR expires_at IS NULL OR expires_at > ?6)
     ORDER BY client_id LIMIT ?5`)
   const expired = db.prepare(
     'SELECT * FROM clients WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
@@ -73,10 +74,17 @@ export const clientsRepo = (db: Db) => {
           .get(...values, workspaceId, clientId) as Row | undefined
         return r ? toRecord(r) : null
       }),
-    /** Clients ordered by clientId (a stable cursor), optionally filtered by room and kind. */
-    list: (workspaceId: string, q: { room?: string | null; kind?: string | null; after?: string; limit: number }) =>
+    /**
+     * Clients ordered by clientId (a stable cursor: rows after `after`), optionally filtered by room
+     * and kind; with `activeAt`, ephemeral clients expired at that instant are left out.
+     */
+    list: (
+      workspaceId: string,
+      q: { room?: string | null; kind?: string | null; after?: string; limit: number; activeAt?: number | null },
+    ) =>
       guard('list clients', () =>
-        (list.all(workspaceId, q.room ?? null, q.kind ?? null, q.after ?? '', q.limit) as Row[]).map(toRecord)),
+        (list.all(workspaceId, q.room ?? null, q.kind ?? null, q.after ?? '', q.limit, q.activeAt ?? null) as Row[])
+          .map(toRecord)),
     delete: (workspaceId: string, clientId: string) =>
       guard('delete client', () => remove.run(workspaceId, clientId).changes === 1),
     revokeAllTokens: (workspaceId: string, clientId: string, at: number) =>

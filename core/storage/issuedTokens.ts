@@ -28,6 +28,8 @@ export const issuedTokensRepo = (db: Db) => {
   const revokedLive = db.prepare(
     'SELECT jti FROM issued_tokens WHERE revoked_at IS NOT NULL AND (expires_at IS NULL OR expires_at > ?)')
   const prune = db.prepare('DELETE FROM issued_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?')
+  const mintedSince = db.prepare(
+    'SELECT jti FROM issued_tokens WHERE workspace_id = ? AND client_id = ? AND issued_at >= ? AND revoked_at IS NULL')
   return {
     insert: (t: Omit<IssuedTokenRecord, 'revokedAt'>) =>
       guard('record token', () => void insert.run(t.jti, t.workspaceId, t.clientId, t.issuedAt, t.expiresAt)),
@@ -46,6 +48,14 @@ export const issuedTokensRepo = (db: Db) => {
     /** jtis revoked and not yet expired at `now`: the in-memory revocation set is built from these. */
     revokedJtis: (now: number) =>
       guard('list revoked tokens', () => (revokedLive.all(now) as Array<{ jti: string }>).map((r) => r.jti)),
+    /**
+     * Unrevoked jtis of a client minted at or after `at` (ms). A revoke-all at instant `at` revokes
+     * these one by one: "tokens not before" has millisecond resolution, so a token minted earlier
+     * in the same millisecond would otherwise survive it.
+     */
+    mintedSince: (workspaceId: string, clientId: string, at: number) =>
+      guard('list recent tokens', () =>
+        (mintedSince.all(workspaceId, clientId, at) as Array<{ jti: string }>).map((r) => r.jti)),
     /** Forget tokens past their expiry; an expired token fails verification on its own. */
     prune: (now: number) => guard('prune tokens', () => prune.run(now).changes),
   }

@@ -1,0 +1,46 @@
+/**
+ * API-key authentication of /api/v1 calls: `Authorization: Bearer <API_KEY>` names the workspace.
+ * The check runs first (onRequest) but its refusal is raised only after the rate limiter has
+ * counted the request, so unauthenticated floods are limited per IP before any body is read.
+ * core's ApiKeys caches valid keys and batches lastUsedAt; nothing here touches disk per call.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ApiKeyPrincipal } from '../../core/security/apiKeys.js'
+import type { SecurityShape } from '../../core/security/security.js'
+
+const principals = new WeakMap<FastifyRequest, ApiKeyPrincipal>()
+const failures = new WeakMap<FastifyRequest, unknown>()
+
+/** Routes with `config: { public: true }` (the OpenAPI document) take no API key. */
+export interface RouteAuthConfig {
+  readonly public?: boolean
+}
+
+export const isPublicRoute = (request: FastifyRequest): boolean =>
+  (request.routeOptions.config as RouteAuthConfig | undefined)?.public === true
+
+/** The authenticated principal of a request; only called by handlers of non-public routes. */
+export const principalOf = (request: FastifyRequest): ApiKeyPrincipal => {
+  const principal = principals.get(request)
+  if (!principal) throw new Error('principalOf called on an unauthenticated request')
+  return principal
+}
+
+/** Workspace of an authenticated request, or null (the rate limiter then keys by IP). */
+export const workspaceOf = (request: FastifyRequest): string | null => principals.get(request)?.workspaceId ?? null
+
+/** Install the two hooks on a scope; the rate limiter must be registered between them (it runs on onRequest). */
+export const installAuth = (app: FastifyInstance, security: SecurityShape): void => {
+  app.addHook('onRequest', async (request) => {
+    if (isPublicRoute(request)) return
+    try {
+      principals.set(request, security.apiKeys.authenticate(request.headers.authorization))
+    } catch (e) {
+      failures.set(request, e)
+    }
+  })
+  app.addHook('preParsing', async (request) => {
+    const failure = failures.get(request)
+    if (failure !== undefined) throw failure
+  })
+}

@@ -1,0 +1,43 @@
+/**
+ * The JSON representation of a client: its stored record (times as ISO-8601 UTC strings) plus
+ * its online state from presence. The `Client` schema in schemas.ts describes the same shape.
+ */
+import type { Presence } from '../../core/presence.js'
+import type { ClientRecord } from '../../core/storage/clients.js'
+
+export interface ClientView {
+  readonly clientId: string
+  readonly name: string | null
+  readonly kind: string | null
+  readonly room: string | null
+  readonly ephemeral: boolean
+  readonly expiresAt: string | null
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly status: 'online' | 'offline'
+  readonly online: boolean
+  readonly connection: { readonly transport: string; readonly connectedAt: string; readonly room: string | null } | null
+}
+
+export const isoTime = (ms: number): string => new Date(ms).toISOString()
+export const isoTimeOrNull = (ms: number | null): string | null => (ms === null ? null : isoTime(ms))
+
+export const clientView = (c: ClientRecord, presence: Presence): ClientView => {
+  const live = presence.get(c.workspaceId, c.clientId)
+  return {
+    clientId: c.clientId,
+    name: c.name,
+    kind: c.kind,
+    room: c.room,
+    ephemeral: c.ephemeral,
+    expiresAt: isoTimeOrNull(c.expiresAt),
+    createdAt: isoTime(c.createdAt),
+    updatedAt: isoTime(c.updatedAt),
+    status: live ? 'online' : 'offline',
+    online: live !== undefined,
+    connection: live ? { transport: live.transport, connectedAt: isoTime(live.connectedAt), room: live.room } : null,
+  }
+}
+
+/** An ephemeral client past its expiry is gone for the API even before the sweep deletes its row. */
+export const isLive = (c: ClientRecord, now: number): boolean => c.expiresAt === null || c.expiresAt > now

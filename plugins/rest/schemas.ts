@@ -1,0 +1,132 @@
+/**
+ * JSON Schemas shared by the REST routes: identifier patterns, the client representation and
+ * the error envelope. Request schemas are inlined into each route (they are validated by our
+ * own Ajv, see validation.ts); response schemas refer to the shared ones by `$id`, which the
+ * OpenAPI document lists under components.schemas. spec/rest.md explains every rule here.
+ */
+
+/**
+ * clientId chosen by a back end: 1-128 ASCII letters, digits, ".", "_", ":" or "-", starting with a
+ * letter or digit. The `eph_` prefix is reserved for ephemeral clients (core/ids.ts).
+ */
+export const CLIENT_ID_PATTERN = '^(?!eph_)[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+/** Any clientId that can exist, chosen or ephemeral (`eph_` + 20 base62). Used for `{id}` in paths. */
+export const ANY_CLIENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+/** Room names: the same alphabet as clientIds. */
+export const ROOM_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+/** Kind: a short lower-case token such as `device`, `app`, `web`. */
+export const KIND_PATTERN = '^[a-z0-9][a-z0-9._-]{0,31}$'
+/** Display names: any printable text; no control characters and no lone surrogates. */
+export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}]+$'
+/** Token ids are ULIDs (Crockford base32, 26 characters). */
+export const JTI_PATTERN = '^[0-9A-HJKMNP-TVW-Z]{26}$'
+
+export const clientId = { type: 'string', pattern: CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
+export const anyClientId = { type: 'string', pattern: ANY_CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
+export const room = { type: 'string', pattern: ROOM_PATTERN, minLength: 1, maxLength: 128 } as const
+export const kind = { type: 'string', pattern: KIND_PATTERN, minLength: 1, maxLength: 32 } as const
+export const name = { type: 'string', pattern: NAME_PATTERN, minLength: 1, maxLength: 200 } as const
+export const jti = { type: 'string', pattern: JTI_PATTERN, minLength: 26, maxLength: 26 } as const
+
+/** `{id}` in /clients/{id}… paths. */
+export const clientIdParams = {
+  type: 'object',
+  properties: { id: anyClientId },
+  required: ['id'],
+  additionalProperties: false,
+} as const
+
+const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
+
+/** Shared response schemas, added to the REST scope with addSchema; routes use `{ $ref: '<id>#' }`. */
+export const sharedSchemas = [
+  {
+    $id: 'Error',
+    description: 'The error envelope of every failed call.',
+    type: 'object',
+    properties: {
+      error: {
+        type: 'object',
+        properties: {
+          message: { type: 'string', description: 'Human-readable; names the offending field on validation errors.' },
+          code: { type: 'string', description: 'Stable machine-readable code (see spec/rest.md, Errors).' },
+        },
+        required: ['message', 'code'],
+        additionalProperties: false,
+      },
+    },
+    required: ['error'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'Connection',
+    description: 'The live session of an online client.',
+    type: 'object',
+    properties: {
+      transport: { type: 'string', description: 'mqtt, websocket or webrtc.' },
+      connectedAt: { type: 'string', format: 'date-time' },
+      room: { type: ['string', 'null'], description: 'Room the session is in now (null while unmapped).' },
+    },
+    required: ['transport', 'connectedAt', 'room'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'Client',
+    description: 'A client (device, app or web page) with its room mapping and online state.',
+    type: 'object',
+    properties: {
+      clientId: { type: 'string' },
+      name: { type: ['string', 'null'] },
+      kind: { type: ['string', 'null'] },
+      room: { type: ['string', 'null'], description: 'The stored client-to-room mapping.' },
+      ephemeral: { type: 'boolean' },
+      expiresAt: { ...isoOrNull, description: 'When an ephemeral client is removed; null for regular clients.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      status: { type: 'string', enum: ['online', 'offline'] },
+      online: { type: 'boolean', description: 'Same as status = online.' },
+      connection: {
+        anyOf: [{ $ref: 'Connection#' }, { type: 'null' }],
+        description: 'The live session while online, otherwise null.',
+      },
+    },
+    required: [
+      'clientId', 'name', 'kind', 'room', 'ephemeral', 'expiresAt', 'createdAt', 'updatedAt', 'status', 'online',
+      'connection',
+    ],
+    additionalProperties: false,
+  },
+] as const
+
+/** Error responses every /api/v1 route can give, plus the ones a route adds. */
+const errorResponse = (description: string) => ({ description, $ref: 'Error#' })
+
+const rateLimitHeaders = {
+  'retry-after': { type: 'integer', description: 'Seconds to wait before retrying.' },
+  'ratelimit-limit': { type: 'integer', description: 'Requests allowed per window (sent on every response).' },
+  'ratelimit-remaining': { type: 'integer', description: 'Requests left in the window (sent on every response).' },
+  'ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets (sent on every response).' },
+} as const
+
+export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415>) => {
+  const all: Record<number, { description: string; $ref: string; headers?: object }> = {
+    401: errorResponse('Missing, malformed, unknown or revoked API key.'),
+    429: {
+      ...errorResponse('Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded.'),
+      headers: rateLimitHeaders,
+    },
+    500: errorResponse('Internal error (no details are revealed).'),
+  }
+  const descriptions = {
+    400: 'Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds.',
+    404: 'No such resource in this workspace (another workspace’s resource looks exactly the same).',
+    409: 'Conflict with the current state (for example a duplicate clientId).',
+    413: 'Request body larger than rest.bodyLimitBytes.',
+    415: 'Request body is not application/json.',
+  } as const
+  for (const status of extra) all[status] = errorResponse(descriptions[status])
+  return all
+}
+
+/** Errors of a route that takes a JSON body. */
+export const bodyErrors = [400, 413, 415] as const

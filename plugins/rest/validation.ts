@@ -1,0 +1,73 @@
+/**
+ * Request validation for the REST scope. Fastify's default Ajv silently strips unknown fields and
+ * coerces body types; the API instead rejects both, so bodies get a strict Ajv (no coercion, no
+ * removal) and only the query string and path parameters (always strings on the wire) are coerced.
+ * A failed check becomes a ValidationFailed naming the field.
+ */
+import { Ajv, type ErrorObject } from 'ajv'
+import formatsPlugin from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import { ValidationFailed } from '../../core/errors.js'
+
+// ajv-formats ships CommonJS whose default export TypeScript sees as the module namespace.
+const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv
+
+const make = (coerceTypes: boolean) =>
+  addFormats(
+    new Ajv({
+      coerceTypes,
+      useDefaults: true,
+      removeAdditional: false,
+      allErrors: false,
+      unicodeRegExp: true,
+      strict: true,
+      strictTypes: false,
+      allowUnionTypes: true,
+    }),
+  )
+
+const strict = make(false)
+const coercing = make(true)
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart !== 'body') return coercing.compile(schema as object)
+  const validate = strict.compile(schema as object)
+  // A request without a body is checked as `{}`: optional-only bodies may be left out, and a
+  // required field is reported by name rather than as "body must be object".
+  return (data: unknown) => {
+    const ok = validate(data === undefined || data === null ? {} : data)
+    return ok ? true : { error: Object.assign(new Error('validation failed'), { validation: validate.errors }) }
+  }
+}
+
+const where: Record<string, string> = { body: 'field ', querystring: 'query parameter ', params: 'path parameter ' }
+
+/** Turn an Ajv error into one ValidationFailed that names the field and what was wrong. */
+export const validationFailure = (errors: ReadonlyArray<ErrorObject>, context: string | undefined): ValidationFailed => {
+  const e = errors[0]
+  const prefix = where[context ?? 'body'] ?? ''
+  if (!e) return new ValidationFailed({ field: '(request)', message: 'invalid request' })
+  const path = e.instancePath.split('/').filter(Boolean).join('.')
+  const params = e.params as Record<string, unknown>
+  if (e.keyword === 'additionalProperties') {
+    const field = [path, String(params.additionalProperty)].filter(Boolean).join('.')
+    return new ValidationFailed({ field, message: `unknown ${prefix}${field}` })
+  }
+  if (e.keyword === 'required') {
+    const field = [path, String(params.missingProperty)].filter(Boolean).join('.')
+    return new ValidationFailed({ field, message: `${prefix}${field} is required` })
+  }
+  const field = path || (context === 'body' ? 'body' : '(request)')
+  if (!path && context === 'body' && e.keyword === 'type') {
+    return new ValidationFailed({ field: 'body', message: 'body must be a JSON object' })
+  }
+  if (!path && context === 'body' && e.keyword === 'minProperties') {
+    return new ValidationFailed({ field: 'body', message: 'body must set at least one field' })
+  }
+  const detail =
+    e.keyword === 'type' ? `must be ${String(params.type).replace(',', ' or ')}`
+    : e.keyword === 'pattern' ? 'has characters or a form that is not allowed'
+    : e.keyword === 'enum' ? `must be one of ${(params.allowedValues as unknown[]).join(', ')}`
+    : (e.message ?? 'is invalid')
+  return new ValidationFailed({ field, message: `${prefix}${field} ${detail}` })
+}
