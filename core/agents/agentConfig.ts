@@ -75,13 +75,32 @@ export const validateAgentConfig = (
       message: `${field}.${secret} is a server-side secret or endpoint; it belongs in the engine's settings, never in an agent config`,
     })
   }
-  const decoded = Schema.decodeUnknownResult(provider.configSchema, { onExcessProperty: 'error' })(merged ?? {})
+  const value = merged ?? {}
+  // Effect lets an empty Struct accept any object, excess fields included: check the top level here.
+  const closed = closedFields(provider)
+  const excess = closed && isPlainObject(value) ? Object.keys(value).find((k) => !closed.has(k)) : undefined
+  if (excess !== undefined) {
+    throw new ValidationFailed({ field: `${field}.${excess}`, message: `${field}.${excess} is not a setting of the ${providerName} provider` })
+  }
+  const decoded = Schema.decodeUnknownResult(provider.configSchema, { onExcessProperty: 'error' })(value)
   if (decoded._tag === 'Success') return decoded.success
   const issue = formatIssue(decoded.failure.issue).issues[0]
   const path = (issue?.path ?? []).map(String).join('.')
   const at = path ? `${field}.${path}` : field
   const what = issue?.message === 'Expected no excess property' ? `is not a setting of the ${providerName} provider` : issue?.message ?? 'is invalid'
   throw new ValidationFailed({ field: at, message: `${at} ${what.charAt(0).toLowerCase()}${what.slice(1)}` })
+}
+
+const fieldsOf = new WeakMap<AgentProvider, ReadonlySet<string> | null>()
+
+/** The top-level fields of a provider's config when its schema is a plain struct, else null. */
+const closedFields = (provider: AgentProvider): ReadonlySet<string> | null => {
+  if (!fieldsOf.has(provider)) {
+    const ast = provider.configSchema.ast
+    const closed = ast._tag === 'Objects' && ast.indexSignatures.length === 0
+    fieldsOf.set(provider, closed ? new Set(ast.propertySignatures.map((p) => String(p.name))) : null)
+  }
+  return fieldsOf.get(provider)!
 }
 
 /** The JSON Schema (draft 2020-12) of a provider's config, for listings and documentation. */

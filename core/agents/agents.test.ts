@@ -208,6 +208,8 @@ describe('agents in rooms', () => {
     expect(refused({ presetId: '../x' })).toBeInstanceOf(ValidationFailed)
     expect(refused({ overrides: [] as unknown as Record<string, unknown> })).toBeInstanceOf(ValidationFailed)
     expect(() => agents.validatePreset('nobody', {})).toThrow(/no agent provider named nobody/)
+    // An empty schema takes no fields at all (Effect's empty Struct alone would accept any object).
+    expect(() => agents.validatePreset('crasher', { x: 1 })).toThrow(/config\.x is not a setting of the crasher provider/)
     expect(agents.providers().find((p) => p.name === 'echo')).toMatchObject({
       description: expect.stringMatching(/utterance/),
       configSchema: { type: 'object', properties: { silenceMs: { type: 'integer', minimum: 100, maximum: 2000 } }, additionalProperties: false },

@@ -2,7 +2,7 @@
  * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
  * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
  * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts; agents and usage join the same way). It also sweeps expired
+ * (clients.ts, tokens.ts, agents.ts, agentPresets.ts, rooms.ts; usage joins the same way). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -10,6 +10,9 @@ import { NotFound } from '../../core/errors.js'
 import { definePlugin } from '../../core/extension.js'
 import type { EngineHost } from '../../core/host.js'
 import type { EnginePlugin } from '../../core/plugin.js'
+import { agentPresetRoutes } from './agentPresets.js'
+import { agentRoutes } from './agents.js'
+import { agentSharedSchemas } from './agentSchemas.js'
 import { installAuth } from './auth.js'
 import { clientRoutes } from './clients.js'
 import { SWEEP_INTERVAL_MS, sweepExpiredClients } from './ephemeralSweep.js'
@@ -18,6 +21,7 @@ import { installJsonOnly } from './jsonBodies.js'
 import { installOpenApi, openApiRoute } from './openapi.js'
 import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
+import { roomRoutes } from './rooms.js'
 import { sharedSchemas } from './schemas.js'
 import { tokenRoutes } from './tokens.js'
 import { validatorCompiler } from './validation.js'
@@ -33,7 +37,7 @@ export interface RestPlugin extends EnginePlugin {
 export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
-  for (const schema of sharedSchemas) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...agentSharedSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0')
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
@@ -47,6 +51,9 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(openApiRoute)
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
+  await app.register(agentRoutes(host))
+  await app.register(agentPresetRoutes(host))
+  await app.register(roomRoutes(host))
 }
 
 export const restPlugin = definePlugin('rest', (host) => {
