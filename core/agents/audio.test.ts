@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MIXED_SILENCE_TAIL_MS } from '../agentProvider.js'
 import { voiceFlag } from '../dataplane/frame.js'
 import { concat, rms, silence, tone } from '../test/audio.js'
-import { RoomMixer, STALE_MS } from './mixer.js'
+import { MixedInput, STALE_MS } from './mixedInput.js'
 import { AgentPlayout } from './playout.js'
 
 beforeEach(() => {
@@ -115,7 +115,7 @@ describe('agent playout', () => {
 describe('agent mixed input', () => {
   const setup = () => {
     const out: Int16Array[] = []
-    const mixer = new RoomMixer((pcm) => out.push(pcm), now)
+    const mixer = new MixedInput((pcm) => out.push(pcm), now)
     return { out, mixer }
   }
 

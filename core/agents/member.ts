@@ -11,7 +11,7 @@ import type { RoomMember } from '../actors/room.js'
 import { DOWNLINK_HEADER_BYTES, DOWNLINK_KIND_OPUS } from '../dataplane/frame.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
-import { RoomMixer } from './mixer.js'
+import { MixedInput } from './mixedInput.js'
 
 /** Frames waiting for the agent beyond this are dropped, oldest first (a stalled provider). */
 const MAX_INBOX = 256
@@ -31,7 +31,7 @@ export class AgentMember implements RoomMember {
   private readonly decoders = new Map<number, Decoder>()
   private readonly others = new Map<string, ParticipantInfo>()
   private readonly bySource = new Map<number, ParticipantInfo>()
-  private mixer: RoomMixer | null = null
+  private mixer: MixedInput | null = null
   private broken = false
   private inbox: Uint8Array[] = []
   private draining = false
@@ -48,7 +48,7 @@ export class AgentMember implements RoomMember {
     this.session = session
     if (session.onAudio) {
       const onAudio = session.onAudio.bind(session)
-      this.mixer = new RoomMixer((pcm) => this.guard('onAudio', () => onAudio(pcm)))
+      this.mixer = new MixedInput((pcm) => this.guard('onAudio', () => onAudio(pcm)))
     }
   }
 

@@ -21,7 +21,7 @@ interface SourceQueue {
   lastPushAt: number
 }
 
-export class RoomMixer {
+export class MixedInput {
   private readonly sources = new Map<number, SourceQueue>()
   private ticker: NodeJS.Timeout | undefined
   private lastEmitAt = 0
