@@ -7,7 +7,7 @@ import type { Engine } from '../engine.js'
 import { AgentStartFailed, Conflict, NotFound, ValidationFailed } from '../errors.js'
 import { defineAgentProvider, type Extension } from '../index.js'
 import { createLogger } from '../log.js'
-import { concat, DownlinkDecoder, rms, silence, tone, UplinkEncoder } from '../test/audio.js'
+import { concat, DownlinkDecoder, rms, silence, tone, UplinkEncoder } from '../test/speech.js'
 import { RecordingLink, seedWorkspace, startTestEngine, uplink } from '../test/helpers.js'
 
 const SECRET = 'sk-live-very-secret-key'

@@ -2,7 +2,7 @@ import { Decoder } from '@evan/opus'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MIXED_SILENCE_TAIL_MS } from '../agentProvider.js'
 import { voiceFlag } from '../dataplane/frame.js'
-import { concat, rms, silence, tone } from '../test/audio.js'
+import { concat, rms, silence, tone } from '../test/speech.js'
 import { MixedInput, STALE_MS } from './mixedInput.js'
 import { AgentPlayout } from './playout.js'
 

@@ -1,5 +1,5 @@
 /**
- * Audio for tests and the bench: speech-like PCM (tones) and silence at 16 kHz, encoded to real
+ * Speech for agent tests: speech-like PCM (tones) and silence at 16 kHz, encoded to real
  * Opus uplink frames (V|level byte + packet), and downlink frames decoded back to PCM per source.
  */
 import { Decoder, Encoder } from '@evan/opus'
