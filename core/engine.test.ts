@@ -121,4 +121,21 @@ describe('sharing the data dir with the CLI', () => {
       await t.stop()
     }
   })
+
+  it('sees a client deleted by the CLI: the live session closes and its token stops working', async () => {
+    const t = await startTestEngine()
+    try {
+      const seed = seedWorkspace(t.engine)
+      seed.addClient('dev-1', 'lobby')
+      const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'dev-1', null)
+      const link = new RecordingLink()
+      // Connecting reads (and caches) the client record.
+      t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+      await cliJson(['client', 'delete', 'dev-1', '--workspace', seed.workspaceId, '--data', t.dir])
+      expect((await link.closed)._tag).toBe('ClientDeleted')
+      await expect(t.engine.host.security.authenticateTerminal({ token })).rejects.toMatchObject({ _tag: 'ClientNotFound' })
+    } finally {
+      await t.stop()
+    }
+  })
 })

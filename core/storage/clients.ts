@@ -32,7 +32,16 @@ const toRecord = (r: Row): ClientRecord => ({
   createdAt: r.created_at, updatedAt: r.updated_at,
 })
 
+/** Most client records kept in memory; beyond it the oldest entry goes. */
+const CACHE_LIMIT = 50_000
+
 export const clientsRepo = (db: Db) => {
+  // libSQL's binding costs ~20 µs per statement, and every token issue and terminal connect reads
+  // a client. Records are cached; every write here drops the entry, and changes committed by other
+  // processes drop it through `invalidate` (storage calls it for client.* change records).
+  const cache = new Map<string, ClientRecord>()
+  const keyOf = (workspaceId: string, clientId: string) => `${workspaceId}\u0000${clientId}`
+  const forget = (workspaceId: string, clientId: string) => void cache.delete(keyOf(workspaceId, clientId))
   const insert = db.prepare(`INSERT INTO clients
     (workspace_id, client_id, name, kind, room, ephemeral, expires_at, tokens_not_before, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -48,17 +57,29 @@ export const clientsRepo = (db: Db) => {
     'SELECT * FROM clients WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
   return {
     insert: (c: ClientRecord) =>
-      guard('insert client', () =>
-        void insert.run(c.workspaceId, c.clientId, c.name, c.kind, c.room, c.ephemeral ? 1 : 0, c.expiresAt,
-          c.tokensNotBefore, c.createdAt, c.updatedAt)),
+      guard('insert client', () => {
+        forget(c.workspaceId, c.clientId)
+        insert.run(c.workspaceId, c.clientId, c.name, c.kind, c.room, c.ephemeral ? 1 : 0, c.expiresAt,
+          c.tokensNotBefore, c.createdAt, c.updatedAt)
+      }),
     get: (workspaceId: string, clientId: string) =>
       guard('get client', () => {
+        const key = keyOf(workspaceId, clientId)
+        const hit = cache.get(key)
+        if (hit) return hit
         const r = byId.get(workspaceId, clientId) as Row | undefined
-        return r ? toRecord(r) : null
+        if (!r) return null
+        const record = toRecord(r)
+        if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+        cache.set(key, record)
+        return record
       }),
+    /** Drop a cached record (a change committed by another process). */
+    invalidate: forget,
     /** Apply a patch; returns the updated record, or null when the client does not exist. */
     update: (workspaceId: string, clientId: string, patch: ClientPatch, at: number) =>
       guard('update client', () => {
+        forget(workspaceId, clientId)
         const sets: string[] = []
         const values: Array<string | number | null> = []
         for (const key of ['name', 'kind', 'room'] as const) {
@@ -86,9 +107,15 @@ export const clientsRepo = (db: Db) => {
         (list.all(workspaceId, q.room ?? null, q.kind ?? null, q.after ?? '', q.limit, q.activeAt ?? null) as Row[])
           .map(toRecord)),
     delete: (workspaceId: string, clientId: string) =>
-      guard('delete client', () => remove.run(workspaceId, clientId).changes === 1),
+      guard('delete client', () => {
+        forget(workspaceId, clientId)
+        return remove.run(workspaceId, clientId).changes === 1
+      }),
     revokeAllTokens: (workspaceId: string, clientId: string, at: number) =>
-      guard('revoke client tokens', () => revokeAll.run(at, at, workspaceId, clientId).changes === 1),
+      guard('revoke client tokens', () => {
+        forget(workspaceId, clientId)
+        return revokeAll.run(at, at, workspaceId, clientId).changes === 1
+      }),
     expired: (now: number, limit = 100) =>
       guard('list expired clients', () => (expired.all(now, limit) as Row[]).map(toRecord)),
   }

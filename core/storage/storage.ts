@@ -49,6 +49,11 @@ export interface StorageShape extends Repositories {
    * outside a transaction); other processes hear it through `pollRemoteChanges`.
    */
   recordChange(kind: ChangeKind, workspaceId: string | null, subject: string | null, at: number): void
+  /**
+   * Group commit: run `f` with the other writes queued in this event-loop turn, in one
+   * transaction, and resolve once it is committed. Cheaper than a commit per request under load.
+   */
+  batch<A>(f: () => A): Promise<A>
   /** Listen to committed changes (local and polled). Returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void
   /** Read rows other processes committed since the last call and tell listeners; returns how many. */
@@ -70,6 +75,22 @@ export const openStorage = (file: string): StorageShape => {
   let cursor = repos.changes.lastId()
   let dataVersion = repos.changes.dataVersion()
   let open = true
+
+  let queued: Array<{ run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
+  const flushQueued = () => {
+    const jobs = queued
+    queued = []
+    const results: unknown[] = []
+    try {
+      storage.transaction(() => {
+        for (const job of jobs) results.push(job.run())
+      })
+    } catch (e) {
+      for (const job of jobs) job.reject(e)
+      return
+    }
+    jobs.forEach((job, i) => job.resolve(results[i]))
+  }
 
   const notify = (changes: ReadonlyArray<ChangeRecord>) => {
     for (const change of changes) for (const listener of listeners) listener(change)
@@ -103,6 +124,11 @@ export const openStorage = (file: string): StorageShape => {
       if (depth > 0) pending.push(change)
       else notify([change])
     },
+    batch: <A>(f: () => A) =>
+      new Promise<A>((resolve, reject) => {
+        if (queued.length === 0) setImmediate(flushQueued)
+        queued.push({ run: f, resolve: resolve as (v: unknown) => void, reject })
+      }),
     onChange: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)
@@ -117,6 +143,9 @@ export const openStorage = (file: string): StorageShape => {
         if (rows.length === 0) break
         cursor = rows[rows.length - 1]!.id
         const remote = rows.filter((r) => r.origin !== origin)
+        for (const r of remote) {
+          if (r.kind.startsWith('client.') && r.workspaceId && r.subject) repos.clients.invalidate(r.workspaceId, r.subject)
+        }
         seen += remote.length
         notify(remote)
       }
@@ -124,6 +153,7 @@ export const openStorage = (file: string): StorageShape => {
     },
     close: () => {
       if (!open) return
+      if (queued.length > 0) flushQueued()
       open = false
       try {
         db.pragma('wal_checkpoint(TRUNCATE)')

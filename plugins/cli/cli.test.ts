@@ -82,6 +82,11 @@ describe('hark CLI (real process)', () => {
     const dup = await runCli(['client', 'create', 'dev-1', '--workspace', workspaceId, ...data()])
     expect(dup.code).toBe(1)
     expect(dup.stderr).toContain('client_exists')
+    for (const bad of [['eph_x'], ['a/b'], ['ok', '--room', 'r oom'], ['ok', '--kind', 'Device']]) {
+      const r = await runCli(['client', 'create', ...bad, '--workspace', workspaceId, ...data()])
+      expect(r.code, bad.join(' ')).toBe(1)
+      expect(r.stderr).toContain('validation_failed')
+    }
   })
 
   it('names a bad setting in one line, from a flag, the environment or a config file', async () => {
@@ -98,6 +103,28 @@ describe('hark CLI (real process)', () => {
     const broken = await runCli(['workspace', 'list', '--config', file, ...data()])
     expect(broken.code).not.toBe(0)
     expect(broken.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('hark start --config settings.json keeps the built-in REST API', async () => {
+    const file = join(dir.path, 'settings.json')
+    writeFileSync(file, JSON.stringify({ log: { level: 'warn' } }))
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, 'bin/hark.js'), 'start', '--config', file, ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    )
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const restPort = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stderr! }).on('line', (line) => {
+        const m = /running on .*rest=(\d+)/.exec(line)
+        if (m) resolve(Number(m[1]))
+      })
+      void exited.then((code) => reject(new Error(`hark start exited early (${code})`)))
+    })
+    const res = await fetch(`http://127.0.0.1:${restPort}/api/v1/clients`)
+    expect(res.status).toBe(401)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
   })
 
   it('hark start brings /healthz to 200 and exits 0 on SIGTERM (graceful stop inside its 4.5 s budget)', async () => {

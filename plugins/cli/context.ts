@@ -26,12 +26,13 @@ export const withCommon = (cmd: Command): Command =>
     .option('--config <file>', 'config file: .json settings, or a .js module exporting defineConfig(...)')
     .option('--json', 'print exactly one JSON value on stdout')
 
+/** The compiled default composition root (engine.config.ts). */
+const loadDefaultConfig = async (): Promise<EngineConfig> =>
+  ((await import(new URL('../../engine.config.js', import.meta.url).href)) as { default: EngineConfig }).default
+
 export const loadConfig = async (file: string | undefined): Promise<{ source: string; config: EngineConfig }> => {
   const path = file ?? process.env.HARK_CONFIG
-  if (!path) {
-    const mod = (await import(new URL('../../engine.config.js', import.meta.url).href)) as { default: EngineConfig }
-    return { source: 'engine.config.ts', config: mod.default }
-  }
+  if (!path) return { source: 'engine.config.ts', config: await loadDefaultConfig() }
   const abs = resolve(path)
   if (abs.endsWith('.json')) {
     let parsed: unknown
@@ -40,7 +41,12 @@ export const loadConfig = async (file: string | undefined): Promise<{ source: st
     } catch (e) {
       throw new CliError(`cannot read config ${path}: ${(e as Error).message}`)
     }
-    return { source: path, config: parsed as EngineConfig }
+    // A JSON file holds settings only: the engine keeps the built-in extensions of engine.config.ts.
+    const builtins = (await loadDefaultConfig()).extensions ?? []
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new CliError(`config ${path} must hold a JSON object of settings`)
+    }
+    return { source: path, config: { ...(parsed as EngineConfig), extensions: builtins } }
   }
   const mod = (await import(pathToFileURL(abs).href)) as { default?: EngineConfig }
   if (!mod.default) throw new CliError(`config ${path} has no default export`)

@@ -7,6 +7,7 @@ import { ConfigError } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
+import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
 import { presetCommands } from './commands/preset.js'
@@ -31,6 +32,7 @@ export const buildProgram = (): Command => {
   tokenCommands(program)
   usageCommand(program)
   presetCommands(program)
+  benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
     cmd.commands.forEach(override)

@@ -2,7 +2,7 @@
  * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
  * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
  * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts, agents.ts, agentPresets.ts, rooms.ts; usage joins the same way). It also sweeps expired
+ * (clients.ts, tokens.ts, usage.ts, agents.ts, agentPresets.ts, rooms.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -24,6 +24,7 @@ import { installRequestMetrics } from './requestMetrics.js'
 import { roomRoutes } from './rooms.js'
 import { sharedSchemas } from './schemas.js'
 import { tokenRoutes } from './tokens.js'
+import { usageRoutes } from './usage.js'
 import { validatorCompiler } from './validation.js'
 
 export const API_PREFIX = '/api/v1'
@@ -51,6 +52,7 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(openApiRoute)
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
+  await app.register(usageRoutes(host))
   await app.register(agentRoutes(host))
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))

@@ -55,6 +55,7 @@ describe('OpenAPI document', () => {
       'GET /api/v1/clients/{id}',
       'GET /api/v1/openapi.json',
       'GET /api/v1/rooms/{room}',
+      'GET /api/v1/usage',
       'PATCH /api/v1/agent-presets/{presetId}',
       'PATCH /api/v1/clients/{id}',
       'POST /api/v1/agent-presets',

@@ -5,21 +5,16 @@
  * OpenAPI document lists under components.schemas. spec/rest.md explains every rule here.
  */
 
-/**
- * clientId chosen by a back end: 1-128 ASCII letters, digits, ".", "_", ":" or "-", starting with a
- * letter or digit. The `eph_` prefix is reserved for ephemeral clients (core/ids.ts).
- */
-export const CLIENT_ID_PATTERN = '^(?!eph_)[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
-/** Any clientId that can exist, chosen or ephemeral (`eph_` + 20 base62). Used for `{id}` in paths. */
-export const ANY_CLIENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
-/** Room names: the same alphabet as clientIds. */
-export const ROOM_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
-/** Kind: a short lower-case token such as `device`, `app`, `web`. */
-export const KIND_PATTERN = '^[a-z0-9][a-z0-9._-]{0,31}$'
-/** Display names: any printable text; no control characters and no lone surrogates. */
-export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}]+$'
-/** Token ids are ULIDs (Crockford base32, 26 characters). */
-export const JTI_PATTERN = '^[0-9A-HJKMNP-TVW-Z]{26}$'
+import {
+  ANY_CLIENT_ID_PATTERN,
+  CLIENT_ID_PATTERN,
+  JTI_PATTERN,
+  KIND_PATTERN,
+  NAME_PATTERN,
+  ROOM_PATTERN,
+} from '../../core/naming.js'
+
+export { ANY_CLIENT_ID_PATTERN, CLIENT_ID_PATTERN, JTI_PATTERN, KIND_PATTERN, NAME_PATTERN, ROOM_PATTERN }
 
 export const clientId = { type: 'string', pattern: CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
 export const anyClientId = { type: 'string', pattern: ANY_CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const

@@ -1,6 +1,7 @@
 /** `hark client create|list|show|delete`: the operator's view of clients (the REST API is the back end's). */
 import type { Command } from 'commander'
-import { ClientExists, ClientNotFound } from '../../../core/errors.js'
+import { ClientExists, ClientNotFound, ValidationFailed } from '../../../core/errors.js'
+import { isClientId, isDisplayName, isKind, isRoomName } from '../../../core/naming.js'
 import { isUniqueViolation } from '../../../core/storage/db.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
@@ -21,6 +22,15 @@ export const clientCommands = (program: Command) => {
       withOperator(
         (op, clientId: string, opts: CommonOptions & { workspace: string; room?: string; name?: string; kind?: string }) => {
           requireWorkspace(op, opts.workspace)
+          const checks: Array<[string, string | undefined, (s: string) => boolean, string]> = [
+            ['clientId', clientId, isClientId, '1-128 letters, digits, ".", "_", ":" or "-", not starting with eph_'],
+            ['room', opts.room, isRoomName, '1-128 letters, digits, ".", "_", ":" or "-"'],
+            ['kind', opts.kind, isKind, '1-32 lower-case letters, digits, ".", "_" or "-"'],
+            ['name', opts.name, isDisplayName, '1-200 printable characters'],
+          ]
+          for (const [field, value, valid, rule] of checks) {
+            if (value !== undefined && !valid(value)) throw new ValidationFailed({ field, message: `${field}: ${rule}` })
+          }
           const now = Date.now()
           const record = {
             workspaceId: opts.workspace, clientId, name: opts.name ?? null, kind: opts.kind ?? null,

@@ -1,0 +1,47 @@
+/**
+ * Every scenario, in report order. A scenario file default-exports a Scenario; to add one,
+ * import it here (replacing its pending line if it had one). Pending lines name what each
+ * scenario waits for on main.
+ */
+import { pendingScenario, type Scenario } from '../scenario.js'
+import mqttRooms from './mqttRooms.js'
+import rest from './rest.js'
+import tokenVerify from './tokenVerify.js'
+import wsRooms from './wsRooms.js'
+
+export const scenarios: readonly Scenario[] = [
+  tokenVerify,
+  rest,
+  wsRooms,
+  mqttRooms,
+  pendingScenario({
+    name: 'webrtc-peers',
+    description: 'WebRTC audio peers per core (werift), frames through rooms',
+    needs: 'the WebRTC transport (POST /v1/webrtc/offer)',
+    unit: 'peers',
+    higherIsBetter: true,
+  }),
+  pendingScenario({
+    name: 'agent-latency',
+    description: "time from a terminal's frame to an agent's reply frame",
+    needs: 'agent dispatch (POST /api/v1/agents) and an agent provider',
+    unit: 'ms',
+    higherIsBetter: false,
+  }),
+  pendingScenario({
+    name: 'idle-memory',
+    description: 'KB of RSS per connected idle client vs bare uWS',
+    needs: 'the WebSocket gateway',
+    unit: 'KB/client',
+    higherIsBetter: false,
+  }),
+  pendingScenario({
+    name: 'connect-storm',
+    description: 'clients connected per second, token verification included',
+    needs: 'the WebSocket gateway',
+    unit: 'connects/s',
+    higherIsBetter: true,
+  }),
+]
+
+export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

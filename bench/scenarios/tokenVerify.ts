@@ -1,0 +1,90 @@
+/**
+ * token-verify: client-token verifications per second, the cost every connect pays. Hark's real
+ * ClientTokens.verify against fast-jwt doing the same checks on the same tokens, each in its
+ * own process on the server core, 64 calls in flight (a connect storm's worth), every call a
+ * different token (clients × tokens issued by Hark's own issue path).
+ *
+ * Why fast-jwt: it is the fastest well-kept HS256 verifier for Node (the one behind
+ * @fastify/jwt), synchronous on node:crypto HMAC, so it marks what this machine can do for the
+ * same checks; jose with raw secrets would only show the re-import cost Hark already avoids.
+ */
+import { join } from 'node:path'
+import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
+import { monotonicUs } from '../harness/clock.js'
+import { serverCpus } from '../harness/cores.js'
+import { seedHark, type HarkSeed } from '../harness/hark.js'
+import { decodeHistogram } from '../harness/histogram.js'
+import { measurement } from '../harness/measurement.js'
+import { benchModule } from '../harness/paths.js'
+import { measureWindow } from '../harness/window.js'
+import { startWorker } from '../harness/worker.js'
+import type { VerifyResult, VerifyStart } from '../workers/verifyLoop.js'
+
+interface Fixture {
+  readonly seed: HarkSeed
+  readonly tokensFile: string
+}
+
+const measureVerifier = async (
+  ctx: MeasureContext,
+  f: Fixture,
+  name: string,
+  module: string,
+  args: string[],
+): Promise<Measurement> => {
+  const w = startWorker(ctx.procs, {
+    name,
+    module: benchModule(module),
+    args,
+    cpus: serverCpus(ctx.cores),
+    logFile: ctx.logFile(name),
+  })
+  const start: VerifyStart = { type: 'start', tokensFile: f.tokensFile, concurrency: ctx.load }
+  ctx.phase(`${name}: loading and checking ${f.seed.clients.length} clients' tokens`)
+  w.send(start)
+  await w.next('ready', 120_000)
+  const warmupUntilUs = monotonicUs() + 50_000 + ctx.warmupMs * 1000
+  const endUs = warmupUntilUs + ctx.durationMs * 1000
+  w.send({ type: 'go', warmupUntilUs, endUs })
+  ctx.phase(`${name}: ${ctx.load} in flight, ${(ctx.durationMs / 1000).toFixed(0)} s measured`)
+  const window = await measureWindow([w.proc.pid], warmupUntilUs, endUs, { signal: ctx.signal })
+  const r = await w.next<VerifyResult>('result', (endUs - monotonicUs()) / 1000 + 30_000)
+  if (r.failures > 0) throw new Error(`${name}: ${r.failures} verifications failed`)
+  return measurement({
+    value: r.ops / r.seconds,
+    histogram: decodeHistogram(r.histogram),
+    window,
+    serverPids: [w.proc.pid],
+    generatorPids: [],
+    cores: ctx.cores,
+    extra: { verifies: r.ops, distinctTokens: f.seed.clients.reduce((s, c) => s + c.tokens.length, 0), concurrency: ctx.load },
+  })
+}
+
+export default defineScenario<Fixture>({
+  name: 'token-verify',
+  description: 'client-token verifications per second (HS256), 64 in flight, distinct tokens',
+  unit: 'verifies/s',
+  higherIsBetter: true,
+  goal: { value: 50_000, text: '≥ 50k verifies/s' },
+  load: { quick: 64, full: 64, unit: 'verifications in flight' },
+  timing: { quick: { warmupMs: 1000, durationMs: 3000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
+  setup: async (ctx) => {
+    const dataDir = join(ctx.dir, 'hark-data')
+    const seed = await seedHark(ctx, { dataDir, clients: ctx.quick ? 250 : 1000, tokensPerClient: 4, roomSize: 0 })
+    return { seed, tokensFile: join(dataDir, 'bench-seed.json') }
+  },
+  hark: {
+    name: 'hark',
+    label: 'Hark ClientTokens.verify (jose 6, WebCrypto HMAC key imported once)',
+    measure: (ctx, f) => measureVerifier(ctx, f, 'hark-verify', 'workers/verifyHark', ['--data', f.seed.dataDir]),
+  },
+  peers: [
+    {
+      name: 'fast-jwt',
+      label: 'fast-jwt 6 (node:crypto HMAC, same checks, cache off)',
+      measure: (ctx, f) =>
+        measureVerifier(ctx, f, 'fast-jwt-verify', 'workers/verifyFastJwt', ['--data', f.seed.dataDir, '--workspace', f.seed.workspaceId]),
+    },
+  ],
+})
