@@ -3,7 +3,7 @@
  * the medians, ratios, sweeps and what was pending. The table, the markdown report and the
  * charts are all rendered from this alone.
  */
-import type { Measurement } from './scenario.js'
+import type { Goal, Measurement } from './scenario.js'
 import type { Saturated } from './harness/saturation.js'
 import type { SweepResult } from './harness/sweep.js'
 
@@ -52,7 +52,7 @@ export interface ScenarioRecord {
   readonly description: string
   readonly unit: string
   readonly higherIsBetter: boolean
-  readonly goal: { readonly value: number; readonly text: string } | null
+  readonly goal: Goal | null
   readonly load: { readonly level: number; readonly unit: string } | null
   readonly timing: { readonly warmupMs: number; readonly durationMs: number }
   readonly rounds: number

@@ -270,12 +270,14 @@ export const runBench = async (
     io.stdout.write(listScenarios(registry) + '\n')
     return 0
   }
-  const unknown = opts.scenarios.filter((n) => !registry.some((s) => s.name === n))
+  // A name selects the scenario of that name, or a family: `rest` selects rest-token and rest-detail.
+  const selects = (name: string, s: Scenario) => s.name === name || s.name.startsWith(`${name}-`)
+  const unknown = opts.scenarios.filter((n) => !registry.some((s) => selects(n, s)))
   if (unknown.length > 0) {
     io.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; --list shows them all\n`)
     return 2
   }
-  const named = opts.scenarios.length > 0 ? registry.filter((s) => opts.scenarios.includes(s.name)) : registry
+  const named = opts.scenarios.length > 0 ? registry.filter((s) => opts.scenarios.some((n) => selects(n, s))) : registry
   const runnable = named.filter((s) => (opts.peersOnly ? s.peers.length > 0 : s.hark !== null))
   const pending = registry.filter((s) => s.hark === null)
   for (const s of named.filter((x) => !runnable.includes(x))) {

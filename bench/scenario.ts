@@ -72,6 +72,12 @@ export interface SideDef<F> {
   measure(ctx: MeasureContext, fixture: F): Promise<Measurement>
 }
 
+export interface Goal {
+  readonly value?: number
+  readonly ratios?: Readonly<Record<string, number>>
+  readonly text: string
+}
+
 export interface ScenarioDef<F> {
   readonly name: string
   readonly description: string
@@ -79,8 +85,11 @@ export interface ScenarioDef<F> {
   readonly unit: string
   /** Whether a larger value is better (verifies/s) or worse (KB per client). */
   readonly higherIsBetter: boolean
-  /** A target from the issues, shown beside Hark's figure: { value: 50_000, text: '≥ 50k/s' }. */
-  readonly goal?: { readonly value: number; readonly text: string }
+  /**
+   * A target from the issues, shown beside Hark's figure: an absolute `value` ({ value: 50_000,
+   * text: '≥ 50k/s' }) and/or minimum ratios against named peers ({ ratios: { fastify: 0.4 } }).
+   */
+  readonly goal?: Goal
   /** Hark's side; leave it out while the feature is not on main, and say what it needs. */
   readonly hark?: SideDef<F>
   readonly needs?: string

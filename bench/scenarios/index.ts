@@ -6,13 +6,14 @@
 import { pendingScenario, type Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
 import mqttRooms from './mqttRooms.js'
-import rest from './rest.js'
+import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
 import wsRooms from './wsRooms.js'
 
 export const scenarios: readonly Scenario[] = [
   tokenVerify,
-  rest,
+  restToken,
+  restDetail,
   wsRooms,
   mqttRooms,
   pendingScenario({

@@ -1,5 +1,5 @@
 /**
- * token-verify, Hark's side: the engine's own ClientTokens.verify (jose 6, WebCrypto HMAC keys
+ * token-verify, Hark's side: the engine's own ClientTokens.verify (fast-jwt HS256, secrets
  * imported once per workspace secret), assembled on the data dir the way the CLI does it.
  * Usage: node dist/bench/workers/verifyHark.js --data DIR (then IPC: start, go).
  */

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose'
+import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '../clock.js'
 import { tempDir } from '../test/helpers.js'
 import { openStorage, type StorageShape } from '../storage/storage.js'
 import { hashApiKey } from './apiKeys.js'
-import { loadMasterKey, makeMasterKey } from './masterKey.js'
+import { loadMasterKey, makeMasterKey, type MasterKeyShape } from './masterKey.js'
 import { makeSecurity, type SecurityShape } from './security.js'
 
 let dir: ReturnType<typeof tempDir>
@@ -15,6 +15,7 @@ let storage: StorageShape
 let clock: ManualClock
 let security: SecurityShape
 let workspaceId: string
+let masterKey: MasterKeyShape
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0)
 
@@ -28,7 +29,8 @@ beforeEach(() => {
   dir = tempDir()
   storage = openStorage(join(dir.path, 'hark.db'))
   clock = new ManualClock(T0)
-  security = makeSecurity(storage, makeMasterKey(randomBytes(32)), clock, { secretGraceSeconds: 3600 })
+  masterKey = makeMasterKey(randomBytes(32))
+  security = makeSecurity(storage, masterKey, clock, { secretGraceSeconds: 3600 })
   workspaceId = security.createWorkspace('acme').workspaceId
   addClient('dev-1')
 })
@@ -86,6 +88,24 @@ describe('client tokens', () => {
     expect(t.expiresAt).toBeNull()
     const v = await security.tokens.verify(t.token)
     expect(v).toMatchObject({ workspaceId, clientId: 'dev-1', jti: t.jti, expiresAt: null })
+  })
+
+  it('verify with an independent implementation (jose) under the workspace secret', async () => {
+    const t = await security.tokens.issue(workspaceId, 'dev-1', 600)
+    const [secret] = storage.signingSecrets.live(workspaceId, clock.now())
+    const raw = masterKey.open('signing-secret', secret!.secretEnc)
+    const { payload, protectedHeader } = await jwtVerify(t.token, raw, {
+      algorithms: ['HS256'], audience: 'service-client', issuer: workspaceId, currentDate: new Date(clock.now()),
+    })
+    expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT', kid: secret!.kid })
+    expect(payload).toEqual({ iss: workspaceId, sub: 'dev-1', aud: 'service-client', jti: t.jti, iat: Math.floor(T0 / 1000), exp: Math.floor(T0 / 1000) + 600 })
+    // and a token jose signs with that secret is accepted, while HS512 under the same secret is not
+    const viaJose = await new SignJWT({ jti: t.jti }).setProtectedHeader({ alg: 'HS256', kid: secret!.kid })
+      .setIssuer(workspaceId).setSubject('dev-1').setAudience('service-client').sign(raw)
+    await expect(security.tokens.verify(viaJose)).resolves.toMatchObject({ clientId: 'dev-1' })
+    const hs512 = await new SignJWT({ jti: t.jti }).setProtectedHeader({ alg: 'HS512', kid: secret!.kid })
+      .setIssuer(workspaceId).setSubject('dev-1').setAudience('service-client').sign(raw)
+    await expect(security.tokens.verify(hs512)).rejects.toMatchObject({ _tag: 'TokenInvalid' })
   })
 
   it('expire after their TTL', async () => {

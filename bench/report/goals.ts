@@ -1,0 +1,29 @@
+/**
+ * Goal verdicts for the table and the markdown report: an absolute target on Hark's figure, and
+ * minimum ratios against named peers (ratio = Hark ÷ peer, > 1 means Hark does better).
+ */
+import type { ScenarioRecord } from '../results.js'
+import { compact, ratioText } from './format.js'
+
+export interface GoalVerdict {
+  readonly text: string
+  readonly met: boolean
+}
+
+export const goalVerdicts = (sc: ScenarioRecord): GoalVerdict[] => {
+  const hark = sc.sides.find((s) => s.role === 'hark')?.summary
+  if (!sc.goal || !hark) return []
+  const verdicts: GoalVerdict[] = []
+  if (sc.goal.value !== undefined) {
+    const met = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value
+    verdicts.push({ met, text: `goal ${sc.name} ${sc.goal.text}: Hark ${compact(hark.value)} ${sc.unit}` })
+  }
+  for (const [peer, min] of Object.entries(sc.goal.ratios ?? {})) {
+    const ratio = sc.ratios.find((r) => r.peer === peer)?.ratio ?? null
+    verdicts.push({
+      met: ratio !== null && ratio >= min,
+      text: `goal ${sc.name} ${sc.goal.text}: Hark ÷ ${peer} = ${ratioText(ratio)} (target ≥ ${min}×)`,
+    })
+  }
+  return verdicts
+}
