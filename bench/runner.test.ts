@@ -109,7 +109,8 @@ describe('runner', () => {
     expect(text).toMatch(/^token-verify\s+ready/m)
     expect(text).toMatch(/^rest-token\s+ready/m)
     expect(text).toMatch(/^rest-detail\s+ready/m)
-    for (const name of ['ws-rooms', 'mqtt-rooms', 'webrtc-peers', 'agent-latency', 'idle-memory', 'connect-storm']) {
+    expect(text).toMatch(/^agent-latency\s+ready/m)
+    for (const name of ['ws-rooms', 'mqtt-rooms', 'webrtc-peers', 'idle-memory', 'connect-storm']) {
       expect(text).toMatch(new RegExp(`^${name}\\s+pending \\(needs `, 'm'))
     }
   })
