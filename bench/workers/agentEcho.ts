@@ -6,7 +6,7 @@
  *   --side bare: the floor — per room one Opus decoder, the same utterance segmenter and one Opus
  *     encoder in a plain loop: no rooms, actors, mixing, pacing or router.
  * Every room's terminal talks in real time (one 20 ms Opus frame per 20 ms): 200 ms of tone, then
- * silence until the echo starts. Echo ends an utterance after `silenceMs` of silence — that wait is
+ * silence until the echo starts; the next turn begins once the echo has finished. Echo ends an utterance after `silenceMs` of silence — that wait is
  * the provider's by design. What is recorded is the rest: from handing over the silence frame that
  * completed the window to the first reply frame out (continuous mode). On the hark side every
  * other turn stops sending after the speech instead (dtx mode: the room's mixed input fills the
@@ -66,7 +66,12 @@ interface Path {
   send(uplink: Uint8Array): void
   /** Set by the talker; the path calls it with the monotonic time of the first reply frame. */
   onReply: ((atUs: number) => void) | null
+  /** When the last reply frame of any turn arrived (0: never). */
+  readonly lastReplyFrameUs: number
 }
+
+/** A turn starts only after the agent was quiet this long, so its first reply frame is its own. */
+const QUIET_BEFORE_TURN_MS = 120
 
 class Talker {
   private readonly encoder = new Encoder({ channels: 1, sample_rate: 16000, application: 'voip' })
@@ -87,9 +92,13 @@ class Talker {
     this.path.send(uplink)
   }
 
-  /** One turn; resolves with the overhead in µs, or null when no echo came. */
+  /** One turn; resolves with the overhead in µs, or null when no echo came (or came too early). */
   async turn(dtx: boolean): Promise<number | null> {
+    for (let i = 0; i < 250 && monotonicUs() - this.path.lastReplyFrameUs < QUIET_BEFORE_TURN_MS * 1000; i++) {
+      await new Promise((r) => setTimeout(r, FRAME_MS))
+    }
     let replyUs = 0
+    let speechDone = false
     const replied = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), ECHO_TIMEOUT_MS)
       this.path.onReply = (at) => {
@@ -107,14 +116,16 @@ class Talker {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs))
       if (this.path.onReply === null) break
       this.send(i, i < SPEECH_FRAMES)
-      if (dtx && i === SPEECH_FRAMES - 1) reference = this.lastSentUs + this.silenceMs * 1000
+      if (i === SPEECH_FRAMES - 1) {
+        speechDone = true
+        if (dtx) reference = this.lastSentUs + this.silenceMs * 1000
+      }
     }
     const ok = await replied
     this.path.onReply = null
-    if (!ok) return null
+    // A reply before the speech ended is not an echo of it: the turn does not count.
+    if (!ok || !speechDone) return null
     if (!dtx) reference = this.lastSentUs
-    // Let the echo play out, so the next turn's first reply frame is its own.
-    await new Promise((r) => setTimeout(r, SPEECH_FRAMES * FRAME_MS + 150))
     return replyUs - reference
   }
 }
@@ -125,9 +136,12 @@ class HubTerminal implements TerminalLink, Path {
   session!: TerminalSession
   agentSourceId = -1
   onReply: ((atUs: number) => void) | null = null
+  lastReplyFrameUs = 0
 
   deliverAudio(frame: Uint8Array): void {
-    if (this.onReply === null || ((frame[2]! << 8) | frame[3]!) !== this.agentSourceId) return
+    if (((frame[2]! << 8) | frame[3]!) !== this.agentSourceId) return
+    this.lastReplyFrameUs = monotonicUs()
+    if (this.onReply === null) return
     const reply = this.onReply
     this.onReply = null
     reply(monotonicUs())
@@ -147,6 +161,7 @@ class BarePipeline implements Path {
   private readonly encoder = new Encoder({ channels: 1, sample_rate: 16000, application: 'voip' })
   private readonly segmenter: UtteranceSegmenter
   onReply: ((atUs: number) => void) | null = null
+  lastReplyFrameUs = 0
 
   constructor(silenceMs: number) {
     this.segmenter = new UtteranceSegmenter(

@@ -8,7 +8,7 @@ import { AgentStartFailed, Conflict, NotFound, ValidationFailed } from '../error
 import { defineAgentProvider, type Extension } from '../index.js'
 import { createLogger } from '../log.js'
 import { concat, DownlinkDecoder, rms, silence, tone, UplinkEncoder } from '../test/speech.js'
-import { RecordingLink, seedWorkspace, startTestEngine, uplink } from '../test/helpers.js'
+import { Inbox, RecordingLink, seedWorkspace, startTestEngine, uplink } from '../test/helpers.js'
 
 const SECRET = 'sk-live-very-secret-key'
 const ENDPOINT = 'wss://provider.internal.example:7443/v1'
@@ -50,11 +50,20 @@ const misbehaving: Extension[] = [
       throw new AgentFailure('upstream refused the session')
     },
   })),
+  defineAgentProvider('listener', () => ({
+    configSchema: Schema.Struct({}),
+    start: (): AgentSession => ({
+      onSourceAudio: (pcm, from) => heard.push({ from: from.id, kind: from.kind, samples: pcm.length, level: rms(pcm) }),
+    }),
+  })),
   defineAgentProvider('tuned', () => ({
     configSchema: Schema.Struct({ voice: Schema.optionalKey(Schema.String), speed: Schema.optionalKey(Schema.Number) }),
     start: () => ({}),
   })),
 ]
+
+/** What the `listener` provider heard, per decoded packet. */
+const heard = new Inbox<{ from: string; kind: string; samples: number; level: number }>()
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let engine: Engine
@@ -229,6 +238,30 @@ describe('agents in rooms', () => {
     expect(agents.list(other.workspaceId)).toEqual([])
     expect(agents.list(ws, { room: 'r' }).map((a) => a.identity).sort()).toEqual(['agent@default', 'agent@tuned'])
     expect(agents.list(ws, { room: 'elsewhere' })).toEqual([])
+  })
+
+  it('a session that asks for per-source audio hears each member apart, decoded, with who it is', async () => {
+    await start()
+    const a = await connect('a')
+    const b = await connect('b')
+    engine.host.storage.agentPresets.insert({
+      workspaceId: seed.workspaceId, presetId: 'ears', name: null, provider: 'listener', config: {}, createdAt: 1, updatedAt: 1,
+    })
+    await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'ears' })
+    const loud = new UplinkEncoder()
+    for (const frame of loud.frames(tone(100))) a.session.pushAudio(frame)
+    for (const frame of new UplinkEncoder().frames(silence(60))) b.session.pushAudio(frame)
+    await heard.next(() => heard.items.filter((h) => h.from === 'a').length >= 5, 5000, 'a, five packets')
+    await heard.next(() => heard.items.filter((h) => h.from === 'b').length >= 3, 5000, 'b, three packets')
+    expect(new Set(heard.items.map((h) => h.kind))).toEqual(new Set(['terminal']))
+    expect(heard.items.every((h) => h.samples === 320)).toBe(true)
+    expect(Math.max(...heard.items.filter((h) => h.from === 'a').map((h) => h.level))).toBeGreaterThan(0.1)
+    expect(Math.max(...heard.items.filter((h) => h.from === 'b').map((h) => h.level))).toBeLessThan(0.01)
+    // A packet that is not Opus costs that packet only.
+    a.session.pushAudio(uplink([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]))
+    for (const frame of loud.frames(tone(40))) a.session.pushAudio(frame)
+    await heard.next(() => heard.items.filter((h) => h.from === 'a').length >= 7, 5000, 'a, after a bad packet')
+    expect(engine.host.agents.list(seed.workspaceId)[0]!.state).toBe('running')
   })
 
   it('agents are never metered: usage counts terminal sessions only', async () => {
