@@ -220,6 +220,12 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
     registry = new ExtensionRegistry(host, config.extensions ?? [])
     const r = registry
+    if (r.names('agentProvider').length > 0 && !r.names('agentProvider').includes(settings.agents.defaultProvider)) {
+      log.warn(
+        { defaultProvider: settings.agents.defaultProvider, registered: r.names('agentProvider') },
+        'agents.defaultProvider is not a registered agent provider: dispatches without a presetId will be refused',
+      )
+    }
 
     let ready = false
     const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)

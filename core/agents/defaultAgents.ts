@@ -101,9 +101,11 @@ export class RoomDefaultAgents {
       clearTimeout(cycle.stopTimer)
       cycle.stopTimer = undefined
     }
+    // One default agent per occupancy cycle: more terminals joining change nothing.
+    if (cycle && !settingChanged) return
     const setting = this.storage.roomSettings.get(workspaceId, room)?.defaultAgent ?? null
     const json = setting === null ? null : JSON.stringify(setting)
-    if (cycle && (!settingChanged || cycle.setting === json)) return
+    if (cycle && cycle.setting === json) return
     if (cycle) {
       this.cycles.delete(key)
       if (cycle.agent && isLive(cycle.agent)) await cycle.agent.stop('room default agent changed')
