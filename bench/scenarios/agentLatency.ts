@@ -57,6 +57,8 @@ const measureSide = async (ctx: MeasureContext, side: 'hark' | 'bare'): Promise<
       turns: r.turns,
       missedTurns: r.missed,
       silenceMs: SILENCE_MS,
+      eventLoopP99Ms: r.eventLoopP99Ms,
+      eventLoopMaxMs: r.eventLoopMaxMs,
       ...(dtx ? { dtxTurns: dtx.count, dtxP50Ms: dtx.p50Ms, dtxP99Ms: dtx.p99Ms } : {}),
     },
   })

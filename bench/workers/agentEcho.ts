@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Decoder, Encoder } from '@evan/opus'
 import { echoAgent } from '../../agents/echo/index.js'
 import { UtteranceSegmenter } from '../../agents/echo/segmenter.js'
@@ -45,6 +46,9 @@ export interface AgentEchoResult extends WorkerMessage {
   readonly histogram: string
   /** dtx-mode overhead (hark side only), encoded histogram or null. */
   readonly dtxHistogram: string | null
+  /** Event-loop delay of this process over the run (ms): stalls show up here. */
+  readonly eventLoopP99Ms: number
+  readonly eventLoopMaxMs: number
 }
 
 const { values: args } = parseArgs({ options: { side: { type: 'string' } } })
@@ -220,6 +224,8 @@ const run = async (g: AgentEchoGo): Promise<AgentEchoResult> => {
   const dtx: LatencyHistogram | null = side === 'hark' ? createLatencyHistogram() : null
   let turns = 0
   let missed = 0
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
   await Promise.all(
     talkers.map(async (talker, r) => {
       // Rooms start spread over one turn, so their utterances do not end in lockstep.
@@ -238,10 +244,13 @@ const run = async (g: AgentEchoGo): Promise<AgentEchoResult> => {
       }
     }),
   )
+  loop.disable()
   return {
     type: 'result',
     turns,
     missed,
+    eventLoopP99Ms: loop.percentile(99) / 1e6,
+    eventLoopMaxMs: loop.max / 1e6,
     histogram: encodeHistogram(histogram),
     dtxHistogram: dtx && dtx.totalCount > 0 ? encodeHistogram(dtx) : null,
   }
