@@ -7,6 +7,7 @@ import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -23,6 +24,7 @@ export default defineConfig({
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
+  usage: { checkpointMs: 5000 },
   agents: {
     defaultProvider: 'echo',
     startTimeoutMs: 15_000,
@@ -32,5 +34,5 @@ export default defineConfig({
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
   },
-  extensions: [restPlugin, echoAgent, openaiRealtimeAgent],
+  extensions: [restPlugin, websocketTransport, echoAgent, openaiRealtimeAgent],
 })

@@ -56,6 +56,10 @@ export const SettingsSchema = Schema.Struct({
     /** How often the engine looks for changes made by another process (the CLI) in the data dir. */
     changePollMs: Schema.Int.check(Schema.isBetween({ minimum: 20, maximum: 1000 })),
   }),
+  usage: Schema.Struct({
+    /** How often open sessions are checkpointed: the most metered time a crash can lose. */
+    checkpointMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })),
+  }),
   agents: Schema.Struct({
     /** Provider of the platform default agent (a dispatch without presetId), at its config defaults. */
     defaultProvider: Schema.NonEmptyString,
@@ -98,6 +102,7 @@ export const defaultSettings: Settings = {
     maxTokenTtlSeconds: 31_536_000,
   },
   storage: { changePollMs: 200 },
+  usage: { checkpointMs: 5000 },
   agents: {
     defaultProvider: 'echo',
     startTimeoutMs: 15_000,

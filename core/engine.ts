@@ -40,7 +40,8 @@ const usageLayer = Layer.effect(
   Usage,
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log)
+      const settings = yield* EngineSettings
+      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
       meter.start()
       return meter
     }),

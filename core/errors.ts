@@ -61,6 +61,9 @@ export class ProtocolError extends Data.TaggedError('ProtocolError')<{ readonly 
 
 export class FrameTooLarge extends Data.TaggedError('FrameTooLarge')<{ readonly message: string }> {}
 
+/** A receiver that cannot even take control events any more (its socket buffer is full). */
+export class ReceiverTooSlow extends Data.TaggedError('ReceiverTooSlow')<{ readonly message: string }> {}
+
 export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly message: string
   readonly retryAfterSeconds: number
@@ -102,6 +105,7 @@ export type HarkError =
   | SessionReplaced
   | ProtocolError
   | FrameTooLarge
+  | ReceiverTooSlow
   | RateLimited
   | AgentStartFailed
   | ServerShuttingDown
@@ -135,6 +139,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   SessionReplaced: { code: 'session_replaced', http: 409, mqtt5: 0x8e, mqtt311: 0x02, ws: 4005 },
   ProtocolError: { code: 'protocol_error', http: 400, mqtt5: 0x82, mqtt311: 0x01, ws: 1002 },
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
+  ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },

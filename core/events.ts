@@ -61,7 +61,23 @@ export type ServerEvent =
   | { readonly type: 'agent.event'; readonly room: string; readonly agentId: string; readonly event: Readonly<Record<string, unknown>> }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
-  | { readonly type: 'error'; readonly code: string; readonly message: string }
+  | {
+      readonly type: 'error'
+      readonly code: string
+      readonly message: string
+      /** The `id` of the client message this answers, when it had one. */
+      readonly id?: string | number | null
+    }
   | { readonly type: 'session.closing'; readonly code: string; readonly message: string }
 
 export type ServerEventType = ServerEvent['type']
+
+/** Largest control message a terminal may send (UTF-8 bytes of one JSON text). */
+export const MAX_CONTROL_MESSAGE_BYTES = 4096
+
+/** Control messages a terminal sends (WebSocket text frames, MQTT control topic, data channel). */
+export type ClientMessage =
+  | { readonly type: 'ping'; readonly id: string | number | null }
+  | { readonly type: 'audio.mode'; readonly audioMode: AudioMode; readonly id: string | number | null }
+
+export type ClientMessageType = ClientMessage['type']

@@ -10,6 +10,7 @@
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { Registry } from 'prom-client'
 import { Counter, Gauge } from 'prom-client'
+import { clientMachine } from './actors/client.js'
 import { workspaceMachine, type RoomRef } from './actors/workspace.js'
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
@@ -109,6 +110,8 @@ class Session implements TerminalSession, RoomMember {
   private introduced = false
   private done = false
   private expiryTimer: NodeJS.Timeout | undefined
+  /** Its client actor (place in the workspace); set by the hub right after construction. */
+  actor: ActorRefFrom<typeof clientMachine> | null = null
 
   constructor(
     readonly identity: TerminalIdentity,
@@ -145,6 +148,8 @@ class Session implements TerminalSession, RoomMember {
 
   setAudioMode(mode: AudioMode): void {
     this.audioMode = mode
+    // The room's sinks read audioMode through a getter; the router only needs to re-split them.
+    this.route?.router.refreshAudioModes()
     this.sendEvent({ type: 'audio.mode', audioMode: mode })
   }
 
@@ -266,6 +271,25 @@ export class TerminalHub {
         this.inc({ direction: 'out' }, framesOut + hub.retiredFramesOut)
       },
     })
+    new Counter({
+      name: 'hark_audio_mixer_frames_total',
+      help: 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream',
+      labelNames: ['op'],
+      registers: [metrics],
+      collect() {
+        let decoded = hub.retiredDecoded
+        let encoded = hub.retiredEncoded
+        for (const rooms of hub.rooms.values()) {
+          for (const ref of rooms.values()) {
+            decoded += ref.getSnapshot().context.router.mixStats.framesDecoded
+            encoded += ref.getSnapshot().context.router.mixStats.framesEncoded
+          }
+        }
+        this.reset()
+        this.inc({ op: 'decode' }, decoded)
+        this.inc({ op: 'encode' }, encoded)
+      },
+    })
   }
 
   /** Hear sessions open and end (usage metering, audit). Returns the unsubscribe function. */
@@ -337,6 +361,8 @@ export class TerminalHub {
   /** Frame counts of rooms that have closed, so the routed counter never goes backwards. */
   private retiredFramesIn = 0
   private retiredFramesOut = 0
+  private retiredDecoded = 0
+  private retiredEncoded = 0
 
   private workspace(workspaceId: string) {
     let ref = this.workspaces.get(workspaceId)
@@ -353,6 +379,8 @@ export class TerminalHub {
               const router = roomRef.getSnapshot().context.router
               this.retiredFramesIn += router.framesIn
               this.retiredFramesOut += router.framesOut
+              this.retiredDecoded += router.mixStats.framesDecoded
+              this.retiredEncoded += router.mixStats.framesEncoded
               rooms.delete(room)
             }
           },
@@ -386,13 +414,19 @@ export class TerminalHub {
     this.opened.inc({ transport: link.transport })
     this.lifecycle('opened', session)
     this.log.debug({ workspaceId, clientId, sessionId: session.sessionId, transport: link.transport }, 'session opened')
-    this.workspace(workspaceId).send({
-      type: 'SESSION_OPENED',
-      sessionId: session.sessionId,
-      member: session,
-      room: identity.client.room,
-      unassigned: (from) => session.unassigned(from),
+    // The client actor is the hub's, not a child of the workspace actor: xstate copies a parent's
+    // children object on every spawn and stop, which made connect/disconnect storms O(n²).
+    const workspace = this.workspace(workspaceId)
+    session.actor = createActor(clientMachine, {
+      id: `session:${session.sessionId}`,
+      input: {
+        member: session,
+        room: identity.client.room,
+        unassigned: (from) => session.unassigned(from),
+        request: (event) => workspace.send(event),
+      },
     })
+    session.actor.start()
     session.armExpiry(identity.client.expiresAt ?? (identity.credential.kind === 'token' ? identity.credential.expiresAt : null))
     return session
   }
@@ -417,7 +451,12 @@ export class TerminalHub {
     this.sessionGauge.dec({ transport: session.link.transport })
     this.closed.inc({ transport: session.link.transport })
     this.lifecycle('ended', session)
-    this.workspaces.get(session.workspaceId)?.send({ type: 'SESSION_ENDED', sessionId: session.sessionId })
+    const actor = session.actor
+    session.actor = null
+    if (actor) {
+      actor.send({ type: 'END' })
+      actor.stop()
+    }
   }
 
   /** The live session of a client, if any. */
@@ -437,6 +476,11 @@ export class TerminalHub {
   /** Send an event to every member of a room. */
   broadcast(workspaceId: string, room: string, event: ServerEvent): void {
     this.workspaces.get(workspaceId)?.send({ type: 'BROADCAST_ROOM', room, event })
+  }
+
+  /** Names of the occupied rooms of a workspace, sorted. */
+  roomNames(workspaceId: string): string[] {
+    return [...(this.rooms.get(workspaceId)?.keys() ?? [])].sort()
   }
 
   /** Occupied rooms of a workspace with their members. */
@@ -484,7 +528,7 @@ export class TerminalHub {
       case 'client.updated': {
         if (!live) return
         const client = this.storage.clients.get(workspaceId, subject)
-        if (client) this.workspace(workspaceId).send({ type: 'ASSIGN_ROOM', sessionId: live.sessionId, room: client.room })
+        if (client) live.actor?.send({ type: 'ASSIGN', room: client.room })
         return
       }
       case 'client.deleted':

@@ -5,6 +5,8 @@
  */
 import { pendingScenario, type Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
+import connectStorm from './connectStorm.js'
+import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -24,20 +26,8 @@ export const scenarios: readonly Scenario[] = [
     higherIsBetter: true,
   }),
   agentLatency,
-  pendingScenario({
-    name: 'idle-memory',
-    description: 'KB of RSS per connected idle client vs bare uWS',
-    needs: 'the WebSocket gateway',
-    unit: 'KB/client',
-    higherIsBetter: false,
-  }),
-  pendingScenario({
-    name: 'connect-storm',
-    description: 'clients connected per second, token verification included',
-    needs: 'the WebSocket gateway',
-    unit: 'connects/s',
-    higherIsBetter: true,
-  }),
+  idleMemory,
+  connectStorm,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

@@ -1,28 +1,74 @@
 /**
- * ws-rooms: audio rooms over WebSocket (TLS). Rooms of 10 terminals, 2 talkers each sending a
- * ~100-byte frame 50 times a second; every frame is delivered to the 9 others. Headline:
- * deliveries per second, latency from the send time inside each frame.
- * Hark's side needs the WebSocket gateway; the bare uWS fan-out peer runs now (--peers-only).
+ * ws-rooms: audio rooms over WebSocket (TLS). Rooms of 4 terminals, all 4 talking, each sending a
+ * ~100-byte frame 50 times a second; every frame is delivered to the 3 others (issue 4's shape).
+ * Headline: deliveries per second, latency from the send time inside each frame. Hark's side is
+ * the real gateway (token-authenticated terminals mapped to rooms, terminal protocol v1 framing,
+ * room router); the peer is bare uWS pub/sub with no auth and no framing, the ceiling.
+ * Goal (issue 4): ≥ 1500 talkers on the server's core at p99 ≤ 15 ms, ≥ 0.8× the bare server.
  */
+import { join } from 'node:path'
 import { defineScenario } from '../scenario.js'
 import { loadTls, type TlsMaterial } from '../../core/tls.js'
+import { serverCpus } from '../harness/cores.js'
+import { seedHark, startHark, type HarkSeed } from '../harness/hark.js'
 import { benchModule } from '../harness/paths.js'
 import { roomMembers, roomsFor, runRoomLoad } from '../generators/rooms.js'
 import { startPeer } from '../peers/start.js'
 
 interface Fixture {
   readonly tls: TlsMaterial
+  readonly seed: HarkSeed
 }
+
+export const ROOM_SIZE = 4
+export const TALKERS_PER_ROOM = 4
+/** Largest load the sweep may ask for; the seed holds this many clients. */
+const MAX_TALKERS = 3000
+const GOAL_TALKERS = 1500
+
+const shape = (talkers: number) => roomsFor(talkers, ROOM_SIZE, TALKERS_PER_ROOM)
 
 export default defineScenario<Fixture>({
   name: 'ws-rooms',
-  description: 'rooms of 10 over WSS, 2 talkers per room at 50 frames/s (~100 B), fan-out to the other 9',
+  description: `rooms of ${ROOM_SIZE} over WSS, all ${TALKERS_PER_ROOM} talking at 50 frames/s (~100 B), fan-out to the other ${ROOM_SIZE - 1}`,
   unit: 'deliveries/s',
   higherIsBetter: true,
-  needs: 'the WebSocket gateway (wss /v1/connect) and its frame format',
-  load: { quick: 40, full: 200, unit: 'talkers' },
-  sweep: { start: 20, factor: 1.5, maxLevel: 2000, maxSteps: 10, p99LimitMs: 50, minDeliveryRatio: 0.99 },
-  setup: async (ctx) => ({ tls: await loadTls({ certFile: null, keyFile: null, dataDir: ctx.dir, host: '127.0.0.1' }) }),
+  goal: {
+    value: GOAL_TALKERS * 50 * (ROOM_SIZE - 1),
+    text: `≥ ${GOAL_TALKERS} talkers per core (${(GOAL_TALKERS * 50 * (ROOM_SIZE - 1)) / 1000}k deliveries/s) at p99 ≤ 15 ms, ≥ 0.8× bare uWS`,
+  },
+  load: { quick: 200, full: GOAL_TALKERS, unit: 'talkers' },
+  sweep: { start: 200, factor: 1.4, maxLevel: MAX_TALKERS, maxSteps: 10, p99LimitMs: 15, minDeliveryRatio: 0.99 },
+  setup: async (ctx) => {
+    const tls = await loadTls({ certFile: null, keyFile: null, dataDir: ctx.dir, host: '127.0.0.1' })
+    const seed = await seedHark(ctx, {
+      dataDir: join(ctx.dir, 'hark-data'),
+      clients: MAX_TALKERS,
+      tokensPerClient: 1,
+      roomSize: ROOM_SIZE,
+    })
+    return { tls, seed }
+  },
+  hark: {
+    name: 'hark',
+    label: 'Hark WebSocket gateway (uWS 20.30 SSLApp, token auth, protocol v1, room router)',
+    measure: async (ctx, f) => {
+      const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
+      return runRoomLoad(ctx, {
+        protocol: benchModule('generators/protocols/harkWs'),
+        target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
+        members: roomMembers({
+          ...shape(ctx.load),
+          clientOf: (i) => {
+            const c = f.seed.clients[i]
+            if (!c) throw new Error(`load ${ctx.load} needs more than the ${f.seed.clients.length} seeded clients`)
+            return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
+          },
+        }),
+        serverPids: [hark.proc.pid],
+      })
+    },
+  },
   peers: [
     {
       name: 'uws',
@@ -32,7 +78,7 @@ export default defineScenario<Fixture>({
         return runRoomLoad(ctx, {
           protocol: benchModule('generators/protocols/wsPubSub'),
           target: { host: '127.0.0.1', port: peer.port, options: { tls: true, path: '/v1/connect' } },
-          members: roomMembers(roomsFor(ctx.load)),
+          members: roomMembers(shape(ctx.load)),
           serverPids: [peer.pid],
         })
       },

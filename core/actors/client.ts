@@ -1,11 +1,14 @@
 /**
  * The client actor: one live terminal session and its place in the workspace. It follows the
  * client-to-room mapping: ASSIGN moves it (leave the old room, join the new one), CLOSE or END
- * takes it out for good.
+ * takes it out for good. Its join/leave requests go to `request` (the hub forwards them to the
+ * workspace actor): client actors are not xstate children of the workspace, because xstate
+ * copies a parent's whole children object on every spawn and stop, which made connect and
+ * disconnect storms O(n²) in live sessions (see core/terminals.ts).
  *
  *   unassigned <--ASSIGN--> inRoom ; both --CLOSE/END--> closed
  */
-import { assertEvent, assign, sendParent, setup } from 'xstate'
+import { assertEvent, assign, setup } from 'xstate'
 import type { RoomMember } from './room.js'
 
 export type ClientEvent =
@@ -19,6 +22,8 @@ export type ClientParentEvent =
 
 export interface ClientInput {
   readonly member: RoomMember
+  /** Where join/leave requests go (the workspace actor). */
+  readonly request: (event: ClientParentEvent) => void
   /** The stored mapping at connect time. */
   readonly room: string | null
   /** Called when the client is mapped to no room (it stays connected, silent). */
@@ -27,6 +32,7 @@ export interface ClientInput {
 
 export interface ClientContext {
   readonly member: RoomMember
+  readonly request: (event: ClientParentEvent) => void
   readonly room: string | null
   readonly unassigned: (from: string | null) => void
 }
@@ -38,8 +44,8 @@ export const clientMachine = setup({
     input: {} as ClientInput,
   },
   actions: {
-    joinRoom: sendParent(({ context }): ClientParentEvent => ({ type: 'JOIN_ROOM', room: context.room!, member: context.member })),
-    leaveRoom: sendParent(({ context }): ClientParentEvent => ({ type: 'LEAVE_ROOM', room: context.room!, member: context.member })),
+    joinRoom: ({ context }) => context.request({ type: 'JOIN_ROOM', room: context.room!, member: context.member }),
+    leaveRoom: ({ context }) => context.request({ type: 'LEAVE_ROOM', room: context.room!, member: context.member }),
     takeRoom: assign(({ event }) => {
       assertEvent(event, 'ASSIGN')
       return { room: event.room }
@@ -53,7 +59,7 @@ export const clientMachine = setup({
   },
 }).createMachine({
   id: 'client',
-  context: ({ input }) => ({ member: input.member, room: input.room, unassigned: input.unassigned }),
+  context: ({ input }) => ({ member: input.member, request: input.request, room: input.room, unassigned: input.unassigned }),
   initial: 'connecting',
   states: {
     connecting: {

@@ -8,13 +8,15 @@
  */
 import { assertEvent, assign, setup } from 'xstate'
 import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
-import type { ParticipantInfo, ServerEvent } from '../events.js'
+import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
 /** Anything that can be in a room: a terminal session or an agent. */
 export interface RoomMember {
   readonly id: string
   readonly kind: 'terminal' | 'agent'
   readonly name: string | null
+  /** `mixed` asks for one mixed stream instead of per-source frames (default `forward`). */
+  readonly audioMode?: AudioMode
   /** Data plane: receive other members' frames (see AudioSink). */
   deliver(frame: Uint8Array): void
   /** Control plane: receive room events. */
@@ -72,7 +74,14 @@ const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent
 
 const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEntry>) =>
   router.setSinks(
-    [...members.values()].map((e) => ({ sourceId: e.port.sourceId, deliver: (f: Uint8Array) => e.member.deliver(f) })),
+    [...members.values()].map((e) => ({
+      sourceId: e.port.sourceId,
+      // A getter: the router re-reads it when a member switches mode (RoomRouter.refreshAudioModes).
+      get audioMode() {
+        return e.member.audioMode
+      },
+      deliver: (f: Uint8Array) => e.member.deliver(f),
+    })),
   )
 
 /** Next free source id in 1..65535 (0 means "mixed by the server"). */

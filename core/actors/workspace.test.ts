@@ -16,27 +16,25 @@ const member = (id: string) => {
 }
 
 describe('workspace actor', () => {
-  it('spawns rooms on first join, closes them when empty, and moves sessions between rooms', () => {
+  it('spawns rooms on first join, closes them when empty, and moves members between rooms', () => {
     const lifecycle: string[] = []
     const ws = createActor(workspaceMachine, {
       input: { workspaceId: 'ws_1', now: () => 0, roomLifecycle: (room, state) => lifecycle.push(`${state} ${room}`) },
     }).start()
     const a = member('a')
-    const unassigned: Array<string | null> = []
-    ws.send({ type: 'SESSION_OPENED', sessionId: 's1', member: a, room: 'r1', unassigned: (f) => unassigned.push(f) })
+    ws.send({ type: 'JOIN_ROOM', room: 'r1', member: a })
     expect(a.rooms).toEqual(['r1'])
     expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r1'])
-    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: 'r2' })
+    ws.send({ type: 'LEAVE_ROOM', room: 'r1', member: a })
+    ws.send({ type: 'JOIN_ROOM', room: 'r2', member: a })
     expect(a.rooms).toEqual(['r1', 'r2'])
     expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r2'])
-    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: null })
-    expect(unassigned).toEqual(['r2'])
+    ws.send({ type: 'LEAVE_ROOM', room: 'r2', member: a })
     expect(ws.getSnapshot().context.rooms.size).toBe(0)
-    ws.send({ type: 'ASSIGN_ROOM', sessionId: 's1', room: 'r3' })
-    ws.send({ type: 'SESSION_ENDED', sessionId: 's1' })
-    expect(ws.getSnapshot().context.sessions.size).toBe(0)
+    ws.send({ type: 'JOIN_ROOM', room: 'r3', member: a })
+    ws.send({ type: 'LEAVE_ROOM', room: 'r3', member: a })
     expect(ws.getSnapshot().context.rooms.size).toBe(0)
-    expect(lifecycle).toEqual(['opened r1', 'opened r2', 'closed r1', 'closed r2', 'opened r3', 'closed r3'])
+    expect(lifecycle).toEqual(['opened r1', 'closed r1', 'opened r2', 'closed r2', 'opened r3', 'closed r3'])
   })
 
   it('keeps two workspaces apart even with equal room names', () => {
@@ -44,8 +42,8 @@ describe('workspace actor', () => {
     const ws2 = createActor(workspaceMachine, { input: { workspaceId: 'ws_2', now: () => 0 } }).start()
     const a = member('same')
     const b = member('same')
-    ws1.send({ type: 'SESSION_OPENED', sessionId: 's1', member: a, room: 'lobby', unassigned: () => {} })
-    ws2.send({ type: 'SESSION_OPENED', sessionId: 's2', member: b, room: 'lobby', unassigned: () => {} })
+    ws1.send({ type: 'JOIN_ROOM', room: 'lobby', member: a })
+    ws2.send({ type: 'JOIN_ROOM', room: 'lobby', member: b })
     expect(a.events.filter((e) => e.type === 'participant.joined')).toEqual([])
     expect(b.events.filter((e) => e.type === 'participant.joined')).toEqual([])
     expect(a.port!.router).not.toBe(b.port!.router)

@@ -1,22 +1,18 @@
 /**
- * The workspace actor: the boundary every room and session lives in. It spawns a client actor
- * per live session and a room actor per occupied room (created on the first join, stopped when
- * empty), and routes join/leave requests between them. Rooms of different workspaces never meet:
- * the same room name in two workspaces is two actors under two parents.
+ * The workspace actor: the boundary every room lives in. It spawns a room actor per occupied
+ * room (created on the first join, stopped when empty) and routes join/leave requests to them;
+ * the sessions' client actors (core/terminals.ts owns them) send those requests here. Rooms of
+ * different workspaces never meet: the same room name in two workspaces is two actors under two
+ * parents.
  */
 import { assertEvent, assign, enqueueActions, setup, type ActorRefFrom } from 'xstate'
 import { RoomRouter } from '../dataplane/roomRouter.js'
 import type { ServerEvent } from '../events.js'
-import { clientMachine, type ClientEvent } from './client.js'
 import { roomMachine, type RoomMember } from './room.js'
 
 export type RoomRef = ActorRefFrom<typeof roomMachine>
-export type ClientRef = ActorRefFrom<typeof clientMachine>
 
 export type WorkspaceEvent =
-  | { type: 'SESSION_OPENED'; sessionId: string; member: RoomMember; room: string | null; unassigned: (from: string | null) => void }
-  | { type: 'SESSION_ENDED'; sessionId: string }
-  | { type: 'ASSIGN_ROOM'; sessionId: string; room: string | null }
   | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
   | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
@@ -34,7 +30,6 @@ interface WorkspaceContext {
   readonly workspaceId: string
   readonly now: () => number
   readonly rooms: ReadonlyMap<string, RoomRef>
-  readonly sessions: ReadonlyMap<string, ClientRef>
   readonly roomLifecycle?: WorkspaceInput['roomLifecycle']
 }
 
@@ -44,31 +39,8 @@ export const workspaceMachine = setup({
     events: {} as WorkspaceEvent,
     input: {} as WorkspaceInput,
   },
-  actors: { client: clientMachine, room: roomMachine },
+  actors: { room: roomMachine },
   actions: {
-    spawnSession: assign(({ context, event, spawn }) => {
-      assertEvent(event, 'SESSION_OPENED')
-      const ref = spawn('client', {
-        id: `session:${event.sessionId}`,
-        input: { member: event.member, room: event.room, unassigned: event.unassigned },
-      })
-      return { sessions: new Map(context.sessions).set(event.sessionId, ref) }
-    }),
-    endSession: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'SESSION_ENDED')
-      const ref = context.sessions.get(event.sessionId)
-      if (!ref) return
-      enqueue.sendTo(ref, { type: 'END' } satisfies ClientEvent)
-      enqueue.stopChild(ref)
-      const sessions = new Map(context.sessions)
-      sessions.delete(event.sessionId)
-      enqueue.assign({ sessions })
-    }),
-    assignRoom: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'ASSIGN_ROOM')
-      const ref = context.sessions.get(event.sessionId)
-      if (ref) enqueue.sendTo(ref, { type: 'ASSIGN', room: event.room } satisfies ClientEvent)
-    }),
     openRoomIfNeeded: assign(({ context, event, spawn, self }) => {
       assertEvent(event, 'JOIN_ROOM')
       if (context.rooms.has(event.room)) return {}
@@ -110,6 +82,7 @@ export const workspaceMachine = setup({
       // A join may have arrived between the room emptying and this event: then it stays.
       if (!ref || !ref.getSnapshot().matches('empty')) return
       context.roomLifecycle?.(event.room, 'closed', ref)
+      ref.getSnapshot().context.router.dispose()
       enqueue.stopChild(ref)
       const rooms = new Map(context.rooms)
       rooms.delete(event.room)
@@ -122,16 +95,12 @@ export const workspaceMachine = setup({
     workspaceId: input.workspaceId,
     now: input.now,
     rooms: new Map(),
-    sessions: new Map(),
     roomLifecycle: input.roomLifecycle,
   }),
   initial: 'active',
   states: {
     active: {
       on: {
-        SESSION_OPENED: { actions: 'spawnSession' },
-        SESSION_ENDED: { actions: 'endSession' },
-        ASSIGN_ROOM: { actions: 'assignRoom' },
         JOIN_ROOM: { actions: ['openRoomIfNeeded', 'join'] },
         LEAVE_ROOM: { actions: 'leave' },
         BROADCAST_ROOM: { actions: 'broadcast' },

@@ -3,13 +3,21 @@
  * sender's source port; the router frames the packet once and walks a copy-on-write array of
  * sinks that the room actor replaces on every membership change. No actor, Effect, JSON or
  * per-receiver allocation here.
+ *
+ * Receivers in `mixed` audio mode are kept apart: a room that has any gets a RoomMixer
+ * (mixer.ts), which the router calls after the forward sinks; a room that has none never
+ * decodes or encodes anything.
  */
+import type { AudioMode } from '../events.js'
 import { downlinkFromUplink } from './frame.js'
 import { expire, newSourceActivity, observeFrame, type SourceActivity } from './activity.js'
+import { RoomMixer, type MixStats } from './mixer.js'
 
 export interface AudioSink {
   /** The receiving member's own source id: its own frames are not sent back to it. */
   readonly sourceId: number
+  /** Per-source frames (`forward`, the default) or one mixed stream; read when the list is split. */
+  readonly audioMode?: AudioMode
   /** Hand a downlink frame to the receiver; must not throw, and drops rather than queue without bound. */
   deliver(frame: Uint8Array): void
 }
@@ -30,16 +38,45 @@ export interface RouterHooks {
 }
 
 export class RoomRouter {
+  private all: ReadonlyArray<AudioSink> = []
   private sinks: ReadonlyArray<AudioSink> = []
+  private mixer: RoomMixer | null = null
   private readonly ports = new Map<number, SourcePort>()
   framesIn = 0
   framesOut = 0
+  /** Decode and encode work of this room's mixer (kept across mixer restarts). */
+  readonly mixStats: MixStats = { framesDecoded: 0, framesEncoded: 0 }
 
   constructor(private readonly hooks: RouterHooks) {}
 
   /** Replace the sink list (membership changed). The array must not be mutated afterwards. */
   setSinks(sinks: ReadonlyArray<AudioSink>): void {
-    this.sinks = sinks
+    this.all = sinks
+    this.split()
+  }
+
+  /** A member changed its audio mode: split the current sinks again by their `audioMode`. */
+  refreshAudioModes(): void {
+    this.split()
+  }
+
+  private split(): void {
+    const forward: AudioSink[] = []
+    const mixed: AudioSink[] = []
+    for (const sink of this.all) (sink.audioMode === 'mixed' ? mixed : forward).push(sink)
+    this.sinks = forward
+    if (mixed.length > 0) {
+      this.mixer ??= new RoomMixer(this.mixStats)
+      this.mixer.setReceivers(mixed)
+    } else if (this.mixer !== null) {
+      this.mixer.stop()
+      this.mixer = null
+    }
+  }
+
+  /** True while the room has receivers of the mixed stream. */
+  get hasMixer(): boolean {
+    return this.mixer !== null
   }
 
   addSource(sourceId: number): SourcePort {
@@ -52,9 +89,13 @@ export class RoomRouter {
     const port = this.ports.get(sourceId)
     if (port) port.attached = false
     this.ports.delete(sourceId)
+    this.mixer?.removeSource(sourceId)
   }
 
-  /** Hot path: one uplink frame (V|level byte + Opus) from `port`'s member to every other member. */
+  /**
+   * Hot path: one uplink frame (V|level byte + Opus) from `port`'s member to every other member.
+   * `uplink` may be a view the transport reuses: it is copied (or decoded) before this returns.
+   */
   forward(port: SourcePort, uplink: Uint8Array, now: number): void {
     if (!port.attached) return
     const frame = downlinkFromUplink(uplink, port.sourceId, port.seq)
@@ -69,6 +110,8 @@ export class RoomRouter {
         this.framesOut++
       }
     }
+    const mixer = this.mixer
+    if (mixer !== null) mixer.route(self, uplink, frame, now)
     if (observeFrame(port.activity, uplink[0]!, now)) this.hooks.speakingStarted(port)
   }
 
@@ -82,5 +125,13 @@ export class RoomRouter {
   get anyoneSpeaking(): boolean {
     for (const port of this.ports.values()) if (port.activity.speaking) return true
     return false
+  }
+
+  /** Free the mixer's timer and codecs (the room closed). */
+  dispose(): void {
+    this.all = []
+    this.sinks = []
+    this.mixer?.stop()
+    this.mixer = null
   }
 }

@@ -70,31 +70,4 @@ export const agentSharedSchemas = [
     required: ['presetId', 'overrides', 'stopDelaySeconds'],
     additionalProperties: false,
   },
-  {
-    $id: 'Room',
-    description: 'A room: its settings and who is in it now.',
-    type: 'object',
-    properties: {
-      room: { type: 'string' },
-      defaultAgent: { anyOf: [{ $ref: 'DefaultAgent#' }, { type: 'null' }] },
-      participants: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string', description: 'clientId of a terminal, identity of an agent.' },
-            kind: { type: 'string', enum: ['terminal', 'agent'] },
-            name: { type: ['string', 'null'] },
-            sourceId: { type: 'integer', description: 'Source id in the downlink audio header.' },
-            transport: { type: ['string', 'null'], description: 'A terminal’s transport; null for agents.' },
-          },
-          required: ['id', 'kind', 'name', 'sourceId', 'transport'],
-          additionalProperties: false,
-        },
-      },
-      agents: { type: 'array', items: { $ref: 'Agent#' }, description: 'Live (starting or running) agents of the room.' },
-    },
-    required: ['room', 'defaultAgent', 'participants', 'agents'],
-    additionalProperties: false,
-  },
 ] as const

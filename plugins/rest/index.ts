@@ -2,7 +2,7 @@
  * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
  * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
  * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts, usage.ts, agents.ts, agentPresets.ts, rooms.ts). It also sweeps expired
+ * (clients.ts, tokens.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -21,8 +21,8 @@ import { installJsonOnly } from './jsonBodies.js'
 import { installOpenApi, openApiRoute } from './openapi.js'
 import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
-import { roomRoutes } from './rooms.js'
 import { sharedSchemas } from './schemas.js'
+import { roomRoutes, roomSchemas } from './rooms.js'
 import { tokenRoutes } from './tokens.js'
 import { usageRoutes } from './usage.js'
 import { validatorCompiler } from './validation.js'
@@ -38,7 +38,7 @@ export interface RestPlugin extends EnginePlugin {
 export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
-  for (const schema of [...sharedSchemas, ...agentSharedSchemas]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0')
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route

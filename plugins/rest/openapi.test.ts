@@ -54,6 +54,7 @@ describe('OpenAPI document', () => {
       'GET /api/v1/clients',
       'GET /api/v1/clients/{id}',
       'GET /api/v1/openapi.json',
+      'GET /api/v1/rooms',
       'GET /api/v1/rooms/{room}',
       'GET /api/v1/usage',
       'PATCH /api/v1/agent-presets/{presetId}',

@@ -1,59 +1,176 @@
 /**
- * /api/v1/rooms/{room}: a room's settings — so far its default agent — and who is in it now.
- * PUT validates the default agent like a dispatch (the preset must exist, overrides must fit the
- * provider's schema) and records a `room.updated` change, which starts, swaps or stops the room's
- * default agent at once when terminals are in the room. Rules: spec/agents.md.
+ * /api/v1/rooms: the rooms of the workspace that have live members right now, and one room with
+ * its participants (terminals connected over any transport, and agents), its live agents and its
+ * settings. A room exists while someone is in it, so a room nobody is in answers with no
+ * participants rather than 404. Its settings — so far the room default agent — are stored by
+ * room name (PUT /rooms/{room}): validated like a dispatch, and applied at once to an occupied room
+ * through the `room.updated` change (spec/agents.md).
  */
 import type { FastifyInstance } from 'fastify'
 import type { EngineHost } from '../../core/host.js'
+import { ValidationFailed } from '../../core/errors.js'
+import { isRoomName } from '../../core/naming.js'
 import type { DefaultAgentSetting } from '../../core/storage/roomSettings.js'
+import type { RoomView } from '../../core/terminals.js'
 import { principalOf } from './auth.js'
 import { configObject, presetId } from './agentSchemas.js'
 import { agentView } from './agentView.js'
+import { isoTime } from './clientView.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 
-interface RoomParams {
-  room: string
+export const ROOM_LIST_LIMIT_DEFAULT = 50
+export const ROOM_LIST_LIMIT_MAX = 200
+const ROOM_CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,200}$'
+
+/** Response schemas of this file, added to the REST scope beside the shared ones. */
+export const roomSchemas = [
+  {
+    $id: 'Participant',
+    description: 'A member of a room: a connected terminal or an agent.',
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'clientId of a terminal, identity of an agent.' },
+      kind: { type: 'string', enum: ['terminal', 'agent'] },
+      name: { type: ['string', 'null'] },
+      sourceId: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 65535,
+        description: 'Source id in the downlink audio header of this member’s frames (spec/terminal-protocol.md).',
+      },
+      transport: { type: ['string', 'null'], description: 'mqtt, websocket or webrtc for a terminal; null for an agent.' },
+      connectedAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the terminal’s session opened; null for an agent.',
+      },
+    },
+    required: ['id', 'kind', 'name', 'sourceId', 'transport', 'connectedAt'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'Room',
+    description: 'A room: who is in it now (in the order they joined), its live agents and its settings.',
+    type: 'object',
+    properties: {
+      room: { type: 'string' },
+      participants: { type: 'array', items: { $ref: 'Participant#' } },
+      agents: { type: 'array', items: { $ref: 'Agent#' }, description: 'Live (starting or running) agents of the room.' },
+      defaultAgent: {
+        anyOf: [{ $ref: 'DefaultAgent#' }, { type: 'null' }],
+        description: 'The room default agent setting (PUT /rooms/{room}); null when none.',
+      },
+    },
+    required: ['room', 'participants', 'agents', 'defaultAgent'],
+    additionalProperties: false,
+  },
+] as const
+
+interface ListQuery {
+  limit: number
+  cursor?: string
 }
 interface PutBody {
   defaultAgent: { presetId?: string | null; overrides?: Record<string, unknown> | null; stopDelaySeconds?: number | null } | null
 }
 
-const roomParams = {
-  type: 'object',
-  properties: { room },
-  required: ['room'],
-  additionalProperties: false,
-} as const
+const encodeRoomCursor = (lastRoom: string): string => Buffer.from(lastRoom, 'utf8').toString('base64url')
+
+const decodeRoomCursor = (cursor: string): string => {
+  const lastRoom = Buffer.from(cursor, 'base64url').toString('utf8')
+  if (!isRoomName(lastRoom)) throw new ValidationFailed({ field: 'cursor', message: 'query parameter cursor is not a cursor this API returned' })
+  return lastRoom
+}
 
 export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
-  const { storage, terminals, agents, clock } = host
+  const { terminals, presence, storage, agents, clock } = host
 
-  const view = (workspaceId: string, r: string) => ({
-    room: r,
-    defaultAgent: storage.roomSettings.get(workspaceId, r)?.defaultAgent ?? null,
-    participants: (terminals.roomView(workspaceId, r)?.participants ?? []).map((p) => ({
-      id: p.id, kind: p.kind, name: p.name, sourceId: p.sourceId, transport: p.transport,
-    })),
-    agents: agents.list(workspaceId, { room: r, live: true }).map(agentView),
+  const view = (workspaceId: string, r: RoomView) => ({
+    room: r.room,
+    agents: agents.list(workspaceId, { room: r.room, live: true }).map(agentView),
+    defaultAgent: storage.roomSettings.get(workspaceId, r.room)?.defaultAgent ?? null,
+    participants: r.participants.map((p) => {
+      const live = p.kind === 'terminal' ? presence.get(workspaceId, p.id) : undefined
+      return {
+        id: p.id,
+        kind: p.kind,
+        name: p.name,
+        sourceId: p.sourceId,
+        transport: p.transport,
+        connectedAt: live ? isoTime(live.connectedAt) : null,
+      }
+    }),
   })
 
-  app.get<{ Params: RoomParams }>(
+  app.get<{ Querystring: ListQuery }>(
+    '/rooms',
+    {
+      schema: {
+        operationId: 'listRooms',
+        summary: 'List rooms with live members',
+        description:
+          'Rooms of the workspace that have at least one member now (a connected terminal or an agent), in ' +
+          'ascending name order, each with its participants. Pass nextCursor back as cursor for the next page.',
+        tags: ['rooms'],
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: ROOM_LIST_LIMIT_MAX, default: ROOM_LIST_LIMIT_DEFAULT },
+            cursor: { type: 'string', pattern: ROOM_CURSOR_PATTERN, description: 'nextCursor of the previous page.' },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            description: 'A page of occupied rooms.',
+            type: 'object',
+            properties: {
+              rooms: { type: 'array', items: { $ref: 'Room#' } },
+              nextCursor: { type: ['string', 'null'] },
+            },
+            required: ['rooms', 'nextCursor'],
+            additionalProperties: false,
+          },
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (request) => {
+      const { workspaceId } = principalOf(request)
+      const { limit, cursor } = request.query
+      const after = cursor === undefined ? null : decodeRoomCursor(cursor)
+      const names = terminals.roomNames(workspaceId).filter((name) => after === null || name > after)
+      const pageNames = names.slice(0, limit)
+      const rooms = pageNames.flatMap((name) => {
+        const r = terminals.roomView(workspaceId, name)
+        return r ? [view(workspaceId, r)] : []
+      })
+      return { rooms, nextCursor: names.length > limit ? encodeRoomCursor(pageNames[pageNames.length - 1]!) : null }
+    },
+  )
+
+  app.get<{ Params: { room: string } }>(
     '/rooms/:room',
     {
       schema: {
         operationId: 'getRoom',
-        summary: 'Room settings and participants',
-        description: 'Any room name answers: a room without settings or members has defaultAgent null and no participants.',
+        summary: 'A room and its live members',
+        description:
+          'Who is in the room now. Rooms are not stored: a valid room name nobody is in answers 200 with no ' +
+          'participants.',
         tags: ['rooms'],
-        params: roomParams,
+        params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
         response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(400) },
       },
     },
-    async (request) => view(principalOf(request).workspaceId, request.params.room),
+    async (request) => {
+      const { workspaceId } = principalOf(request)
+      const r = terminals.roomView(workspaceId, request.params.room)
+      return view(workspaceId, r ?? { room: request.params.room, participants: [] })
+    },
   )
 
-  app.put<{ Params: RoomParams; Body: PutBody }>(
+  app.put<{ Params: { room: string }; Body: PutBody }>(
     '/rooms/:room',
     {
       schema: {
@@ -61,9 +178,10 @@ export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => 
         summary: 'Set room settings',
         description:
           'Sets the room default agent (null clears it): dispatched when the first terminal joins, stopped ' +
-          'stopDelaySeconds after the last one leaves. Applies at once to an occupied room.',
+          'stopDelaySeconds after the last one leaves. The preset and overrides are checked like a dispatch. ' +
+          'Applies at once to an occupied room (starts, swaps or stops its default agent).',
         tags: ['rooms'],
-        params: roomParams,
+        params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
         body: {
           type: 'object',
           properties: {
@@ -85,7 +203,7 @@ export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => 
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      const r = request.params.room
+      const name = request.params.room
       const d = request.body.defaultAgent
       let setting: DefaultAgentSetting | null = null
       if (d !== null) {
@@ -94,10 +212,10 @@ export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => 
       }
       const now = clock.now()
       storage.transaction(() => {
-        storage.roomSettings.put({ workspaceId, room: r, defaultAgent: setting }, now)
-        storage.recordChange('room.updated', workspaceId, r, now)
+        storage.roomSettings.put({ workspaceId, room: name, defaultAgent: setting }, now)
+        storage.recordChange('room.updated', workspaceId, name, now)
       })
-      return view(workspaceId, r)
+      return view(workspaceId, terminals.roomView(workspaceId, name) ?? { room: name, participants: [] })
     },
   )
 }

@@ -1,0 +1,157 @@
+/**
+ * Runner side of connection loads (no audio): connect many silent terminals through a room
+ * protocol hook (the room worker with no talkers), either as fast as the lanes allow (a connect
+ * storm: connects per second, server CPU during the storm) or to hold them (idle memory: server
+ * RSS per connected terminal once they are all in).
+ */
+import type { MeasureContext, Measurement } from '../scenario.js'
+import { delay, monotonicUs } from '../harness/clock.js'
+import { generatorCpus } from '../harness/cores.js'
+import { measurement } from '../harness/measurement.js'
+import { benchModule } from '../harness/paths.js'
+import { cpuPercent, readCpuSeconds, readMemory } from '../harness/proc.js'
+import { measureWindow, type WindowFigures } from '../harness/window.js'
+import { startWorker, type WorkerHandle } from '../harness/worker.js'
+import type { RoomMember, RoomTarget } from './roomProtocol.js'
+import type { RoomConnected, RoomStart } from './roomWorker.js'
+import { splitByRoom } from './rooms.js'
+
+export interface ConnectionLoadSpec {
+  readonly protocol: string
+  readonly target: RoomTarget
+  /** Terminals to connect; their `talker` flag is ignored (nobody talks). */
+  readonly members: readonly RoomMember[]
+  readonly serverPids: readonly number[]
+  /** Connections opened at once per generator process. */
+  readonly concurrency?: number
+  readonly connectTimeoutMs?: number
+}
+
+interface Connected {
+  readonly workers: readonly WorkerHandle[]
+  readonly ok: number
+  readonly failed: number
+  readonly firstError: string | null
+  /** Wall time from the first connect to the last, ms (the slowest generator). */
+  readonly connectMs: number
+  /** Server CPU seconds used while connecting, and the wall seconds they were measured over. */
+  readonly serverCpuSeconds: number
+  /** The same for each generator process, in the order of `workers`. */
+  readonly generatorCpuSeconds: readonly number[]
+  readonly wallSeconds: number
+  /** Server RSS before the first connect. */
+  readonly rssBeforeBytes: number
+}
+
+const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
+  const members = spec.members.map((m) => ({ ...m, talker: false }))
+  const parts = splitByRoom(members, ctx.generatorProcesses)
+  const connectTimeoutMs = spec.connectTimeoutMs ?? 120_000
+  const workers = parts.map((_, i) =>
+    startWorker(ctx.procs, {
+      name: `gen-${i + 1}`,
+      module: benchModule('generators/roomWorker'),
+      cpus: generatorCpus(ctx.cores),
+      logFile: ctx.logFile(`gen-${i + 1}`),
+    }),
+  )
+  // Let the generators load their modules before the clock starts.
+  await delay(300, ctx.signal)
+  const rssBeforeBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
+  const cpu0 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
+  const gen0 = workers.map((w) => readCpuSeconds(w.proc.pid) ?? 0)
+  const t0 = monotonicUs()
+  ctx.phase(`connecting ${members.length} terminals`)
+  parts.forEach((part, i) => {
+    const start: RoomStart = {
+      type: 'start',
+      protocol: spec.protocol,
+      target: spec.target,
+      members: part,
+      frameBytes: 100,
+      framesPerSecond: 50,
+      connectConcurrency: spec.concurrency ?? 64,
+      connectTimeoutMs,
+      maxBacklogBytes: 64 * 1024,
+    }
+    workers[i]!.send(start)
+  })
+  const connected = await Promise.all(workers.map((w) => w.next<RoomConnected>('connected', connectTimeoutMs + 15_000)))
+  const wallSeconds = (monotonicUs() - t0) / 1e6
+  const cpu1 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
+  const generatorCpuSeconds = workers.map((w, i) => (readCpuSeconds(w.proc.pid) ?? gen0[i]!) - gen0[i]!)
+  const ok = connected.reduce((s, c) => s + c.ok, 0)
+  if (ok === 0) throw new Error(`no terminal connected: ${connected[0]?.firstError ?? 'unknown'}`)
+  return {
+    workers,
+    ok,
+    failed: connected.reduce((s, c) => s + c.failed, 0),
+    firstError: connected.find((c) => c.firstError)?.firstError ?? null,
+    connectMs: Math.max(...connected.map((c) => c.connectMs)),
+    serverCpuSeconds: cpu1 - cpu0,
+    generatorCpuSeconds,
+    wallSeconds,
+    rssBeforeBytes,
+  }
+}
+
+const stopAll = (workers: readonly WorkerHandle[]) => {
+  for (const w of workers) w.send({ type: 'stop' })
+}
+
+/** Connects per second (token checks, upgrades, sessions placed in rooms) with `concurrency` lanes. */
+export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Measurement> => {
+  const c = await connectAll(ctx, spec)
+  const serverCpu = cpuPercent(c.serverCpuSeconds, c.wallSeconds)
+  const rssBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
+  const generatorPids = c.workers.map((w) => w.proc.pid)
+  stopAll(c.workers)
+  const window: WindowFigures = {
+    seconds: c.wallSeconds,
+    processes: [
+      ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
+      ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
+    ],
+    otherCpuPercent: null,
+    coreBusyPercent: {},
+  }
+  return measurement({
+    value: c.ok / (c.connectMs / 1000),
+    histogram: null,
+    window,
+    serverPids: spec.serverPids,
+    generatorPids,
+    cores: ctx.cores,
+    extra: { terminals: spec.members.length, connected: c.ok, connectFailures: c.failed, connectMs: c.connectMs, serverCpuSeconds: c.serverCpuSeconds },
+  })
+}
+
+/** Server RSS per idle connected terminal (KB), after they are all in and the window has passed. */
+export const runIdleMemory = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Measurement> => {
+  const c = await connectAll(ctx, spec)
+  try {
+    if (c.failed > 0) throw new Error(`${c.failed} of ${spec.members.length} terminals did not connect: ${c.firstError}`)
+    ctx.phase(`holding ${c.ok} idle terminals`)
+    const startUs = monotonicUs() + ctx.warmupMs * 1000
+    const endUs = startUs + ctx.durationMs * 1000
+    const window = await measureWindow([...spec.serverPids, ...c.workers.map((w) => w.proc.pid)], startUs, endUs, { signal: ctx.signal })
+    const server = window.processes.filter((p) => spec.serverPids.includes(p.pid))
+    const rssAfter = server.reduce((s, p) => s + p.rssBytes, 0)
+    return measurement({
+      value: (rssAfter - c.rssBeforeBytes) / 1024 / c.ok,
+      histogram: null,
+      window,
+      serverPids: spec.serverPids,
+      generatorPids: c.workers.map((w) => w.proc.pid),
+      cores: ctx.cores,
+      extra: {
+        terminals: c.ok,
+        rssBeforeBytes: c.rssBeforeBytes,
+        rssAfterBytes: rssAfter,
+        connectMs: c.connectMs,
+      },
+    })
+  } finally {
+    stopAll(c.workers)
+  }
+}

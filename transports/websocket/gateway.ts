@@ -1,0 +1,282 @@
+/**
+ * The WebSocket gateway: a uWebSockets.js SSLApp on `gateway.port` serving
+ * `wss://host:port/v1/connect?token=…[&mode=mixed]` (spec/websocket.md). The token is verified
+ * before the upgrade: a refused credential gets an HTTP error with the JSON envelope and no
+ * WebSocket. An admitted terminal is handed to the hub (core/terminals.ts) with a WsTerminal as
+ * its link. Every other path answers 404 with the envelope.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
+import { Counter } from 'prom-client'
+import { audioDrops } from '../../core/dataplane/drops.js'
+import {
+  errorEnvelope,
+  isHarkError,
+  NotFound,
+  ProtocolError,
+  ServerShuttingDown,
+  TokenInvalid,
+  ValidationFailed,
+  wireCodesOf,
+} from '../../core/errors.js'
+import type { AudioMode } from '../../core/events.js'
+import { MAX_CONTROL_MESSAGE_BYTES } from '../../core/events.js'
+import type { EngineHost } from '../../core/host.js'
+import type { TerminalIdentity } from '../../core/security/security.js'
+import type { Transport } from '../../core/transport.js'
+import {
+  DEFAULT_LIMITS,
+  TRANSPORT_NAME,
+  WsTerminal,
+  type ConnectionContext,
+  type ConnectionLimits,
+  type SocketData,
+} from './connection.js'
+import { loadNativeUws, type UwsModule } from './native.js'
+import { WriteBatch } from './writeBatch.js'
+
+export const CONNECT_PATH = '/v1/connect'
+/**
+ * uWS closes a connection by itself (no session.closing) when one message exceeds this; below it
+ * Hark's own limits apply (1501-byte audio frames, 4096-byte control messages) and are reported.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 1024
+/** Nothing received (not even a pong to the server's automatic pings) for this long closes a socket. */
+export const IDLE_TIMEOUT_SECONDS = 60
+/** uWS buffer per socket beyond which even control events are refused (then receiver_too_slow). */
+export const MAX_BACKPRESSURE_BYTES = 1024 * 1024
+/** How long stop() waits for closing sockets before cutting the rest. */
+const STOP_GRACE_MS = 1000
+
+/** Status line for an HTTP status code. */
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  426: '426 Upgrade Required',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+}
+
+/**
+ * HTTP status for a refused upgrade. Any credential problem is 401, including a token whose
+ * workspace or client no longer exists (the table says 404 for those on REST, but here the
+ * credential is what failed); bad query parameters are 400; anything else follows the table.
+ */
+const refusalStatus = (e: unknown): number => {
+  if (!isHarkError(e)) return 500
+  switch (e._tag) {
+    case 'ClientNotFound':
+    case 'ClientDeleted':
+    case 'WorkspaceNotFound':
+    case 'NotFound':
+      return 401
+    default:
+      return wireCodesOf(e).http
+  }
+}
+
+interface UpgradeData extends SocketData {
+  readonly identity: TerminalIdentity
+  readonly audioMode: AudioMode
+}
+
+export class WebSocketGateway implements Transport {
+  private app: TemplatedApp | null = null
+  private listenSocket: us_listen_socket | null = null
+  private readonly terminals = new Set<WsTerminal>()
+  private readonly batch = new WriteBatch()
+  private readonly upgrades: Counter<'result'>
+  private readonly ctx: ConnectionContext
+  private accepting = false
+  private allGone: (() => void) | null = null
+
+  constructor(
+    private readonly host: EngineHost,
+    limits: Partial<ConnectionLimits> = {},
+  ) {
+    const drops = audioDrops(host.metrics)
+    this.ctx = {
+      limits: { ...DEFAULT_LIMITS, ...limits },
+      batch: this.batch,
+      clock: host.clock,
+      log: host.log,
+      drops: {
+        backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
+        rate: drops.cell(TRANSPORT_NAME, 'rate'),
+        closed: drops.cell(TRANSPORT_NAME, 'closed'),
+      },
+      gone: (t) => {
+        this.terminals.delete(t)
+        if (this.terminals.size === 0) this.allGone?.()
+      },
+    }
+    this.upgrades = new Counter({
+      name: 'hark_websocket_upgrades_total',
+      help: 'WebSocket upgrade requests on /v1/connect by result (accepted, or the refusal code)',
+      labelNames: ['result'],
+      registers: [host.metrics],
+    })
+  }
+
+  /** Live WebSocket connections (for tests and the bench). */
+  get connections(): number {
+    return this.terminals.size
+  }
+
+  async start(): Promise<void> {
+    const uws = loadNativeUws()
+    const { tls, settings } = this.host
+    const app = uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
+    app.ws<UpgradeData>(CONNECT_PATH, {
+      maxPayloadLength: MAX_MESSAGE_BYTES,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      sendPingsAutomatically: true,
+      maxBackpressure: MAX_BACKPRESSURE_BYTES,
+      closeOnBackpressureLimit: 0,
+      compression: uws.DISABLED,
+      upgrade: (res, req, context) => this.upgrade(res, req, context),
+      open: (ws) => this.opened(ws),
+      message: (ws, message, isBinary) => {
+        const terminal = ws.getUserData().terminal
+        if (terminal === null) return
+        if (isBinary) terminal.onAudio(message)
+        else terminal.onControl(message)
+      },
+      close: (ws) => ws.getUserData().terminal?.onClosed(),
+    })
+    app.any(CONNECT_PATH, (res) =>
+      this.answer(res, new ProtocolError({ message: `${CONNECT_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket)` }), 426),
+    )
+    app.any('/*', (res, req) => this.answer(res, new NotFound({ message: `no route ${req.getMethod().toUpperCase()} ${req.getUrl()}` }), 404))
+    this.app = app
+    this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
+      app.listen(settings.host, settings.gateway.port, (socket) =>
+        socket ? resolve(socket) : reject(new Error(`cannot listen on ${settings.host}:${settings.gateway.port}`)),
+      ),
+    )
+    this.accepting = true
+    this.host.listening('gateway', uws.us_socket_local_port(this.listenSocket))
+  }
+
+  async stop(): Promise<void> {
+    this.accepting = false
+    const app = this.app
+    if (!app) return
+    const uws: UwsModule = loadNativeUws()
+    if (this.listenSocket) uws.us_listen_socket_close(this.listenSocket)
+    this.listenSocket = null
+    // The hub has already said session.closing to everyone; give the close handshakes a moment.
+    for (const t of this.terminals) t.fail(new ServerShuttingDown({ message: 'server shutting down' }))
+    if (this.terminals.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, STOP_GRACE_MS)
+        this.allGone = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+    this.allGone = null
+    // close() exists in this uWS build (it force-closes what is left) but its typings omit it.
+    ;(app as TemplatedApp & { close(): void }).close()
+    this.app = null
+  }
+
+  private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    // HttpRequest is only valid until the first await: read everything now.
+    const key = req.getHeader('sec-websocket-key')
+    const protocol = req.getHeader('sec-websocket-protocol')
+    const extensions = req.getHeader('sec-websocket-extensions')
+    const query = new URLSearchParams(req.getQuery() ?? '')
+    let aborted = false
+    res.onAborted(() => {
+      aborted = true
+    })
+    if (!this.accepting) {
+      this.refuse(res, new ServerShuttingDown({ message: 'server shutting down' }))
+      return
+    }
+    const token = query.get('token')
+    const mode = query.get('mode') ?? 'forward'
+    if (mode !== 'forward' && mode !== 'mixed') {
+      this.refuse(res, new ValidationFailed({ field: 'mode', message: 'mode must be "forward" or "mixed"' }))
+      return
+    }
+    if (!token) {
+      this.refuse(res, new TokenInvalid({ message: 'missing token query parameter' }))
+      return
+    }
+    this.host.security.authenticateTerminal({ token }).then(
+      (identity) => {
+        if (aborted) return
+        if (!this.accepting) {
+          this.refuse(res, new ServerShuttingDown({ message: 'server shutting down' }))
+          return
+        }
+        this.upgrades.inc({ result: 'accepted' })
+        const data: UpgradeData = { identity, audioMode: mode, terminal: null }
+        this.upgradeLater(identity, res, () => res.upgrade(data, key, protocol, extensions, context))
+      },
+      (error: unknown) => {
+        if (aborted) return
+        if (!isHarkError(error)) this.host.log.error({ err: error }, 'terminal authentication failed unexpectedly')
+        this.refuse(res, error)
+      },
+    )
+  }
+
+  /**
+   * Complete an upgrade after the asynchronous token check. The documented way,
+   * `res.cork(() => res.upgrade(…))`, is unsafe in this uWS build (20.30): when the upgrade
+   * reallocates the socket in place, HttpResponse.cork's epilogue reads HTTP state out of the new
+   * WebSocket's memory and may shut the fresh connection down (the client sees 1006; about one
+   * upgrade in fifty in our tests). While another socket is corked, `res.cork` only runs its
+   * callback (no epilogue) yet still counts as corked for uWS's "writes must be corked" check,
+   * so the upgrade borrows a live socket's cork. With no socket to borrow from (the first
+   * connection) it runs uncorked, and uWS prints its warning once for that upgrade.
+   */
+  private upgradeLater(identity: TerminalIdentity, res: HttpResponse, upgrade: () => void): void {
+    for (const t of this.terminals) {
+      // Not a session this upgrade will replace: its socket must outlive the cork.
+      const s = t.session
+      if (s && (s.workspaceId !== identity.workspaceId || s.clientId !== identity.clientId)) {
+        if (t.lendCork(() => res.cork(upgrade))) return
+      }
+    }
+    upgrade()
+  }
+
+  private opened(ws: WebSocket<UpgradeData>): void {
+    const data = ws.getUserData()
+    const terminal = new WsTerminal(ws, this.ctx)
+    data.terminal = terminal
+    this.terminals.add(terminal)
+    try {
+      terminal.session = this.host.terminals.open(data.identity, terminal, { audioMode: data.audioMode })
+    } catch (error) {
+      this.host.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
+      terminal.fail(isHarkError(error) ? error : new ProtocolError({ message: 'could not open a session' }))
+    }
+  }
+
+  /** A refused upgrade: counted, then answered. */
+  private refuse(res: HttpResponse, error: unknown, status = refusalStatus(error)): void {
+    this.upgrades.inc({ result: wireCodesOf(error).code })
+    this.answer(res, error, status)
+  }
+
+  /** An HTTP error with the JSON error envelope; the connection is closed after it. */
+  private answer(res: HttpResponse, error: unknown, status = refusalStatus(error)): void {
+    const body = JSON.stringify(errorEnvelope(error))
+    res.cork(() => {
+      res
+        .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
+        .writeHeader('content-type', 'application/json; charset=utf-8')
+        .end(body, true)
+    })
+  }
+}
+
+/** Control messages must fit in one uWS message; checked at load so the constants cannot drift. */
+if (MAX_CONTROL_MESSAGE_BYTES >= MAX_MESSAGE_BYTES) throw new Error('MAX_MESSAGE_BYTES must exceed MAX_CONTROL_MESSAGE_BYTES')
