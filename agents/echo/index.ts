@@ -11,8 +11,8 @@ import { UtteranceSegmenter } from './segmenter.js'
 
 const int = (minimum: number, maximum: number, fallback: number, description: string) =>
   Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+    .annotate({ description, default: fallback })
     .pipe(Schema.withDecodingDefaultKey(Effect.succeed(fallback)))
-    .annotate({ description: `${description} (default ${fallback})` })
 
 export const EchoConfig = Schema.Struct({
   silenceMs: int(100, 2000, 500, 'silence that ends an utterance, ms'),

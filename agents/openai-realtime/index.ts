@@ -12,8 +12,8 @@ import { RealtimeSession, type RealtimeConfig } from './session.js'
 
 const text = (fallback: string, description: string, maxLength = 200) =>
   Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength))
+    .annotate({ description, default: fallback })
     .pipe(Schema.withDecodingDefaultKey(Effect.succeed(fallback)))
-    .annotate({ description: `${description} (default ${JSON.stringify(fallback)})` })
 
 export const OpenAiRealtimeConfig = Schema.Struct({
   model: text('gpt-realtime', 'Realtime model'),

@@ -221,7 +221,11 @@ describe('agents in rooms', () => {
     expect(() => agents.validatePreset('crasher', { x: 1 })).toThrow(/config\.x is not a setting of the crasher provider/)
     expect(agents.providers().find((p) => p.name === 'echo')).toMatchObject({
       description: expect.stringMatching(/utterance/),
-      configSchema: { type: 'object', properties: { silenceMs: { type: 'integer', minimum: 100, maximum: 2000 } }, additionalProperties: false },
+      configSchema: {
+        type: 'object',
+        properties: { silenceMs: { type: 'integer', minimum: 100, maximum: 2000, default: 500, description: expect.stringMatching(/silence/) } },
+        additionalProperties: false,
+      },
     })
 
     const first = await agents.dispatch(ws, 'r', {})
