@@ -28,6 +28,7 @@ import { UsageMeter } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agents/defaultAgents.js'
 import { AgentDispatcher } from './agents/dispatcher.js'
+import { containAgentFaults } from './agents/faultContainment.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
@@ -221,6 +222,11 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
     registry = new ExtensionRegistry(host, config.extensions ?? [])
     const r = registry
+    if (r.names('agentProvider').length > 0) {
+      // A provider's own timers and sockets must fail its agent, not the process.
+      const uninstall = containAgentFaults(log)
+      yield* Effect.addFinalizer(() => Effect.sync(uninstall))
+    }
     if (r.names('agentProvider').length > 0 && !r.names('agentProvider').includes(settings.agents.defaultProvider)) {
       log.warn(
         { defaultProvider: settings.agents.defaultProvider, registered: r.names('agentProvider') },

@@ -31,6 +31,24 @@ const misbehaving: Extension[] = [
       },
     }),
   })),
+  defineAgentProvider('timebomb', () => ({
+    configSchema: Schema.Struct({}),
+    start: (): AgentSession => {
+      // Thrown from the provider's own timer and socket-like promise: no try/catch of ours is on the stack.
+      setTimeout(() => {
+        throw new Error('late boom')
+      }, 5)
+      return {}
+    },
+  })),
+  defineAgentProvider('rejectlater', () => ({
+    configSchema: Schema.Struct({}),
+    start: (): AgentSession => ({
+      onEvent: () => {
+        setImmediate(() => void Promise.reject(new Error('rejected later')))
+      },
+    }),
+  })),
   defineAgentProvider('hanger', () => ({
     configSchema: Schema.Struct({}),
     start: () => new Promise<AgentSession>(() => {}),
@@ -189,6 +207,28 @@ describe('agents in rooms', () => {
     expect(everything).not.toContain(SECRET)
     expect(everything).not.toContain('provider.internal.example')
     expect(logged.join('')).toContain('[redacted]')
+  })
+
+  it('a provider whose own timer throws, or whose later promise rejects, fails alone (fault containment)', async () => {
+    await start()
+    const a = await connect('a')
+    const b = await connect('b')
+    for (const [presetId, provider] of [['bomb', 'timebomb'], ['later', 'rejectlater']] as const) {
+      engine.host.storage.agentPresets.insert({
+        workspaceId: seed.workspaceId, presetId, name: null, provider, config: {}, createdAt: 1, updatedAt: 1,
+      })
+    }
+    const bomb = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'bomb' })
+    expect(await a.link.event('agent.stopped', (e) => e.agentId === bomb.agentId)).toMatchObject({ reason: 'provider error (async)' })
+    const later = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'later' })
+    // Any room event reaches its onEvent, which rejects a promise on the next turn.
+    const c = await connect('c')
+    expect(await b.link.event('agent.stopped', (e) => e.agentId === later.agentId)).toMatchObject({ reason: 'provider error (async)' })
+    expect(engine.host.agents.get(seed.workspaceId, bomb.agentId)).toMatchObject({ state: 'failed' })
+    // The engine and the room carry on.
+    c.session.pushAudio(uplink([7]))
+    await a.link.frames.next((f) => f[f.length - 1] === 7, 2000, "c's frame")
+    expect(engine.state).toBe('running')
   })
 
   it('validates presets, overrides, identities and limits', async () => {

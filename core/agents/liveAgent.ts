@@ -11,6 +11,7 @@ import { agentMachine, type AgentContext as AgentActorContext } from '../actors/
 import type { ClockShape } from '../clock.js'
 import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
+import { inAgentScope } from './faultContainment.js'
 import { AgentMember } from './member.js'
 import { AgentPlayout } from './playout.js'
 import { scrubbedError, scrubSecrets } from './redact.js'
@@ -215,7 +216,13 @@ export class LiveAgent {
     failure.catch(() => {})
     let session: AgentSession
     try {
-      session = await Promise.race([Promise.resolve().then(() => this.deps.provider.start(this.context())), failure])
+      // In the agent's scope: whatever the provider schedules later still fails only this agent.
+      const scope = { agentId: this.spec.agentId, fail: (e: unknown) => this.failed(e, 'provider error (async)') }
+      const ctx = this.context()
+      session = await Promise.race([
+        Promise.resolve().then(() => inAgentScope(scope, () => this.deps.provider.start(ctx))),
+        failure,
+      ])
     } catch (e) {
       throw this.publicFailure(e, 'provider failed to start')
     }

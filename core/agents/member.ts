@@ -11,6 +11,7 @@ import type { RoomMember } from '../actors/room.js'
 import { DOWNLINK_HEADER_BYTES, DOWNLINK_KIND_OPUS } from '../dataplane/frame.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
+import { inAgentScope, type AgentScope } from './faultContainment.js'
 import { MixedInput } from './mixedInput.js'
 
 /** Frames waiting for the agent beyond this are dropped, oldest first (a stalled provider). */
@@ -37,11 +38,16 @@ export class AgentMember implements RoomMember {
   private draining = false
   port: SourcePort | null = null
 
+  /** Provider callbacks run in this scope, so their later async faults fail this agent only. */
+  private readonly scope: AgentScope
+
   constructor(
     readonly id: string,
     readonly name: string | null,
     private readonly hooks: AgentMemberHooks,
-  ) {}
+  ) {
+    this.scope = { agentId: id, fail: (e) => this.fail(e, 'async') }
+  }
 
   /** Start handing audio and events to the session (after the provider started it). */
   listen(session: AgentSession): void {
@@ -140,7 +146,7 @@ export class AgentMember implements RoomMember {
   private guard(where: string, f: () => unknown): void {
     if (this.broken) return
     try {
-      const r = f()
+      const r = inAgentScope(this.scope, f)
       // A callback that returns a promise may reject later: that fails the agent too.
       if (r instanceof Promise) r.catch((e: unknown) => this.fail(e, where))
     } catch (e) {
