@@ -4,6 +4,8 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { echoAgent } from './agents/echo/index.js'
+import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
@@ -34,5 +36,14 @@ export default defineConfig({
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
-  extensions: [restPlugin, websocketTransport, mqttTransport],
+  agents: {
+    defaultProvider: 'echo',
+    startTimeoutMs: 15_000,
+    stopTimeoutMs: 5000,
+    playoutLeadMs: 40,
+    maxPerRoom: 4,
+    defaultAgentStopDelaySeconds: 30,
+    openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+  },
+  extensions: [restPlugin, websocketTransport, mqttTransport, echoAgent, openaiRealtimeAgent],
 })

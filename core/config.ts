@@ -74,6 +74,28 @@ export const SettingsSchema = Schema.Struct({
     /** How often open sessions are checkpointed: the most metered time a crash can lose. */
     checkpointMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })),
   }),
+  agents: Schema.Struct({
+    /** Provider of the platform default agent (a dispatch without presetId), at its config defaults. */
+    defaultProvider: Schema.NonEmptyString,
+    /** A provider session that has not started (and joined its room) by then fails. */
+    startTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 120_000 })),
+    /** Stopping waits this long for the provider to release, then the agent is stopped anyway. */
+    stopTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 60_000 })),
+    /** How far ahead of real time the start of an agent's talk spurt is sent (listeners' pre-buffer). */
+    playoutLeadMs: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 200 })),
+    /** Agents at once in one room. */
+    maxPerRoom: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })),
+    /** How long a room's default agent stays after the last terminal left (a room may set its own). */
+    defaultAgentStopDelaySeconds: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })),
+    openaiRealtime: Schema.Struct({
+      /** Realtime API base; the session connects to <baseUrl>/realtime?model=…. */
+      baseUrl: Schema.NonEmptyString,
+      /** The API key; prefer apiKeyEnv (or HARK_AGENTS_OPENAI_REALTIME_API_KEY) over a config file. */
+      apiKey: Schema.NullOr(Schema.NonEmptyString),
+      /** Environment variable read for the key when apiKey is null. */
+      apiKeyEnv: Schema.NonEmptyString,
+    }),
+  }),
 })
 
 export type Settings = typeof SettingsSchema.Type
@@ -105,6 +127,15 @@ export const defaultSettings: Settings = {
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
+  agents: {
+    defaultProvider: 'echo',
+    startTimeoutMs: 15_000,
+    stopTimeoutMs: 5000,
+    playoutLeadMs: 40,
+    maxPerRoom: 4,
+    defaultAgentStopDelaySeconds: 30,
+    openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+  },
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object | null ? DeepPartial<NonNullable<T[K]>> | Extract<T[K], null> : T[K] }

@@ -69,6 +69,9 @@ export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly retryAfterSeconds: number
 }> {}
 
+/** An agent's provider failed to start (or timed out starting); the reason is public and secret-free. */
+export class AgentStartFailed extends Data.TaggedError('AgentStartFailed')<{ readonly message: string }> {}
+
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
 
 /** A terminal connected without any credential (MQTT CONNECT without a password). */
@@ -147,6 +150,7 @@ export type HarkError =
   | FrameTooLarge
   | ReceiverTooSlow
   | RateLimited
+  | AgentStartFailed
   | ServerShuttingDown
   | CredentialMissing
   | UsernameInvalid
@@ -193,6 +197,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
+  AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
   UsernameInvalid: { code: 'invalid_username', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },

@@ -4,6 +4,7 @@
  * scenario waits for on main.
  */
 import { pendingScenario, type Scenario } from '../scenario.js'
+import agentLatency from './agentLatency.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
@@ -24,13 +25,7 @@ export const scenarios: readonly Scenario[] = [
     unit: 'peers',
     higherIsBetter: true,
   }),
-  pendingScenario({
-    name: 'agent-latency',
-    description: "time from a terminal's frame to an agent's reply frame",
-    needs: 'agent dispatch (POST /api/v1/agents) and an agent provider',
-    unit: 'ms',
-    higherIsBetter: false,
-  }),
+  agentLatency,
   idleMemory,
   connectStorm,
 ]
