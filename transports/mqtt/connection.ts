@@ -156,10 +156,6 @@ export class MqttConnection implements TerminalLink, Flushable {
     })
   }
 
-  get isOpen(): boolean {
-    return this.state === 'open'
-  }
-
   private received(bytes: Buffer, bodyStart: number): boolean {
     const now = performance.now()
     if (bytes[0] === PUBLISH_QOS0 && this.upAudioPrefix !== null) {
