@@ -146,3 +146,24 @@ describe('keepalive', () => {
     await device.end()
   })
 })
+
+describe('a receiver that stops acknowledging', () => {
+  it('is closed with receiver_too_slow (MQTT 5: DISCONNECT 0x97) once its event queue overflows', async () => {
+    const t2 = await startMqttEngine({ maxInflight: 2, maxQueuedEvents: 5 })
+    try {
+      t2.seed.addClient('mute', 'solo-mute')
+      const raw = await RawClient.open(t2.port, 5)
+      await raw.connect('mute', await t2.token('mute'))
+      await raw.next('publish', (p) => eventOf(p).type === 'session')
+      // Never acknowledged: session + 1 pong fill the window, 5 more queue, the next one overflows.
+      for (let i = 0; i < 8; i++) raw.send({ cmd: 'publish', topic: 'hark/mute/up/control', payload: ping(`m${i}`), qos: 0, dup: false, retain: false })
+      expect(await raw.next('disconnect')).toMatchObject({ reasonCode: 0x97 })
+      await raw.closed
+      const closing = raw.packets.items.find((p) => p.cmd === 'publish' && eventOf(p).type === 'session.closing')
+      expect(closing && eventOf(closing)).toMatchObject({ code: 'receiver_too_slow' })
+      expect(raw.packets.items.filter((p) => p.cmd === 'publish' && p.qos === 1)).toHaveLength(2)
+    } finally {
+      await t2.stop()
+    }
+  })
+})
