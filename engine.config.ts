@@ -7,6 +7,7 @@ import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
@@ -15,7 +16,17 @@ export default defineConfig({
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
-  mqtt: { port: 2883, tlsPort: null },
+  mqtt: {
+    port: 2883,
+    tlsPort: null,
+    maxPacketBytes: 16_384,
+    maxKeepAliveSeconds: 1200,
+    maxSessionExpirySeconds: 3600,
+    connectTimeoutSeconds: 10,
+    maxInflight: 16,
+    maxQueuedEvents: 1000,
+    maxBufferedAudioBytes: 65_536,
+  },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
@@ -34,5 +45,5 @@ export default defineConfig({
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
   },
-  extensions: [restPlugin, websocketTransport, echoAgent, openaiRealtimeAgent],
+  extensions: [restPlugin, websocketTransport, mqttTransport, echoAgent, openaiRealtimeAgent],
 })

@@ -109,8 +109,8 @@ describe('runner', () => {
     expect(text).toMatch(/^token-verify\s+ready/m)
     expect(text).toMatch(/^rest-token\s+ready/m)
     expect(text).toMatch(/^rest-detail\s+ready/m)
-    for (const name of ['ws-rooms', 'idle-memory', 'connect-storm', 'agent-latency']) expect(text).toMatch(new RegExp(`^${name}\\s+ready`, 'm'))
-    for (const name of ['mqtt-rooms', 'webrtc-peers']) {
+    for (const name of ['ws-rooms', 'mqtt-rooms', 'idle-memory', 'connect-storm', 'agent-latency']) expect(text).toMatch(new RegExp(`^${name}\\s+ready`, 'm'))
+    for (const name of ['webrtc-peers']) {
       expect(text).toMatch(new RegExp(`^${name}\\s+pending \\(needs `, 'm'))
     }
   })

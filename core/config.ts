@@ -36,6 +36,20 @@ export const SettingsSchema = Schema.Struct({
     port: Port,
     /** Optional MQTT over TLS listener (uses the gateway certificate); null disables it. */
     tlsPort: Schema.NullOr(Port),
+    /** Largest MQTT packet accepted (and announced to MQTT 5 clients); a bigger one closes the connection. */
+    maxPacketBytes: Schema.Int.check(Schema.isBetween({ minimum: 2048, maximum: 268_435_455 })),
+    /** Keepalive ceiling: MQTT 5 clients asking for 0 or more get this as Server Keep Alive. */
+    maxKeepAliveSeconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65_535 })),
+    /** How long the subscriptions and unacknowledged events of a non-clean session outlive its connection. */
+    maxSessionExpirySeconds: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 4_294_967_295 })),
+    /** A connection that sends no CONNECT within this time is closed. */
+    connectTimeoutSeconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 300 })),
+    /** Unacknowledged QoS 1 events per connection (also the Receive Maximum announced to MQTT 5 clients). */
+    maxInflight: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65_535 })),
+    /** Events waiting behind a full inflight window; one more closes the connection (quota exceeded). */
+    maxQueuedEvents: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })),
+    /** Downlink audio is dropped (and counted) while more than this many bytes wait to be written. */
+    maxBufferedAudioBytes: Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 67_108_864 })),
   }),
   tls: Schema.Struct({
     /** PEM certificate and key; when both are null a self-signed pair is generated into the data dir. */
@@ -93,7 +107,17 @@ export const defaultSettings: Settings = {
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
-  mqtt: { port: 2883, tlsPort: null },
+  mqtt: {
+    port: 2883,
+    tlsPort: null,
+    maxPacketBytes: 16_384,
+    maxKeepAliveSeconds: 1200,
+    maxSessionExpirySeconds: 3600,
+    connectTimeoutSeconds: 10,
+    maxInflight: 16,
+    maxQueuedEvents: 1000,
+    maxBufferedAudioBytes: 65_536,
+  },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
