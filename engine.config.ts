@@ -4,8 +4,11 @@
  * this file (compiled) unless --config names another; HARK_* variables and flags override it.
  */
 import { defineConfig } from './core/index.js'
+import { echoAgent } from './agents/echo/index.js'
+import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
+import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
@@ -26,7 +29,17 @@ export default defineConfig({
     maxPeers: 1000,
     connectTimeoutMs: 10_000,
   },
-  mqtt: { port: 2883, tlsPort: null },
+  mqtt: {
+    port: 2883,
+    tlsPort: null,
+    maxPacketBytes: 16_384,
+    maxKeepAliveSeconds: 1200,
+    maxSessionExpirySeconds: 3600,
+    connectTimeoutSeconds: 10,
+    maxInflight: 16,
+    maxQueuedEvents: 1000,
+    maxBufferedAudioBytes: 65_536,
+  },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
@@ -36,5 +49,14 @@ export default defineConfig({
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
-  extensions: [restPlugin, websocketTransport, webrtcTransport],
+  agents: {
+    defaultProvider: 'echo',
+    startTimeoutMs: 15_000,
+    stopTimeoutMs: 5000,
+    playoutLeadMs: 40,
+    maxPerRoom: 4,
+    defaultAgentStopDelaySeconds: 30,
+    openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+  },
+  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent],
 })

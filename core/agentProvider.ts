@@ -1,8 +1,109 @@
 /**
- * The AgentProvider contract: an AI agent implementation, resolved by name server-side.
- * Provider keys live in server config and never leave it.
+ * The AgentProvider contract: an AI agent implementation, registered by name with
+ * `defineAgentProvider(name, host => provider)` and resolved server-side when a back end
+ * dispatches an agent. A provider declares the config a preset or a dispatch may set (an Effect
+ * Schema), and starts one session per dispatched agent. The engine's agent runtime does the
+ * audio plumbing: it decodes the room's Opus to 16-bit PCM (mixed, or per source when the
+ * session asks), hands the session room events, and frames, encodes and paces whatever audio the
+ * session emits. Provider keys and endpoints live in server settings and never in a config.
+ *
+ * A minimal provider:
+ *
+ *   defineAgentProvider('parrot', () => ({
+ *     configSchema: Schema.Struct({}),
+ *     start: (ctx) => ({ onAudio: (pcm) => ctx.audio.push(pcm) }),
+ *   }))
  */
-export interface AgentProvider {
-  /** Human-readable description for listings. */
+import type { Schema } from 'effect'
+import type { ParticipantInfo, ServerEvent } from './events.js'
+import type { Logger } from './log.js'
+
+/** PCM everywhere in this contract: 16-bit signed, mono, 16 kHz. */
+export const AGENT_SAMPLE_RATE = 16_000
+/** The runtime's frame: 20 ms of PCM (320 samples). */
+export const AGENT_FRAME_SAMPLES = 320
+export const AGENT_FRAME_MS = 20
+
+export interface AgentProvider<Config = unknown> {
+  /** One line for listings. */
   readonly description?: string
+  /**
+   * What a preset's config and a dispatch's overrides may hold. The merged config is decoded with
+   * it (unknown fields are refused) and the result is what `ctx.config` holds. Secrets (keys,
+   * endpoints) never belong here: they come from server settings.
+   */
+  readonly configSchema: Schema.Codec<Config, unknown>
+  /**
+   * Values that must never appear in a response, a log line or an error (API keys, endpoint
+   * URLs and hosts): the runtime scrubs them from failure reasons and from the errors it logs.
+   */
+  secrets?(): ReadonlyArray<string>
+  /**
+   * Start one agent session. Throwing or rejecting fails the agent (the reason of an
+   * `AgentFailure` is shown to the room; anything else shows as "provider error"). Taking longer
+   * than `agents.startTimeoutMs` fails it too. Must not touch the room before it resolves: audio
+   * pushed during start is queued and played once the agent has joined.
+   */
+  start(ctx: AgentContext<Config>): Promise<AgentSession> | AgentSession
 }
+
+/** What a running session hears. Every callback is optional; a callback that throws fails the agent. */
+export interface AgentSession {
+  /**
+   * The room's audio mixed into one stream: one 20 ms frame (320 samples) per call, every other
+   * member summed, the agent itself excluded. While the room is quiet silence frames continue for
+   * `MIXED_SILENCE_TAIL_MS`, then calls pause until someone speaks. The array is the session's to keep.
+   */
+  onAudio?(pcm: Int16Array): void
+  /** One member's audio as it arrives (20 or 60 ms per call), decoded but not mixed. */
+  onSourceAudio?(pcm: Int16Array, from: ParticipantInfo): void
+  /** Room events: participant.joined/left, speaking.started/stopped, other agents' events. */
+  onEvent?(event: ServerEvent): void
+  /** Release everything (sockets, timers). Called once when the agent stops or fails. */
+  stop?(): Promise<void> | void
+}
+
+/** The agent's voice into the room: PCM or Opus in, paced Opus frames out (one per 20 ms). */
+export interface AgentAudioOut {
+  /** Queue 16 kHz mono PCM of any length; it is cut into 20 ms frames, encoded and played in real time. */
+  push(pcm: Int16Array): void
+  /** Queue one ready Opus packet (16 kHz mono) of `durationMs` (20 by default). */
+  pushOpus(packet: Uint8Array, durationMs?: number): void
+  /** Pad and queue a trailing partial frame now (end of an utterance). */
+  flush(): void
+  /** Drop everything queued and not yet played (barge-in). */
+  clear(): void
+  /** True while pushed audio is queued, or sent and still playing out at the listeners. */
+  readonly speaking: boolean
+  /** Milliseconds of pushed audio the room has not heard yet (queued, plus sent ahead of real time). */
+  readonly pendingMs: number
+}
+
+export interface AgentContext<Config = unknown> {
+  readonly agentId: string
+  readonly workspaceId: string
+  readonly room: string
+  /** The agent's participant id in the room. */
+  readonly identity: string
+  /** The decoded config: provider defaults < preset < overrides. */
+  readonly config: Config
+  /** A child logger tagged with the agent; secret-bearing fields are redacted. */
+  readonly log: Logger
+  /** Aborted when the agent stops or fails: hand it to sockets and timers. */
+  readonly signal: AbortSignal
+  readonly audio: AgentAudioOut
+  /** Tell the room something (an `agent.event`): transcripts, state changes. Keep it small JSON. */
+  emit(event: Readonly<Record<string, unknown>>): void
+  /** Members of the room other than this agent, as of now. */
+  participants(): ReadonlyArray<ParticipantInfo>
+  /** The session cannot go on: the agent fails, and the room hears `reason` (keep secrets out of it). */
+  fail(reason: string): void
+}
+
+/** Throw (or pass to `ctx.fail`) to fail an agent with a reason safe to show the room. */
+export class AgentFailure extends Error {
+  override readonly name = 'AgentFailure'
+}
+
+/** How long mixed input keeps delivering silence after the room went quiet. */
+export const MIXED_SILENCE_TAIL_MS = 3000

@@ -59,6 +59,20 @@ export const SettingsSchema = Schema.Struct({
     port: Port,
     /** Optional MQTT over TLS listener (uses the gateway certificate); null disables it. */
     tlsPort: Schema.NullOr(Port),
+    /** Largest MQTT packet accepted (and announced to MQTT 5 clients); a bigger one closes the connection. */
+    maxPacketBytes: Schema.Int.check(Schema.isBetween({ minimum: 2048, maximum: 268_435_455 })),
+    /** Keepalive ceiling: MQTT 5 clients asking for 0 or more get this as Server Keep Alive. */
+    maxKeepAliveSeconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65_535 })),
+    /** How long the subscriptions and unacknowledged events of a non-clean session outlive its connection. */
+    maxSessionExpirySeconds: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 4_294_967_295 })),
+    /** A connection that sends no CONNECT within this time is closed. */
+    connectTimeoutSeconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 300 })),
+    /** Unacknowledged QoS 1 events per connection (also the Receive Maximum announced to MQTT 5 clients). */
+    maxInflight: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65_535 })),
+    /** Events waiting behind a full inflight window; one more closes the connection (quota exceeded). */
+    maxQueuedEvents: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })),
+    /** Downlink audio is dropped (and counted) while more than this many bytes wait to be written. */
+    maxBufferedAudioBytes: Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 67_108_864 })),
   }),
   tls: Schema.Struct({
     /** PEM certificate and key; when both are null a self-signed pair is generated into the data dir. */
@@ -83,6 +97,28 @@ export const SettingsSchema = Schema.Struct({
     /** How often open sessions are checkpointed: the most metered time a crash can lose. */
     checkpointMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })),
   }),
+  agents: Schema.Struct({
+    /** Provider of the platform default agent (a dispatch without presetId), at its config defaults. */
+    defaultProvider: Schema.NonEmptyString,
+    /** A provider session that has not started (and joined its room) by then fails. */
+    startTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 120_000 })),
+    /** Stopping waits this long for the provider to release, then the agent is stopped anyway. */
+    stopTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 60_000 })),
+    /** How far ahead of real time the start of an agent's talk spurt is sent (listeners' pre-buffer). */
+    playoutLeadMs: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 200 })),
+    /** Agents at once in one room. */
+    maxPerRoom: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })),
+    /** How long a room's default agent stays after the last terminal left (a room may set its own). */
+    defaultAgentStopDelaySeconds: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })),
+    openaiRealtime: Schema.Struct({
+      /** Realtime API base; the session connects to <baseUrl>/realtime?model=…. */
+      baseUrl: Schema.NonEmptyString,
+      /** The API key; prefer apiKeyEnv (or HARK_AGENTS_OPENAI_REALTIME_API_KEY) over a config file. */
+      apiKey: Schema.NullOr(Schema.NonEmptyString),
+      /** Environment variable read for the key when apiKey is null. */
+      apiKeyEnv: Schema.NonEmptyString,
+    }),
+  }),
 })
 
 export type Settings = typeof SettingsSchema.Type
@@ -106,7 +142,17 @@ export const defaultSettings: Settings = {
     maxPeers: 1000,
     connectTimeoutMs: 10_000,
   },
-  mqtt: { port: 2883, tlsPort: null },
+  mqtt: {
+    port: 2883,
+    tlsPort: null,
+    maxPacketBytes: 16_384,
+    maxKeepAliveSeconds: 1200,
+    maxSessionExpirySeconds: 3600,
+    connectTimeoutSeconds: 10,
+    maxInflight: 16,
+    maxQueuedEvents: 1000,
+    maxBufferedAudioBytes: 65_536,
+  },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
@@ -116,6 +162,15 @@ export const defaultSettings: Settings = {
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
+  agents: {
+    defaultProvider: 'echo',
+    startTimeoutMs: 15_000,
+    stopTimeoutMs: 5000,
+    playoutLeadMs: 40,
+    maxPerRoom: 4,
+    defaultAgentStopDelaySeconds: 30,
+    openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+  },
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object | null ? DeepPartial<NonNullable<T[K]>> | Extract<T[K], null> : T[K] }

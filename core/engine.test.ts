@@ -1,3 +1,4 @@
+import { Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { createEngine, definePlugin, defineTransport, defineAgentProvider, type Engine, type EngineHost } from './index.js'
 import { cliJson, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
@@ -23,7 +24,11 @@ describe('embedding the engine', () => {
       },
       stop: async () => void calls.push('transport stop'),
     }))
-    const parrot = defineAgentProvider('parrot', () => ({ description: 'repeats' }))
+    const parrot = defineAgentProvider('parrot', () => ({
+      description: 'repeats',
+      configSchema: Schema.Struct({}),
+      start: (ctx) => ({ onAudio: (pcm: Int16Array) => ctx.audio.push(pcm) }),
+    }))
     const t = await startTestEngine({ extensions: [greeter, loop, parrot] })
     try {
       const res = await fetch(t.url('/hello'))

@@ -26,6 +26,10 @@ import { loadTls, Tls } from './tls.js'
 import type { Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
 import { UsageMeter } from './usage/meter.js'
+import type { AgentProvider } from './agentProvider.js'
+import { RoomDefaultAgents } from './agents/defaultAgents.js'
+import { AgentDispatcher } from './agents/dispatcher.js'
+import { containAgentFaults } from './agents/faultContainment.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
@@ -186,6 +190,18 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const log = yield* Log
     const runner = Effect.runPromiseExitWith(ctx)
     let registry: ExtensionRegistry | undefined
+    const agents = new AgentDispatcher({
+      hub: Context.get(ctx, Terminals),
+      storage: Context.get(ctx, Storage),
+      settings,
+      log,
+      clock: Context.get(ctx, Clock),
+      metrics: Context.get(ctx, Metrics),
+      providers: {
+        names: () => registry!.names('agentProvider'),
+        get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
+      },
+    })
     const host: EngineHost = {
       settings,
       log,
@@ -195,6 +211,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       security: Context.get(ctx, Security),
       presence: Context.get(ctx, PresenceService),
       terminals: Context.get(ctx, Terminals),
+      agents,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
       run: (effect) => runThrowing(runner(effect)),
@@ -207,6 +224,17 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
     registry = new ExtensionRegistry(host, config.extensions ?? [])
     const r = registry
+    if (r.names('agentProvider').length > 0) {
+      // A provider's own timers and sockets must fail its agent, not the process.
+      const uninstall = containAgentFaults(log)
+      yield* Effect.addFinalizer(() => Effect.sync(uninstall))
+    }
+    if (r.names('agentProvider').length > 0 && !r.names('agentProvider').includes(settings.agents.defaultProvider)) {
+      log.warn(
+        { defaultProvider: settings.agents.defaultProvider, registered: r.names('agentProvider') },
+        'agents.defaultProvider is not a registered agent provider: dispatches without a presetId will be refused',
+      )
+    }
 
     let ready = false
     const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
@@ -238,6 +266,15 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     // Finalizers run in reverse: terminals hear session.closing before listeners go away.
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
+    // Agents leave their rooms (telling the terminals) before the terminals are closed.
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, log)
+    defaultAgents.start()
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        defaultAgents.stop()
+        await agents.shutdown()
+      }),
+    )
     for (const { name, plugin } of plugins) {
       if (plugin.start) yield* Effect.promise(async () => plugin.start!())
       if (plugin.stop) {

@@ -74,8 +74,53 @@ export class CapacityExceeded extends Data.TaggedError('CapacityExceeded')<{
   readonly message: string
   readonly retryAfterSeconds: number
 }> {}
+/** An agent's provider failed to start (or timed out starting); the reason is public and secret-free. */
+export class AgentStartFailed extends Data.TaggedError('AgentStartFailed')<{ readonly message: string }> {}
 
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
+
+/** A terminal connected without any credential (MQTT CONNECT without a password). */
+export class CredentialMissing extends Data.TaggedError('CredentialMissing')<{ readonly message: string }> {}
+
+/** The MQTT user name names someone else than the credential does. */
+export class UsernameInvalid extends Data.TaggedError('UsernameInvalid')<{ readonly message: string }> {}
+
+/** The MQTT client identifier is neither empty nor the credential's clientId. */
+export class ClientIdentifierInvalid extends Data.TaggedError('ClientIdentifierInvalid')<{ readonly message: string }> {}
+
+/** A protocol version the transport does not speak (MQTT 3.1, or an unknown level). */
+export class UnsupportedProtocolVersion extends Data.TaggedError('UnsupportedProtocolVersion')<{ readonly message: string }> {}
+
+/** Bytes that do not form a valid packet of the protocol (MQTT "malformed packet"). */
+export class MalformedPacket extends Data.TaggedError('MalformedPacket')<{ readonly message: string }> {}
+
+/** A publish or subscription outside the terminal's own topic namespace. */
+export class TopicNotAuthorized extends Data.TaggedError('TopicNotAuthorized')<{ readonly message: string }> {}
+
+/** A syntactically invalid MQTT topic filter. */
+export class TopicFilterInvalid extends Data.TaggedError('TopicFilterInvalid')<{ readonly message: string }> {}
+
+/** An MQTT 5 topic alias of 0, above the announced maximum, or never set. */
+export class TopicAliasInvalid extends Data.TaggedError('TopicAliasInvalid')<{ readonly message: string }> {}
+
+/** Nothing heard from the terminal within 1.5 times its keepalive. */
+export class KeepAliveTimeout extends Data.TaggedError('KeepAliveTimeout')<{ readonly message: string }> {}
+
+/** An MQTT 5 publish or will with RETAIN set, though the server announced Retain Available = 0. */
+export class RetainNotSupported extends Data.TaggedError('RetainNotSupported')<{ readonly message: string }> {}
+
+/** More unacknowledged QoS 2 publishes from the terminal than the announced Receive Maximum. */
+export class ReceiveMaximumExceeded extends Data.TaggedError('ReceiveMaximumExceeded')<{ readonly message: string }> {}
+
+/** MQTT 5 enhanced authentication (an Authentication Method) is not offered. */
+export class AuthenticationMethodUnsupported extends Data.TaggedError('AuthenticationMethodUnsupported')<{
+  readonly message: string
+}> {}
+
+/** An MQTT 5 SUBSCRIBE with a Subscription Identifier, which the server announced it does not support. */
+export class SubscriptionIdentifiersUnsupported extends Data.TaggedError('SubscriptionIdentifiersUnsupported')<{
+  readonly message: string
+}> {}
 
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
   readonly message: string
@@ -111,7 +156,21 @@ export type HarkError =
   | ReceiverTooSlow
   | RateLimited
   | CapacityExceeded
+  | AgentStartFailed
   | ServerShuttingDown
+  | CredentialMissing
+  | UsernameInvalid
+  | ClientIdentifierInvalid
+  | UnsupportedProtocolVersion
+  | MalformedPacket
+  | TopicNotAuthorized
+  | TopicFilterInvalid
+  | TopicAliasInvalid
+  | KeepAliveTimeout
+  | RetainNotSupported
+  | ReceiveMaximumExceeded
+  | AuthenticationMethodUnsupported
+  | SubscriptionIdentifiersUnsupported
   | StorageFailure
   | Internal
 
@@ -145,9 +204,39 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
+  AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
+  CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  UsernameInvalid: { code: 'invalid_username', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  ClientIdentifierInvalid: { code: 'invalid_client_identifier', http: 400, mqtt5: 0x85, mqtt311: 0x02, ws: 4400 },
+  UnsupportedProtocolVersion: { code: 'unsupported_protocol_version', http: 400, mqtt5: 0x84, mqtt311: 0x01, ws: 1002 },
+  MalformedPacket: { code: 'malformed_packet', http: 400, mqtt5: 0x81, mqtt311: 0x01, ws: 1002 },
+  TopicNotAuthorized: { code: 'topic_not_authorized', http: 403, mqtt5: 0x87, mqtt311: 0x05, ws: 4403 },
+  TopicFilterInvalid: { code: 'invalid_topic_filter', http: 400, mqtt5: 0x8f, mqtt311: 0x01, ws: 1002 },
+  TopicAliasInvalid: { code: 'invalid_topic_alias', http: 400, mqtt5: 0x94, mqtt311: 0x01, ws: 1002 },
+  KeepAliveTimeout: { code: 'keepalive_timeout', http: 408, mqtt5: 0x8d, mqtt311: 0x03, ws: 4008 },
+  RetainNotSupported: { code: 'retain_not_supported', http: 400, mqtt5: 0x9a, mqtt311: 0x01, ws: 1002 },
+  ReceiveMaximumExceeded: { code: 'receive_maximum_exceeded', http: 400, mqtt5: 0x93, mqtt311: 0x01, ws: 1002 },
+  AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },
+  SubscriptionIdentifiersUnsupported: { code: 'subscription_identifiers_unsupported', http: 400, mqtt5: 0xa1, mqtt311: 0x01, ws: 1002 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
+}
+
+/** Reason codes an MQTT 5 DISCONNECT may carry (MQTT 5.0, 3.14.2.1); the CONNACK-only ones are not among them. */
+const MQTT5_DISCONNECT_CODES = new Set([
+  0x00, 0x04, 0x80, 0x81, 0x82, 0x83, 0x87, 0x89, 0x8b, 0x8d, 0x8e, 0x8f, 0x90, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99,
+  0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2,
+])
+
+/**
+ * The MQTT 5 DISCONNECT reason for an error: its row's code, unless that code only exists in
+ * CONNACK (0x84-0x86, 0x88, 0x8A, 0x8C: e.g. an expired credential mid-session), which becomes
+ * 0x87 Not authorized.
+ */
+export const mqtt5DisconnectReason = (error: unknown): number => {
+  const code = wireCodesOf(error).mqtt5
+  return MQTT5_DISCONNECT_CODES.has(code) ? code : 0x87
 }
 
 const tags = new Set<string>(Object.keys(wireCodes))

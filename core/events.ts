@@ -59,6 +59,16 @@ export type ServerEvent =
       readonly reason: string
     }
   | { readonly type: 'agent.event'; readonly room: string; readonly agentId: string; readonly event: Readonly<Record<string, unknown>> }
+  | {
+      /** A terminal's last will (MQTT), told to its room when the terminal dropped without saying goodbye. */
+      readonly type: 'participant.will'
+      readonly room: string
+      readonly participantId: string
+      readonly topic: string
+      /** The will payload: UTF-8 text as is, anything else base64-encoded. */
+      readonly payload: string
+      readonly encoding: 'utf8' | 'base64'
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | {

@@ -35,7 +35,10 @@ export const defineTransport: (name: string, create: (host: EngineHost) => Trans
   make('transport')
 export const definePlugin: (name: string, create: (host: EngineHost) => EnginePlugin) => PluginExtension =
   make('plugin')
-export const defineAgentProvider: (
+/** Register an agent provider; `Config` is what its config schema decodes to. */
+export const defineAgentProvider = <Config>(
   name: string,
-  create: (host: EngineHost) => AgentProvider,
-) => AgentProviderExtension = make('agentProvider')
+  create: (host: EngineHost) => AgentProvider<Config>,
+): AgentProviderExtension =>
+  // The runtime only hands a provider configs its own schema decoded, so erasing Config is sound.
+  make('agentProvider')(name, create as unknown as (host: EngineHost) => AgentProvider)

@@ -15,6 +15,7 @@ import type { StorageShape } from './storage/storage.js'
 import type { TlsMaterial } from './tls.js'
 import type { TerminalHub } from './terminals.js'
 import type { EngineServices } from './services.js'
+import type { AgentDispatcher } from './agents/dispatcher.js'
 
 export interface EngineHost {
   readonly settings: Settings
@@ -26,6 +27,8 @@ export interface EngineHost {
   readonly presence: Presence
   /** Where transports hand over authenticated terminals, and agents join rooms. */
   readonly terminals: TerminalHub
+  /** Dispatch, stop and list agents (providers resolved by name from the registry). */
+  readonly agents: AgentDispatcher
   readonly tls: TlsMaterial
   /**
    * HTTP routes served on the gateway port by whichever transport owns that listener (the

@@ -13,4 +13,14 @@ describe('logger', () => {
     expect(out).toContain('[redacted]')
     expect(out).toContain('hello')
   })
+
+  it('redacts provider keys and the master key even when a whole settings object is logged', () => {
+    const lines: string[] = []
+    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) })
+    const settings = { security: { masterKey: 'MASTERKEYVALUE' }, agents: { openaiRealtime: { apiKey: 'sk-PROVIDERKEY' } } }
+    createLogger('info', sink).info({ settings }, 'settings')
+    const out = lines.join('')
+    expect(out).not.toContain('MASTERKEYVALUE')
+    expect(out).not.toContain('sk-PROVIDERKEY')
+  })
 })

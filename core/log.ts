@@ -12,7 +12,8 @@ export const redactedFields = [
   'token', 'apiKey', 'password', 'secret', 'masterKey', 'authorization', 'sdp',
 ] as const
 
-const redactPaths = redactedFields.flatMap((f) => [f, `*.${f}`, `*.*.${f}`])
+/** Each field at the top and up to four levels down (the settings object nests three deep). */
+const redactPaths = redactedFields.flatMap((f) => [0, 1, 2, 3, 4].map((depth) => `${'*.'.repeat(depth)}${f}`))
 
 export const createLogger = (level: LevelWithSilent, destination?: DestinationStream): Logger =>
   pino(

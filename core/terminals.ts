@@ -85,6 +85,13 @@ export interface SessionLifecycleEvent {
   readonly transport: string
 }
 
+/** The number of terminals in a room changed (control plane; room default agents listen). */
+export interface RoomOccupancyEvent {
+  readonly workspaceId: string
+  readonly room: string
+  readonly terminals: number
+}
+
 /** A live view of a room for listings. */
 export interface RoomView {
   readonly room: string
@@ -215,6 +222,10 @@ export class TerminalHub {
   private readonly rooms = new Map<string, Map<string, RoomRef>>()
   private readonly unsubscribe: () => void
   private readonly lifecycleListeners = new Set<(event: SessionLifecycleEvent) => void>()
+  private readonly occupancyListeners = new Set<(event: RoomOccupancyEvent) => void>()
+  /** workspaceId -> room -> sessionIds of the terminals in it; sessionId -> its room. */
+  private readonly terminalsInRoom = new Map<string, Map<string, Set<string>>>()
+  private readonly roomOfSession = new Map<string, string>()
   private readonly sessionGauge: Gauge
   private readonly opened: Counter
   private readonly closed: Counter
@@ -285,6 +296,49 @@ export class TerminalHub {
   onSession(listener: (event: SessionLifecycleEvent) => void): () => void {
     this.lifecycleListeners.add(listener)
     return () => this.lifecycleListeners.delete(listener)
+  }
+
+  /** Hear the terminal count of rooms change (agents are not counted). Returns the unsubscribe function. */
+  onRoomOccupancy(listener: (event: RoomOccupancyEvent) => void): () => void {
+    this.occupancyListeners.add(listener)
+    return () => this.occupancyListeners.delete(listener)
+  }
+
+  /** Terminals in a room right now. */
+  terminalCount(workspaceId: string, room: string): number {
+    return this.terminalsInRoom.get(workspaceId)?.get(room)?.size ?? 0
+  }
+
+  private occupy(session: Session, room: string | null): void {
+    const previous = this.roomOfSession.get(session.sessionId) ?? null
+    if (previous === room) return
+    const rooms = this.terminalsInRoom.get(session.workspaceId) ?? new Map<string, Set<string>>()
+    this.terminalsInRoom.set(session.workspaceId, rooms)
+    const changed: Array<[string, number]> = []
+    if (previous !== null) {
+      const set = rooms.get(previous)
+      set?.delete(session.sessionId)
+      if (set?.size === 0) rooms.delete(previous)
+      this.roomOfSession.delete(session.sessionId)
+      changed.push([previous, set?.size ?? 0])
+    }
+    if (room !== null) {
+      let set = rooms.get(room)
+      if (!set) rooms.set(room, (set = new Set()))
+      set.add(session.sessionId)
+      this.roomOfSession.set(session.sessionId, room)
+      changed.push([room, set.size])
+    }
+    if (rooms.size === 0) this.terminalsInRoom.delete(session.workspaceId)
+    for (const [r, terminals] of changed) {
+      for (const listener of this.occupancyListeners) {
+        try {
+          listener({ workspaceId: session.workspaceId, room: r, terminals })
+        } catch (e) {
+          this.log.error({ err: e, room: r }, 'room occupancy listener failed')
+        }
+      }
+    }
   }
 
   private lifecycle(type: SessionLifecycleEvent['type'], session: Session): void {
@@ -381,6 +435,7 @@ export class TerminalHub {
   moved(session: Session, room: string | null): void {
     const entry = this.presence.get(session.workspaceId, session.clientId)
     if (entry?.sessionId === session.sessionId) entry.room = room
+    this.occupy(session, room)
   }
 
   /** Session bookkeeping after it ended (called by the session). */
@@ -391,6 +446,7 @@ export class TerminalHub {
       this.byJti.delete(session.identity.credential.jti)
     }
     this.presence.remove(session.workspaceId, session.clientId, session.sessionId)
+    this.occupy(session, null)
     this.log.debug({ workspaceId: session.workspaceId, clientId: session.clientId, sessionId: session.sessionId }, 'session ended')
     this.sessionGauge.dec({ transport: session.link.transport })
     this.closed.inc({ transport: session.link.transport })

@@ -3,7 +3,8 @@
  * import it here (replacing its pending line if it had one). Pending lines name what each
  * scenario waits for on main.
  */
-import { pendingScenario, type Scenario } from '../scenario.js'
+import type { Scenario } from '../scenario.js'
+import agentLatency from './agentLatency.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
@@ -19,13 +20,7 @@ export const scenarios: readonly Scenario[] = [
   wsRooms,
   mqttRooms,
   webrtcPeers,
-  pendingScenario({
-    name: 'agent-latency',
-    description: "time from a terminal's frame to an agent's reply frame",
-    needs: 'agent dispatch (POST /api/v1/agents) and an agent provider',
-    unit: 'ms',
-    higherIsBetter: false,
-  }),
+  agentLatency,
   idleMemory,
   connectStorm,
 ]

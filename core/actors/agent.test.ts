@@ -56,4 +56,25 @@ describe('agent actor', () => {
     await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
     expect(a.getSnapshot().value).toBe('stopped')
   })
+
+  it('a STOP while starting goes straight to stopping and releases', async () => {
+    let released = false
+    const a = createActor(withRuntime(() => new Promise(() => {}), async () => void (released = true)), { input }).start()
+    expect(a.getSnapshot().value).toBe('starting')
+    a.send({ type: 'STOP', reason: 'changed my mind' })
+    await waitFor(a, (s) => s.status === 'done')
+    expect(a.getSnapshot().value).toBe('stopped')
+    expect(a.getSnapshot().context.reason).toBe('changed my mind')
+    expect(released).toBe(true)
+  })
+
+  it('a failing agent whose release hangs still settles in failed after the stop timeout', async () => {
+    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { input }).start()
+    await waitFor(a, (s) => s.matches('running'))
+    a.send({ type: 'FAILED', reason: 'crashed' })
+    expect(a.getSnapshot().value).toBe('failing')
+    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+    expect(a.getSnapshot().value).toBe('failed')
+    expect(a.getSnapshot().context.reason).toBe('crashed')
+  })
 })

@@ -15,6 +15,7 @@ export type ChangeKind =
   | 'client.deleted'
   | 'client.tokensRevoked'
   | 'devicePassword.reset'
+  | 'room.updated'
 
 export interface ChangeRecord {
   readonly id: number

@@ -117,6 +117,19 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX usage_sessions_by_workspace ON usage_sessions(workspace_id) WHERE ended_at IS NULL;
     `,
   },
+  {
+    version: 4,
+    name: 'room settings',
+    sql: `
+      CREATE TABLE room_settings (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        room TEXT NOT NULL,
+        default_agent TEXT,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, room)
+      );
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os'
 import { Context, Effect, Layer } from 'effect'
 import { randomBase62 } from '../ids.js'
+import { agentPresetsRepo } from './agentPresets.js'
 import { apiKeysRepo } from './apiKeys.js'
 import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
 import { clientsRepo } from './clients.js'
@@ -13,6 +14,7 @@ import { atomically, openDb, type Db } from './db.js'
 import { devicePasswordsRepo } from './devicePasswords.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { migrate } from './migrations.js'
+import { roomSettingsRepo } from './roomSettings.js'
 import { signingSecretsRepo } from './signingSecrets.js'
 import { usageRepo } from './usage.js'
 import { workspacesRepo } from './workspaces.js'
@@ -26,6 +28,8 @@ export const makeRepositories = (db: Db) => ({
   issuedTokens: issuedTokensRepo(db),
   changes: changesRepo(db),
   usage: usageRepo(db),
+  agentPresets: agentPresetsRepo(db),
+  roomSettings: roomSettingsRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>

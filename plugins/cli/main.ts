@@ -1,6 +1,6 @@
 /**
  * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
- * clients, device passwords, secrets, tokens). Errors go to stderr as one line, exit code ≠ 0.
+ * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../../core/config.js'
@@ -10,6 +10,7 @@ import { apikeyCommands } from './commands/apikey.js'
 import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
+import { presetCommands } from './commands/preset.js'
 import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
@@ -30,6 +31,7 @@ export const buildProgram = (): Command => {
   secretCommands(program)
   tokenCommands(program)
   usageCommand(program)
+  presetCommands(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()

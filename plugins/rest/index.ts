@@ -2,7 +2,7 @@
  * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
  * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
  * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts, usage.ts, rooms.ts; agents join the same way). It also sweeps expired
+ * (clients.ts, tokens.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -10,6 +10,9 @@ import { NotFound } from '../../core/errors.js'
 import { definePlugin } from '../../core/extension.js'
 import type { EngineHost } from '../../core/host.js'
 import type { EnginePlugin } from '../../core/plugin.js'
+import { agentPresetRoutes } from './agentPresets.js'
+import { agentRoutes } from './agents.js'
+import { agentSharedSchemas } from './agentSchemas.js'
 import { installAuth } from './auth.js'
 import { clientRoutes } from './clients.js'
 import { SWEEP_INTERVAL_MS, sweepExpiredClients } from './ephemeralSweep.js'
@@ -35,7 +38,7 @@ export interface RestPlugin extends EnginePlugin {
 export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
-  for (const schema of [...sharedSchemas, ...roomSchemas]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0')
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
@@ -50,6 +53,8 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
   await app.register(usageRoutes(host))
+  await app.register(agentRoutes(host))
+  await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
 }
 

@@ -43,19 +43,30 @@ describe('OpenAPI document', () => {
     const doc = checkedIn()
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => ({ path, m, op })))
     expect(operations.map(({ m, path }) => `${m.toUpperCase()} ${path}`).sort()).toEqual([
+      'DELETE /api/v1/agent-presets/{presetId}',
+      'DELETE /api/v1/agents/{agentId}',
       'DELETE /api/v1/clients/{id}',
+      'GET /api/v1/agent-presets',
+      'GET /api/v1/agent-presets/{presetId}',
+      'GET /api/v1/agent-providers',
+      'GET /api/v1/agents',
+      'GET /api/v1/agents/{agentId}',
       'GET /api/v1/clients',
       'GET /api/v1/clients/{id}',
       'GET /api/v1/openapi.json',
       'GET /api/v1/rooms',
       'GET /api/v1/rooms/{room}',
       'GET /api/v1/usage',
+      'PATCH /api/v1/agent-presets/{presetId}',
       'PATCH /api/v1/clients/{id}',
+      'POST /api/v1/agent-presets',
+      'POST /api/v1/agents',
       'POST /api/v1/clients',
       'POST /api/v1/clients/ephemeral',
       'POST /api/v1/clients/{id}/token',
       'POST /api/v1/clients/{id}/token/revoke-all',
       'POST /api/v1/tokens/revoke',
+      'PUT /api/v1/rooms/{room}',
     ])
     for (const { path, m, op } of operations) {
       expect(op.operationId, `${m} ${path}`).toMatch(/^[a-z][A-Za-z]+$/)

@@ -21,13 +21,16 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
         title: 'Hark REST API',
         version,
         description:
-          'Clients, client tokens and ephemeral clients of a workspace. Every call carries ' +
+          'Clients, client tokens and ephemeral clients, agents, agent presets and room settings of a workspace. Every call carries ' +
           '`Authorization: Bearer <API_KEY>`; the key decides the workspace. Rules the schemas cannot say ' +
           '(ordering, revocation, rate limits, error codes) are in spec/rest.md.',
       },
       tags: [
         { name: 'clients', description: 'Clients and their client-to-room mapping.' },
         { name: 'tokens', description: 'Client tokens, ephemeral clients and revocation.' },
+        { name: 'agents', description: 'Agents dispatched into rooms, and the providers they run on (spec/agents.md).' },
+        { name: 'agent-presets', description: 'Saved agents: a provider and its config.' },
+        { name: 'rooms', description: 'Room settings (the room default agent) and who is in a room.' },
         { name: 'meta', description: 'This document.' },
       ],
       components: {

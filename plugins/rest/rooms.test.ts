@@ -47,9 +47,9 @@ describe('rooms', () => {
     expect((await w.api.get<Room>('/rooms/hall')).body.participants[1]).toMatchObject({ id: 'agent-1', connectedAt: null })
 
     // A mapped room nobody is in, and another workspace's rooms, show no one.
-    expect((await w.api.get('/rooms/attic')).body).toEqual({ room: 'attic', participants: [] })
+    expect((await w.api.get('/rooms/attic')).body).toEqual({ room: 'attic', participants: [], agents: [], defaultAgent: null })
     expect((await other.api.get('/rooms')).body).toEqual({ rooms: [], nextCursor: null })
-    expect((await other.api.get('/rooms/lobby')).body).toEqual({ room: 'lobby', participants: [] })
+    expect((await other.api.get('/rooms/lobby')).body).toEqual({ room: 'lobby', participants: [], agents: [], defaultAgent: null })
   })
 
   it('follows a PATCH that moves a live client, and a disconnect', async () => {

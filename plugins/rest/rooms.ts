@@ -1,17 +1,22 @@
 /**
  * /api/v1/rooms: the rooms of the workspace that have live members right now, and one room with
- * its participants (terminals connected over any transport, and agents). Rooms are not stored:
- * a room exists while someone is in it, so a room nobody is in answers with no participants
- * rather than 404. Read from the terminal hub's room actors; nothing here touches storage.
+ * its participants (terminals connected over any transport, and agents), its live agents and its
+ * settings. A room exists while someone is in it, so a room nobody is in answers with no
+ * participants rather than 404. Its settings — so far the room default agent — are stored by
+ * room name (PUT /rooms/{room}): validated like a dispatch, and applied at once to an occupied room
+ * through the `room.updated` change (spec/agents.md).
  */
 import type { FastifyInstance } from 'fastify'
 import type { EngineHost } from '../../core/host.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
+import type { DefaultAgentSetting } from '../../core/storage/roomSettings.js'
 import type { RoomView } from '../../core/terminals.js'
 import { principalOf } from './auth.js'
+import { configObject, presetId } from './agentSchemas.js'
+import { agentView } from './agentView.js'
 import { isoTime } from './clientView.js'
-import { errorResponses, room } from './schemas.js'
+import { bodyErrors, errorResponses, room } from './schemas.js'
 
 export const ROOM_LIST_LIMIT_DEFAULT = 50
 export const ROOM_LIST_LIMIT_MAX = 200
@@ -45,13 +50,18 @@ export const roomSchemas = [
   },
   {
     $id: 'Room',
-    description: 'A room and who is in it now, in the order they joined.',
+    description: 'A room: who is in it now (in the order they joined), its live agents and its settings.',
     type: 'object',
     properties: {
       room: { type: 'string' },
       participants: { type: 'array', items: { $ref: 'Participant#' } },
+      agents: { type: 'array', items: { $ref: 'Agent#' }, description: 'Live (starting or running) agents of the room.' },
+      defaultAgent: {
+        anyOf: [{ $ref: 'DefaultAgent#' }, { type: 'null' }],
+        description: 'The room default agent setting (PUT /rooms/{room}); null when none.',
+      },
     },
-    required: ['room', 'participants'],
+    required: ['room', 'participants', 'agents', 'defaultAgent'],
     additionalProperties: false,
   },
 ] as const
@@ -59,6 +69,9 @@ export const roomSchemas = [
 interface ListQuery {
   limit: number
   cursor?: string
+}
+interface PutBody {
+  defaultAgent: { presetId?: string | null; overrides?: Record<string, unknown> | null; stopDelaySeconds?: number | null } | null
 }
 
 const encodeRoomCursor = (lastRoom: string): string => Buffer.from(lastRoom, 'utf8').toString('base64url')
@@ -70,10 +83,12 @@ const decodeRoomCursor = (cursor: string): string => {
 }
 
 export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
-  const { terminals, presence } = host
+  const { terminals, presence, storage, agents, clock } = host
 
   const view = (workspaceId: string, r: RoomView) => ({
     room: r.room,
+    agents: agents.list(workspaceId, { room: r.room, live: true }).map(agentView),
+    defaultAgent: storage.roomSettings.get(workspaceId, r.room)?.defaultAgent ?? null,
     participants: r.participants.map((p) => {
       const live = p.kind === 'terminal' ? presence.get(workspaceId, p.id) : undefined
       return {
@@ -151,7 +166,56 @@ export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => 
     async (request) => {
       const { workspaceId } = principalOf(request)
       const r = terminals.roomView(workspaceId, request.params.room)
-      return r ? view(workspaceId, r) : { room: request.params.room, participants: [] }
+      return view(workspaceId, r ?? { room: request.params.room, participants: [] })
+    },
+  )
+
+  app.put<{ Params: { room: string }; Body: PutBody }>(
+    '/rooms/:room',
+    {
+      schema: {
+        operationId: 'putRoom',
+        summary: 'Set room settings',
+        description:
+          'Sets the room default agent (null clears it): dispatched when the first terminal joins, stopped ' +
+          'stopDelaySeconds after the last one leaves. The preset and overrides are checked like a dispatch. ' +
+          'Applies at once to an occupied room (starts, swaps or stops its default agent).',
+        tags: ['rooms'],
+        params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
+        body: {
+          type: 'object',
+          properties: {
+            defaultAgent: {
+              type: ['object', 'null'],
+              properties: {
+                presetId: { ...presetId, type: ['string', 'null'] },
+                overrides: { ...configObject, type: ['object', 'null'] },
+                stopDelaySeconds: { type: ['integer', 'null'], minimum: 0, maximum: 86_400 },
+              },
+              additionalProperties: false,
+            },
+          },
+          required: ['defaultAgent'],
+          additionalProperties: false,
+        },
+        response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(...bodyErrors, 404) },
+      },
+    },
+    async (request) => {
+      const { workspaceId } = principalOf(request)
+      const name = request.params.room
+      const d = request.body.defaultAgent
+      let setting: DefaultAgentSetting | null = null
+      if (d !== null) {
+        setting = { presetId: d.presetId ?? null, overrides: d.overrides ?? null, stopDelaySeconds: d.stopDelaySeconds ?? null }
+        agents.resolve(workspaceId, setting)
+      }
+      const now = clock.now()
+      storage.transaction(() => {
+        storage.roomSettings.put({ workspaceId, room: name, defaultAgent: setting }, now)
+        storage.recordChange('room.updated', workspaceId, name, now)
+      })
+      return view(workspaceId, terminals.roomView(workspaceId, name) ?? { room: name, participants: [] })
     },
   )
 }

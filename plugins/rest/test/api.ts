@@ -144,6 +144,9 @@ export class Api {
   patch<T = Json>(path: string, body?: unknown, o: CallOptions = {}) {
     return this.call<T>('PATCH', path, { ...o, body })
   }
+  put<T = Json>(path: string, body?: unknown, o: CallOptions = {}) {
+    return this.call<T>('PUT', path, { ...o, body })
+  }
   delete<T = Json>(path: string, o?: CallOptions) {
     return this.call<T>('DELETE', path, o)
   }

@@ -1,0 +1,40 @@
+/**
+ * The `echo` agent provider: listens to the room's mixed audio, cuts it into utterances by voice
+ * activity, and plays each utterance back into the room. Deterministic, free, and offline — for
+ * tests, demos and latency measurements. It tells the room each time it echoes
+ * (`agent.event` {kind: "echo", durationMs, voicedMs}).
+ */
+import { Effect, Schema } from 'effect'
+import { defineAgentProvider } from '../../core/index.js'
+import type { AgentProvider } from '../../core/agentProvider.js'
+import { UtteranceSegmenter } from './segmenter.js'
+
+const int = (minimum: number, maximum: number, fallback: number, description: string) =>
+  Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+    .annotate({ description, default: fallback })
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed(fallback)))
+
+export const EchoConfig = Schema.Struct({
+  silenceMs: int(100, 2000, 500, 'silence that ends an utterance, ms'),
+  thresholdDbov: int(10, 90, 50, 'a 20 ms frame at or above this level (in -dBov: lower is louder) is speech'),
+  prerollMs: int(0, 500, 100, 'audio kept from before speech started, ms'),
+  minSpeechMs: int(0, 2000, 100, 'utterances with less speech than this are not echoed, ms'),
+  maxUtteranceMs: int(1000, 30_000, 10_000, 'an utterance is cut (and echoed) at this length, ms'),
+}).annotate({ description: 'echo: plays every utterance back' })
+
+export type EchoConfig = typeof EchoConfig.Type
+
+export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
+  description: 'Plays every utterance heard in the room back into it (tests, demos, latency checks)',
+  configSchema: EchoConfig,
+  start: (ctx) => {
+    const segmenter = new UtteranceSegmenter(ctx.config, (pcm, voicedMs) => {
+      ctx.audio.push(pcm)
+      ctx.audio.flush()
+      ctx.emit({ kind: 'echo', durationMs: (pcm.length / 16_000) * 1000, voicedMs })
+    })
+    return { onAudio: (pcm) => segmenter.push(pcm) }
+  },
+})
+
+export const echoAgent = defineAgentProvider('echo', () => createEchoProvider())

@@ -1,0 +1,64 @@
+/**
+ * The `openai-realtime` agent provider: a voice agent backed by the OpenAI Realtime API (or any
+ * server speaking its WebSocket protocol at `agents.openaiRealtime.baseUrl`). The endpoint and the
+ * key are server settings; a preset or a dispatch chooses only model, voice, instructions and
+ * turn-taking — and never sees either.
+ */
+import { Effect, Schema } from 'effect'
+import { AgentFailure, type AgentProvider } from '../../core/agentProvider.js'
+import type { Settings } from '../../core/config.js'
+import { defineAgentProvider } from '../../core/index.js'
+import { RealtimeSession, type RealtimeConfig } from './session.js'
+
+const text = (fallback: string, description: string, maxLength = 200) =>
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength))
+    .annotate({ description, default: fallback })
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed(fallback)))
+
+export const OpenAiRealtimeConfig = Schema.Struct({
+  model: text('gpt-realtime', 'Realtime model'),
+  voice: text('alloy', 'output voice'),
+  instructions: text('You are a helpful voice assistant in an audio room. Keep answers short.', 'system instructions', 16_000),
+  vadSilenceMs: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })).annotate({ description: 'silence that ends a turn (server VAD), ms' }),
+  ),
+  inputTranscriptionModel: Schema.optionalKey(
+    Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)).annotate({ description: 'transcribe what the room says with this model' }),
+  ),
+}).annotate({ description: 'openai-realtime: a speech-to-speech agent' })
+
+type Endpoint = Settings['agents']['openaiRealtime']
+
+/** The key from settings, or from the environment variable they name. */
+const apiKeyOf = (s: Endpoint, env: NodeJS.ProcessEnv): string | null => s.apiKey ?? env[s.apiKeyEnv] ?? null
+
+const hostsOf = (baseUrl: string): string[] => {
+  try {
+    const url = new URL(baseUrl)
+    return [url.host, url.hostname]
+  } catch {
+    return []
+  }
+}
+
+export const createOpenAiRealtimeProvider = (
+  endpoint: Endpoint,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentProvider<RealtimeConfig> => ({
+  description: 'Speech-to-speech agent on the OpenAI Realtime API (server VAD, barge-in)',
+  configSchema: OpenAiRealtimeConfig,
+  secrets: () => [apiKeyOf(endpoint, env) ?? '', endpoint.baseUrl, ...hostsOf(endpoint.baseUrl)],
+  start: async (ctx) => {
+    const apiKey = apiKeyOf(endpoint, env)
+    if (!apiKey) {
+      throw new AgentFailure(
+        'openai-realtime has no API key: set agents.openaiRealtime.apiKey, or the variable agents.openaiRealtime.apiKeyEnv names',
+      )
+    }
+    return RealtimeSession.open(ctx, { baseUrl: endpoint.baseUrl, apiKey })
+  },
+})
+
+export const openaiRealtimeAgent = defineAgentProvider('openai-realtime', (host) =>
+  createOpenAiRealtimeProvider(host.settings.agents.openaiRealtime),
+)

@@ -1,0 +1,44 @@
+/**
+ * Streaming 16-bit PCM sample-rate conversion (16 kHz room audio <-> 24 kHz Realtime API audio)
+ * with libsamplerate (band-limited sinc, its "fastest" converter), keeping filter state across
+ * chunks so a stream cut into 20 ms pieces resamples as one.
+ */
+import libsamplerate from '@alexanderolsen/libsamplerate-js'
+
+type Src = Awaited<ReturnType<typeof libsamplerate.create>>
+
+export class PcmResampler {
+  private constructor(private src: Src | null) {}
+
+  static async create(fromRate: number, toRate: number): Promise<PcmResampler> {
+    const src = await libsamplerate.create(1, fromRate, toRate, { converterType: libsamplerate.ConverterType.SRC_SINC_FASTEST })
+    return new PcmResampler(src)
+  }
+
+  /** Resample the next chunk of the stream (the output length follows the rate ratio over time). */
+  process(pcm: Int16Array): Int16Array {
+    if (!this.src || pcm.length === 0) return new Int16Array(0)
+    const input = new Float32Array(pcm.length)
+    for (let i = 0; i < pcm.length; i++) input[i] = pcm[i]! / 32768
+    const output = this.src.full(input)
+    const out = new Int16Array(output.length)
+    for (let i = 0; i < output.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(output[i]! * 32768)))
+    return out
+  }
+
+  close(): void {
+    this.src?.destroy()
+    this.src = null
+  }
+}
+
+/** Little-endian 16-bit PCM <-> base64, as the Realtime API carries audio in JSON. */
+export const pcmToBase64 = (pcm: Int16Array): string =>
+  Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64')
+
+export const base64ToPcm = (b64: string): Int16Array => {
+  const bytes = Buffer.from(b64, 'base64')
+  const pcm = new Int16Array(bytes.length >> 1)
+  for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(i * 2)
+  return pcm
+}

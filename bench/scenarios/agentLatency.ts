@@ -1,0 +1,86 @@
+/**
+ * agent-latency: the engine's overhead from the end of a user's speech to the first agent audio
+ * frame out, with the `echo` provider (p50/p99, ms; lower is better). Echo waits `silenceMs` of
+ * silence to know an utterance ended — that wait is the provider's, not the engine's, and is not
+ * counted: the clock starts when the silence frame completing it is handed to the engine and
+ * stops when the echo's first Opus frame reaches the terminal's link. Each room has one terminal
+ * talking in real time and one echo agent; `load` rooms talk at once.
+ *
+ * The peer is the floor: the same frames through one Opus decoder, the same segmenter and one
+ * Opus encoder in a plain loop (no rooms, actors, mixing, pacing or router). The ratio says what
+ * the engine adds on top of the codec work an agent needs anyway. Hark's dtx-mode figures (the
+ * terminal stops sending after its speech; the room's mixed input fills the silence) are in the
+ * JSON as dtxP50Ms / dtxP99Ms.
+ */
+import { serverCpus } from '../harness/cores.js'
+import { monotonicUs } from '../harness/clock.js'
+import { decodeHistogram, summarize } from '../harness/histogram.js'
+import { measurement } from '../harness/measurement.js'
+import { benchModule } from '../harness/paths.js'
+import { measureWindow } from '../harness/window.js'
+import { startWorker } from '../harness/worker.js'
+import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
+import type { AgentEchoResult } from '../workers/agentEcho.js'
+
+const SILENCE_MS = 200
+
+const measureSide = async (ctx: MeasureContext, side: 'hark' | 'bare'): Promise<Measurement> => {
+  const name = side === 'hark' ? 'hark-agents' : 'bare-echo'
+  const w = startWorker(ctx.procs, {
+    name,
+    module: benchModule('workers/agentEcho'),
+    args: ['--side', side],
+    cpus: serverCpus(ctx.cores),
+    logFile: ctx.logFile(name),
+  })
+  ctx.phase(`${name}: ${ctx.load} rooms with an echo agent`)
+  w.send({ type: 'start', rooms: ctx.load, silenceMs: SILENCE_MS })
+  await w.next('ready', 120_000)
+  const warmupUntilUs = monotonicUs() + 50_000 + ctx.warmupMs * 1000
+  const endUs = warmupUntilUs + ctx.durationMs * 1000
+  w.send({ type: 'go', warmupUntilUs, endUs })
+  ctx.phase(`${name}: talking, ${(ctx.durationMs / 1000).toFixed(0)} s measured`)
+  const window = await measureWindow([w.proc.pid], warmupUntilUs, endUs, { signal: ctx.signal })
+  const r = await w.next<AgentEchoResult>('result', (endUs - monotonicUs()) / 1000 + 30_000)
+  const histogram = decodeHistogram(r.histogram)
+  const summary = summarize(histogram)
+  if (!summary) throw new Error(`${name}: no turn completed in the window (${r.missed} missed)`)
+  const dtx = r.dtxHistogram ? summarize(decodeHistogram(r.dtxHistogram)) : null
+  return measurement({
+    value: summary.p50Ms,
+    histogram,
+    window,
+    serverPids: [w.proc.pid],
+    generatorPids: [],
+    cores: ctx.cores,
+    extra: {
+      turns: r.turns,
+      missedTurns: r.missed,
+      silenceMs: SILENCE_MS,
+      eventLoopP99Ms: r.eventLoopP99Ms,
+      eventLoopMaxMs: r.eventLoopMaxMs,
+      ...(dtx ? { dtxTurns: dtx.count, dtxP50Ms: dtx.p50Ms, dtxP99Ms: dtx.p99Ms } : {}),
+    },
+  })
+}
+
+export default defineScenario<undefined>({
+  name: 'agent-latency',
+  description: 'end of user speech → first echo-agent frame out, engine overhead (p50, ms)',
+  unit: 'ms',
+  higherIsBetter: false,
+  load: { quick: 4, full: 16, unit: 'rooms talking' },
+  timing: { quick: { warmupMs: 1000, durationMs: 4000 }, full: { warmupMs: 2000, durationMs: 15_000 } },
+  hark: {
+    name: 'hark',
+    label: 'Hark echo agent in a room (hub terminal → router → agent → paced playout → router)',
+    measure: (ctx) => measureSide(ctx, 'hark'),
+  },
+  peers: [
+    {
+      name: 'bare-opus',
+      label: 'bare loop: Opus decode → same segmenter → Opus encode (the floor)',
+      measure: (ctx) => measureSide(ctx, 'bare'),
+    },
+  ],
+})

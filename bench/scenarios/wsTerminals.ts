@@ -1,0 +1,58 @@
+/**
+ * What the connection scenarios (connect-storm, idle-memory) share: seeding Hark with clients in
+ * rooms of 4 and one token each, the TLS pair the bare uWS peer serves, and the connection load
+ * aimed at either side — Hark's gateway speaking terminal protocol v1, or the peer's pub/sub.
+ */
+import { join } from 'node:path'
+import { loadTls, type TlsMaterial } from '../../core/tls.js'
+import type { ConnectionLoadSpec } from '../generators/connections.js'
+import { roomMembers } from '../generators/rooms.js'
+import { serverCpus } from '../harness/cores.js'
+import { seedHark, startHark, type HarkSeed } from '../harness/hark.js'
+import { benchModule } from '../harness/paths.js'
+import { startPeer } from '../peers/start.js'
+import type { MeasureContext, SetupContext } from '../scenario.js'
+
+export interface WsTerminalsFixture {
+  readonly tls: TlsMaterial
+  readonly seed: HarkSeed
+}
+
+export const ROOM_SIZE = 4
+
+const shape = (terminals: number) => ({ rooms: Math.ceil(terminals / ROOM_SIZE), roomSize: ROOM_SIZE, talkersPerRoom: 0 })
+
+/** Seed `clients` clients (the most any run connects) and make the peer's TLS pair. */
+export const setupWsTerminals = async (ctx: SetupContext, clients: number): Promise<WsTerminalsFixture> => {
+  const tls = await loadTls({ certFile: null, keyFile: null, dataDir: ctx.dir, host: '127.0.0.1' })
+  const seed = await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients, tokensPerClient: 1, roomSize: ROOM_SIZE })
+  return { tls, seed }
+}
+
+/** Start Hark on the server core; the load connects `ctx.load` seeded terminals to its gateway. */
+export const harkTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise<ConnectionLoadSpec> => {
+  const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
+  return {
+    protocol: benchModule('generators/protocols/harkWs'),
+    target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
+    members: roomMembers({
+      ...shape(ctx.load),
+      clientOf: (i) => {
+        const c = f.seed.clients[i]!
+        return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
+      },
+    }).slice(0, ctx.load),
+    serverPids: [hark.proc.pid],
+  }
+}
+
+/** Start the bare uWS peer; the load connects as many plain subscribers to it. */
+export const uwsTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise<ConnectionLoadSpec> => {
+  const peer = await startPeer(ctx, { name: 'uws', module: 'peers/uwsFanout', args: ['--cert', f.tls.certFile, '--key', f.tls.keyFile] })
+  return {
+    protocol: benchModule('generators/protocols/wsPubSub'),
+    target: { host: '127.0.0.1', port: peer.port, options: { tls: true, path: '/v1/connect' } },
+    members: roomMembers(shape(ctx.load)).slice(0, ctx.load),
+    serverPids: [peer.pid],
+  }
+}

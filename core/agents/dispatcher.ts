@@ -1,0 +1,269 @@
+/**
+ * The agent dispatcher: turns "this agent into that room" into a running agent. It resolves the
+ * preset (or the platform default provider), merges and validates the config, gives the agent a
+ * stable identity, enforces the per-room limits, starts it and keeps its record — running agents,
+ * and ended ones for a while so a back end can read why an agent stopped. Workspaces never see
+ * each other's agents.
+ */
+import { Gauge, Counter, type Registry } from 'prom-client'
+import type { AgentProvider } from '../agentProvider.js'
+import type { ClockShape } from '../clock.js'
+import type { Settings } from '../config.js'
+import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
+import { randomBase62 } from '../ids.js'
+import type { Logger } from '../log.js'
+import type { StorageShape } from '../storage/storage.js'
+import type { TerminalHub } from '../terminals.js'
+import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
+import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
+
+/** What a dispatch asks for (REST body, room default agent). */
+export interface DispatchRequest {
+  readonly presetId?: string | null
+  readonly overrides?: Readonly<Record<string, unknown>> | null
+}
+
+/** Agent providers by name (the engine's extension registry). */
+export interface ProviderDirectory {
+  names(): ReadonlyArray<string>
+  get(name: string): AgentProvider
+}
+
+export interface ResolvedAgent {
+  readonly providerName: string
+  readonly provider: AgentProvider
+  readonly presetId: string | null
+  readonly name: string | null
+  readonly identity: string
+  readonly config: unknown
+}
+
+export interface ProviderInfo {
+  readonly name: string
+  readonly description: string | null
+  /** JSON Schema (draft 2020-12) of what presets and overrides may set. */
+  readonly configSchema: unknown
+}
+
+/** presetId: 1-64 of letters, digits, ".", "_", "-", starting with a letter or digit; "default" is reserved. */
+export const PRESET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
+const presetIdRe = new RegExp(PRESET_ID_PATTERN)
+export const DEFAULT_IDENTITY = 'agent@default'
+/** The room identity of an agent: `agent@<presetId>`, or `agent@default` for the platform default. */
+export const identityOf = (presetId: string | null) => (presetId === null ? DEFAULT_IDENTITY : `agent@${presetId}`)
+
+/** Ended agents stay readable this long (and at most MAX_ENDED per workspace). */
+export const RETAIN_ENDED_MS = 10 * 60_000
+const MAX_ENDED = 200
+
+export interface DispatcherDeps {
+  readonly hub: TerminalHub
+  readonly storage: StorageShape
+  readonly settings: Settings
+  readonly log: Logger
+  readonly clock: ClockShape
+  readonly metrics: Registry
+  readonly providers: ProviderDirectory
+}
+
+export class AgentDispatcher {
+  /** workspaceId -> agentId -> agent (live and recently ended). */
+  private readonly agents = new Map<string, Map<string, LiveAgent>>()
+  private readonly endedAt = new Map<LiveAgent, number>()
+  private closing = false
+  private readonly started: Counter
+  private readonly failed: Counter
+  private readonly badPackets: Counter
+  private retiredFramesOut = 0
+
+  constructor(private readonly deps: DispatcherDeps) {
+    const dispatcher = this
+    this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
+    this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
+    this.badPackets = new Counter({
+      name: 'hark_agent_undecodable_packets_total', help: 'Room packets an agent could not decode (dropped)', registers: [deps.metrics],
+    })
+    new Counter({
+      name: 'hark_agent_frames_sent_total',
+      help: 'Audio frames agents sent into rooms',
+      registers: [deps.metrics],
+      collect() {
+        let n = dispatcher.retiredFramesOut
+        for (const agents of dispatcher.agents.values()) for (const a of agents.values()) n += a.playout.stats.framesOut
+        this.reset()
+        this.inc(n)
+      },
+    })
+    new Gauge({
+      name: 'hark_agents',
+      help: 'Agents by state',
+      labelNames: ['state'],
+      registers: [deps.metrics],
+      collect() {
+        this.reset()
+        for (const agents of dispatcher.agents.values()) for (const a of agents.values()) this.inc({ state: a.state })
+      },
+    })
+  }
+
+  /** Registered providers with their config schemas. */
+  providers(): ProviderInfo[] {
+    return this.deps.providers.names().map((name) => {
+      const p = this.deps.providers.get(name)
+      return { name, description: p.description ?? null, configSchema: configJsonSchema(p) }
+    })
+  }
+
+  /** Validate a preset's provider and config before it is stored; returns the decoded config. */
+  validatePreset(providerName: string, config: unknown): unknown {
+    const provider = this.provider(providerName, 'provider')
+    return validateAgentConfig(providerName, provider, config ?? {}, 'config')
+  }
+
+  /** Resolve what a dispatch would start: preset or platform default, config merged and validated. */
+  resolve(workspaceId: string, request: DispatchRequest): ResolvedAgent {
+    const presetId = request.presetId ?? null
+    let providerName = this.deps.settings.agents.defaultProvider
+    let base: unknown = {}
+    let name: string | null = null
+    if (presetId !== null) {
+      if (!presetIdRe.test(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId must match ${PRESET_ID_PATTERN}` })
+      const preset = this.deps.storage.agentPresets.get(workspaceId, presetId)
+      if (!preset) throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
+      providerName = preset.provider
+      base = preset.config
+      name = preset.name
+    }
+    const provider = this.provider(providerName, presetId === null ? 'agents.defaultProvider' : 'presetId')
+    const overrides = request.overrides ?? undefined
+    const config = validateAgentConfig(providerName, provider, mergeConfig(base, overrides), 'overrides', overrides)
+    return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config }
+  }
+
+  /**
+   * Dispatch an agent into a room of a workspace and wait until it runs. Throws Conflict when
+   * the identity is already in the room or the room is full, AgentStartFailed when the provider
+   * could not start (the failed agent stays readable with its reason).
+   */
+  async dispatch(workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin = 'api'): Promise<AgentView> {
+    const resolved = this.resolve(workspaceId, request)
+    const agent = this.launch(workspaceId, room, resolved, origin)
+    const state = await agent.start()
+    if (state === 'failed' || state === 'stopped') {
+      throw new AgentStartFailed({ message: `agent ${agent.agentId} failed to start: ${agent.view().reason ?? 'stopped'}` })
+    }
+    return agent.view()
+  }
+
+  /** Create and register the agent (synchronously, so limits hold under concurrent dispatches). */
+  private launch(workspaceId: string, room: string, resolved: ResolvedAgent, origin: AgentOrigin): LiveAgent {
+    if (this.closing) throw new ServerShuttingDown({ message: 'server shutting down' })
+    this.prune()
+    const live = this.live(workspaceId, room)
+    const same = live.find((a) => a.spec.identity === resolved.identity)
+    if (same) {
+      throw new Conflict({ message: `agent ${resolved.identity} is already in room ${room} (agentId ${same.agentId})` })
+    }
+    if (this.deps.hub.roomView(workspaceId, room)?.participants.some((p) => p.id === resolved.identity)) {
+      throw new Conflict({ message: `a participant named ${resolved.identity} is already in room ${room}` })
+    }
+    const max = this.deps.settings.agents.maxPerRoom
+    if (live.length >= max) throw new Conflict({ message: `room ${room} already has ${max} agents (agents.maxPerRoom)` })
+    const { agents: a } = this.deps.settings
+    const agent = new LiveAgent(
+      {
+        agentId: `ag_${randomBase62(16)}`,
+        workspaceId,
+        room,
+        identity: resolved.identity,
+        name: resolved.name,
+        providerName: resolved.providerName,
+        presetId: resolved.presetId,
+        origin,
+        config: resolved.config,
+      },
+      {
+        provider: resolved.provider,
+        hub: this.deps.hub,
+        log: this.deps.log,
+        clock: this.deps.clock,
+        leadMs: a.playoutLeadMs,
+        startTimeoutMs: a.startTimeoutMs,
+        stopTimeoutMs: a.stopTimeoutMs,
+        badPacket: () => this.badPackets.inc(),
+        ended: (ended) => {
+          this.endedAt.set(ended, this.deps.clock.now())
+          if (ended.state === 'failed') this.failed.inc({ provider: ended.spec.providerName })
+        },
+      },
+    )
+    let agents = this.agents.get(workspaceId)
+    if (!agents) this.agents.set(workspaceId, (agents = new Map()))
+    agents.set(agent.agentId, agent)
+    this.started.inc({ provider: resolved.providerName })
+    return agent
+  }
+
+  /** Stop an agent of this workspace; waits until it has left its room. */
+  async stop(workspaceId: string, agentId: string, reason = 'stopped by request'): Promise<AgentView> {
+    const agent = this.agents.get(workspaceId)?.get(agentId)
+    if (!agent) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    await agent.stop(reason)
+    return agent.view()
+  }
+
+  get(workspaceId: string, agentId: string): AgentView | null {
+    return this.agents.get(workspaceId)?.get(agentId)?.view() ?? null
+  }
+
+  /** Agents of a workspace (running first, then newest), optionally of one room and/or one state class. */
+  list(workspaceId: string, filter: { room?: string | null; live?: boolean } = {}): AgentView[] {
+    this.prune()
+    const views = [...(this.agents.get(workspaceId)?.values() ?? [])]
+      .filter((a) => (filter.room == null || a.spec.room === filter.room) && (filter.live === undefined || isLive(a) === filter.live))
+      .map((a) => a.view())
+    return views.sort((x, y) => y.startedAt - x.startedAt || x.agentId.localeCompare(y.agentId))
+  }
+
+  /** Live (starting or running) agents in a room. */
+  live(workspaceId: string, room: string): LiveAgent[] {
+    return [...(this.agents.get(workspaceId)?.values() ?? [])].filter((a) => a.spec.room === room && isLive(a))
+  }
+
+  /** Stop every agent (engine shutdown). */
+  async shutdown(): Promise<void> {
+    this.closing = true
+    const all = [...this.agents.values()].flatMap((m) => [...m.values()])
+    await Promise.all(all.map((a) => a.stop('server shutting down')))
+  }
+
+  /** Dispatch an already-resolved agent (the room default agent controller). */
+  launchResolved(workspaceId: string, room: string, resolved: ResolvedAgent, origin: AgentOrigin): LiveAgent {
+    return this.launch(workspaceId, room, resolved, origin)
+  }
+
+  private provider(name: string, field: string): AgentProvider {
+    if (!this.deps.providers.names().includes(name)) {
+      throw new ValidationFailed({ field, message: `no agent provider named ${name} (registered: ${this.deps.providers.names().join(', ') || 'none'})` })
+    }
+    return this.deps.providers.get(name)
+  }
+
+  private prune(): void {
+    const now = this.deps.clock.now()
+    for (const [workspaceId, agents] of this.agents) {
+      const ended = [...agents.values()].filter((a) => this.endedAt.has(a))
+      const excess = ended.length - MAX_ENDED
+      ended.forEach((a, i) => {
+        if (i < excess || now - this.endedAt.get(a)! > RETAIN_ENDED_MS) {
+          agents.delete(a.agentId)
+          this.endedAt.delete(a)
+          this.retiredFramesOut += a.playout.stats.framesOut
+        }
+      })
+      if (agents.size === 0) this.agents.delete(workspaceId)
+    }
+  }
+}
+
+const isLive = (a: LiveAgent) => a.state === 'starting' || a.state === 'running'

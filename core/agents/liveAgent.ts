@@ -1,0 +1,316 @@
+/**
+ * One dispatched agent at run time: its lifecycle actor (core/actors/agent.ts) with the runtime's
+ * start and stop supplied, the provider session, its room membership (AgentMember) and its voice
+ * (AgentPlayout). Whatever the provider does — throw, reject, hang, call `ctx.fail` — ends in the
+ * actor's `failed` state with a public reason; the room hears `agent.stopped` with it, and only
+ * this agent's resources are released.
+ */
+import { createActor, fromPromise, type ActorRefFrom } from 'xstate'
+import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../agentProvider.js'
+import { agentMachine, type AgentContext as AgentActorContext } from '../actors/agent.js'
+import type { ClockShape } from '../clock.js'
+import type { Logger } from '../log.js'
+import type { TerminalHub } from '../terminals.js'
+import { inAgentScope } from './faultContainment.js'
+import { AgentMember } from './member.js'
+import { AgentPlayout } from './playout.js'
+import { scrubbedError, scrubSecrets } from './redact.js'
+
+export type AgentState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed'
+
+/** Why an agent was started: by a REST call, or as its room's default agent. */
+export type AgentOrigin = 'api' | 'default'
+
+/** The public record of an agent (REST detail and listings). */
+export interface AgentView {
+  readonly agentId: string
+  readonly room: string
+  readonly identity: string
+  readonly name: string | null
+  readonly provider: string
+  readonly presetId: string | null
+  readonly origin: AgentOrigin
+  readonly state: AgentState
+  /** Why it stopped or failed; null while it runs. */
+  readonly reason: string | null
+  /** Epoch milliseconds. */
+  readonly startedAt: number
+  readonly endedAt: number | null
+}
+
+export interface LiveAgentSpec {
+  readonly agentId: string
+  readonly workspaceId: string
+  readonly room: string
+  readonly identity: string
+  readonly name: string | null
+  readonly providerName: string
+  readonly presetId: string | null
+  readonly origin: AgentOrigin
+  readonly config: unknown
+}
+
+export interface LiveAgentDeps {
+  readonly provider: AgentProvider
+  readonly hub: TerminalHub
+  readonly log: Logger
+  readonly clock: ClockShape
+  readonly leadMs: number
+  readonly startTimeoutMs: number
+  readonly stopTimeoutMs: number
+  /** Told once, when the agent reached stopped or failed. */
+  readonly ended?: (agent: LiveAgent) => void
+  /** A frame from a room member that its decoder refused. */
+  readonly badPacket?: () => void
+}
+
+/** Largest `agent.event` payload relayed to the room (JSON characters). */
+export const MAX_AGENT_EVENT_CHARS = 16_384
+
+export class LiveAgent {
+  private readonly actor: ActorRefFrom<typeof agentMachine>
+  private readonly member: AgentMember
+  readonly playout: AgentPlayout
+  private readonly abort = new AbortController()
+  private readonly log: Logger
+  private readonly secrets: ReadonlyArray<string>
+  private session: AgentSession | null = null
+  private releasing: Promise<void> | null = null
+  private failStart: ((e: AgentFailure) => void) | null = null
+  private joinedRoom: (() => void) | null = null
+  private readonly settled: Promise<void>
+  private announcedRunning = false
+  private pendingFailure: string | null = null
+  readonly startedAt: number
+  private endedAt: number | null = null
+
+  constructor(
+    readonly spec: LiveAgentSpec,
+    private readonly deps: LiveAgentDeps,
+  ) {
+    this.startedAt = deps.clock.now()
+    this.secrets = safeSecrets(deps.provider)
+    this.log = deps.log.child({ agentId: spec.agentId, workspaceId: spec.workspaceId, room: spec.room, provider: spec.providerName })
+    this.playout = new AgentPlayout(deps.leadMs)
+    this.member = new AgentMember(spec.identity, spec.name, {
+      failed: (e, where) => this.failed(e, `provider error (${where})`),
+      joined: (_room, port) => {
+        this.playout.attach((uplink) => port.router.forward(port, uplink, performance.now()))
+        this.joinedRoom?.()
+      },
+      badPacket: () => deps.badPacket?.(),
+    })
+    const machine = agentMachine.provide({
+      actors: {
+        startAgent: fromPromise<void, AgentActorContext>(() => this.run()),
+        stopAgent: fromPromise<void, AgentActorContext>(() => this.release()),
+      },
+    })
+    this.actor = createActor(machine, {
+      input: {
+        agentId: spec.agentId,
+        room: spec.room,
+        identity: spec.identity,
+        startTimeoutMs: deps.startTimeoutMs,
+        stopTimeoutMs: deps.stopTimeoutMs,
+      },
+    })
+    this.settled = new Promise((resolve) => {
+      this.actor.subscribe((snapshot) => {
+        if (snapshot.value === 'running' && !this.announcedRunning) {
+          this.announcedRunning = true
+          this.log.info({ identity: spec.identity }, 'agent running')
+          this.broadcast({ type: 'agent.started', room: spec.room, agentId: spec.agentId, identity: spec.identity })
+          if (this.pendingFailure !== null) this.actor.send({ type: 'FAILED', reason: this.pendingFailure })
+        }
+        if (snapshot.status === 'done') {
+          this.endedAt = this.deps.clock.now()
+          // A start that failed or timed out never went through stopAgent: release now.
+          void this.release()
+          const reason = snapshot.context.reason ?? 'stopped'
+          if (snapshot.value === 'failed') this.log.warn({ reason }, 'agent failed')
+          else this.log.info({ reason }, 'agent stopped')
+          this.broadcast({ type: 'agent.stopped', room: spec.room, agentId: spec.agentId, identity: spec.identity, reason })
+          this.deps.ended?.(this)
+          resolve()
+        }
+      })
+    })
+  }
+
+  get state(): AgentState {
+    const snapshot = this.actor.getSnapshot()
+    const value = snapshot.value as string
+    return value === 'failing' ? 'stopping' : (value as AgentState)
+  }
+
+  get agentId(): string {
+    return this.spec.agentId
+  }
+
+  view(): AgentView {
+    const s = this.spec
+    return {
+      agentId: s.agentId,
+      room: s.room,
+      identity: s.identity,
+      name: s.name,
+      provider: s.providerName,
+      presetId: s.presetId,
+      origin: s.origin,
+      state: this.state,
+      reason: this.actor.getSnapshot().status === 'done' ? (this.actor.getSnapshot().context.reason ?? 'stopped') : null,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+    }
+  }
+
+  /** Start the agent; resolves once it runs or has ended (check `state`), never rejects. */
+  async start(): Promise<AgentState> {
+    this.actor.start()
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        const state = this.state
+        if (state !== 'starting') {
+          sub.unsubscribe()
+          resolve()
+        }
+      }
+      const sub = this.actor.subscribe(check)
+      check()
+    })
+    return this.state
+  }
+
+  /** Stop the agent; resolves once it reached stopped (or failed). */
+  async stop(reason: string): Promise<void> {
+    if (this.actor.getSnapshot().status !== 'done') this.actor.send({ type: 'STOP', reason })
+    await this.settled
+  }
+
+  /** Resolves when the agent has ended. */
+  get ended(): Promise<void> {
+    return this.settled
+  }
+
+  private context(): AgentContext {
+    const s = this.spec
+    return {
+      agentId: s.agentId,
+      workspaceId: s.workspaceId,
+      room: s.room,
+      identity: s.identity,
+      config: s.config,
+      log: this.log,
+      signal: this.abort.signal,
+      audio: this.playout,
+      emit: (event) => this.emit(event),
+      participants: () => this.member.participants(),
+      fail: (reason) => this.failed(new AgentFailure(String(reason)), 'provider failed'),
+    }
+  }
+
+  /** startAgent: start the provider session, then join the room. */
+  private async run(): Promise<void> {
+    const failure = new Promise<never>((_, reject) => (this.failStart = reject))
+    failure.catch(() => {})
+    let session: AgentSession
+    try {
+      // In the agent's scope: whatever the provider schedules later still fails only this agent.
+      const scope = { agentId: this.spec.agentId, fail: (e: unknown) => this.failed(e, 'provider error (async)') }
+      const ctx = this.context()
+      session = await Promise.race([
+        Promise.resolve().then(() => inAgentScope(scope, () => this.deps.provider.start(ctx))),
+        failure,
+      ])
+    } catch (e) {
+      throw this.publicFailure(e, 'provider failed to start')
+    }
+    if (this.releasing) {
+      // Stopped or timed out while the provider was starting: release its late session.
+      await this.stopSession(session)
+      throw new AgentFailure('cancelled')
+    }
+    this.session = session
+    this.member.listen(session)
+    const joined = new Promise<void>((resolve) => (this.joinedRoom = resolve))
+    this.deps.hub.joinRoom(this.spec.workspaceId, this.spec.room, this.member)
+    await Promise.race([joined, failure])
+    this.failStart = null
+  }
+
+  /** stopAgent (and the end of every path): leave the room, then release the provider. Idempotent. */
+  private release(): Promise<void> {
+    this.releasing ??= (async () => {
+      this.failStart = null
+      this.abort.abort()
+      this.member.mute()
+      this.playout.close()
+      this.deps.hub.leaveRoom(this.spec.workspaceId, this.spec.room, this.member)
+      const session = this.session
+      this.session = null
+      if (session) await this.stopSession(session)
+    })()
+    return this.releasing
+  }
+
+  private async stopSession(session: AgentSession): Promise<void> {
+    try {
+      await session.stop?.()
+    } catch (e) {
+      this.log.warn({ error: scrubbedError(e, this.secrets) }, 'provider session failed to stop cleanly')
+    }
+  }
+
+  /** The provider failed (threw, rejected, or said so): fail the agent with a public reason. */
+  private failed(error: unknown, fallback: string): void {
+    const failure = this.publicFailure(error, fallback)
+    if (this.failStart) {
+      this.failStart(failure)
+      return
+    }
+    // Deferred: a failure may surface inside a room actor's transition (an event callback).
+    queueMicrotask(() => {
+      if (this.state === 'running') this.actor.send({ type: 'FAILED', reason: failure.message })
+      // Joined but the actor has not moved to running yet: fail as soon as it does.
+      else if (this.state === 'starting') this.pendingFailure ??= failure.message
+    })
+  }
+
+  /** The reason the room may hear: an AgentFailure's own (scrubbed), else the generic fallback. */
+  private publicFailure(error: unknown, fallback: string): AgentFailure {
+    if (!(error instanceof AgentFailure)) {
+      this.log.error({ error: scrubbedError(error, this.secrets) }, fallback)
+      return new AgentFailure(fallback)
+    }
+    return new AgentFailure(scrubSecrets(error.message, this.secrets).slice(0, 200) || fallback)
+  }
+
+  private emit(event: Readonly<Record<string, unknown>>): void {
+    const state = this.state
+    if (state !== 'running' && state !== 'starting') return
+    let json: string | undefined
+    try {
+      json = typeof event === 'object' && event !== null && !Array.isArray(event) ? JSON.stringify(event) : undefined
+    } catch {
+      json = undefined
+    }
+    if (json === undefined || json.length > MAX_AGENT_EVENT_CHARS) {
+      this.log.warn({ chars: json?.length }, 'agent event is not a small JSON object; dropped')
+      return
+    }
+    this.broadcast({ type: 'agent.event', room: this.spec.room, agentId: this.spec.agentId, event: JSON.parse(json) })
+  }
+
+  private broadcast(event: Parameters<TerminalHub['broadcast']>[2]): void {
+    this.deps.hub.broadcast(this.spec.workspaceId, this.spec.room, event)
+  }
+}
+
+const safeSecrets = (provider: AgentProvider): ReadonlyArray<string> => {
+  try {
+    return (provider.secrets?.() ?? []).filter((s): s is string => typeof s === 'string' && s.length > 0)
+  } catch {
+    return []
+  }
+}

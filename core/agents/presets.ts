@@ -1,0 +1,116 @@
+/**
+ * Agent presets ("saved agents") as the REST API and the CLI manage them: checked input, one
+ * record per workspace and presetId, and the public view. The config is stored as given (after
+ * validation against the provider's schema); provider defaults apply at dispatch, so a preset
+ * follows a provider's improved defaults unless it pinned a value.
+ */
+import { Conflict, NotFound, ValidationFailed } from '../errors.js'
+import { isUniqueViolation } from '../storage/db.js'
+import type { AgentPresetRecord } from '../storage/agentPresets.js'
+import type { StorageShape } from '../storage/storage.js'
+import { PRESET_ID_PATTERN } from './dispatcher.js'
+
+const presetIdRe = new RegExp(PRESET_ID_PATTERN)
+/** presetIds that name something else. */
+const RESERVED = new Set(['default'])
+
+/** Check a provider name and a config for a preset (throws ValidationFailed); the engine or the CLI supplies it. */
+export type PresetValidator = (provider: string, config: Readonly<Record<string, unknown>>) => void
+
+export interface PresetInput {
+  readonly presetId: string
+  readonly name?: string | null
+  readonly provider: string
+  readonly config?: Readonly<Record<string, unknown>> | null
+}
+
+export interface PresetPatch {
+  readonly name?: string | null
+  readonly provider?: string
+  readonly config?: Readonly<Record<string, unknown>> | null
+}
+
+export interface PresetView {
+  readonly presetId: string
+  readonly name: string | null
+  readonly provider: string
+  readonly config: Readonly<Record<string, unknown>>
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export const presetView = (p: AgentPresetRecord): PresetView => ({
+  presetId: p.presetId,
+  name: p.name,
+  provider: p.provider,
+  config: p.config,
+  createdAt: new Date(p.createdAt).toISOString(),
+  updatedAt: new Date(p.updatedAt).toISOString(),
+})
+
+export const checkPresetId = (presetId: string): void => {
+  if (!presetIdRe.test(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId must match ${PRESET_ID_PATTERN}` })
+  if (RESERVED.has(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId ${presetId} is reserved` })
+}
+
+const checkConfig = (config: unknown): Readonly<Record<string, unknown>> => {
+  if (config === undefined || config === null) return {}
+  if (typeof config !== 'object' || Array.isArray(config)) throw new ValidationFailed({ field: 'config', message: 'config must be an object' })
+  return config as Record<string, unknown>
+}
+
+export const createPreset = (
+  storage: StorageShape,
+  validate: PresetValidator,
+  workspaceId: string,
+  input: PresetInput,
+  now: number,
+): PresetView => {
+  checkPresetId(input.presetId)
+  const config = checkConfig(input.config)
+  validate(input.provider, config)
+  const record: AgentPresetRecord = {
+    workspaceId, presetId: input.presetId, name: input.name ?? null, provider: input.provider, config, createdAt: now, updatedAt: now,
+  }
+  try {
+    storage.agentPresets.insert(record)
+  } catch (e) {
+    if (isUniqueViolation((e as { cause?: unknown }).cause)) {
+      throw new Conflict({ message: `agent preset ${input.presetId} already exists in this workspace` })
+    }
+    throw e
+  }
+  return presetView(record)
+}
+
+export const getPreset = (storage: StorageShape, workspaceId: string, presetId: string): PresetView => {
+  const p = storage.agentPresets.get(workspaceId, presetId)
+  if (!p) throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
+  return presetView(p)
+}
+
+/** Update a preset; a new provider or config is validated as a whole (the config as it will be). */
+export const updatePreset = (
+  storage: StorageShape,
+  validate: PresetValidator,
+  workspaceId: string,
+  presetId: string,
+  patch: PresetPatch,
+  now: number,
+): PresetView =>
+  storage.transaction(() => {
+    const current = storage.agentPresets.get(workspaceId, presetId)
+    if (!current) throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
+    const config = patch.config !== undefined ? checkConfig(patch.config) : current.config
+    const provider = patch.provider ?? current.provider
+    if (patch.config !== undefined || patch.provider !== undefined) validate(provider, config)
+    const updated = storage.agentPresets.update(workspaceId, presetId, { name: patch.name, provider, config }, now)
+    return presetView(updated!)
+  })
+
+export const deletePreset = (storage: StorageShape, workspaceId: string, presetId: string): { presetId: string; deleted: true } => {
+  if (!storage.agentPresets.delete(workspaceId, presetId)) {
+    throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
+  }
+  return { presetId, deleted: true }
+}

@@ -1,0 +1,73 @@
+/**
+ * JSON Schemas of the agent resources (agents, presets, room settings, providers): identifier
+ * patterns and the shared response schemas, added to the REST scope like schemas.ts's and listed
+ * under components.schemas of the OpenAPI document. spec/agents.md gives the rules behind them.
+ */
+import { PRESET_ID_PATTERN } from '../../core/agents/dispatcher.js'
+
+/** agentId: `ag_` + 16 base62 (core/agents/dispatcher.ts). */
+export const AGENT_ID_PATTERN = '^ag_[0-9A-Za-z]{16}$'
+
+export const agentId = { type: 'string', pattern: AGENT_ID_PATTERN, minLength: 19, maxLength: 19 } as const
+export const presetId = { type: 'string', pattern: PRESET_ID_PATTERN, minLength: 1, maxLength: 64 } as const
+export const providerName = { type: 'string', pattern: '^[a-z][a-z0-9-]{0,31}$', minLength: 1, maxLength: 32 } as const
+/** A provider config or overrides: an object whose fields the provider's schema decides. */
+export const configObject = {
+  type: 'object',
+  additionalProperties: true,
+  description: "Fields of the provider's config schema (GET /agent-providers); never keys or endpoints.",
+} as const
+
+export const AGENT_STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'] as const
+
+const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
+
+export const agentSharedSchemas = [
+  {
+    $id: 'Agent',
+    description: 'An agent dispatched into a room (spec/agents.md).',
+    type: 'object',
+    properties: {
+      agentId: { type: 'string' },
+      room: { type: 'string' },
+      identity: { type: 'string', description: 'Participant id in the room: agent@<presetId>, or agent@default.' },
+      name: { type: ['string', 'null'], description: 'Participant name: the preset name, else the provider name.' },
+      provider: { type: 'string' },
+      presetId: { type: ['string', 'null'], description: 'null for the platform default agent.' },
+      origin: { type: 'string', enum: ['api', 'default'], description: 'Dispatched by POST /agents, or as the room default agent.' },
+      state: { type: 'string', enum: [...AGENT_STATES] },
+      reason: { type: ['string', 'null'], description: 'Why it stopped or failed; null while it runs.' },
+      startedAt: { type: 'string', format: 'date-time' },
+      endedAt: isoOrNull,
+    },
+    required: ['agentId', 'room', 'identity', 'name', 'provider', 'presetId', 'origin', 'state', 'reason', 'startedAt', 'endedAt'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'AgentPreset',
+    description: 'A saved agent: a provider and the config a dispatch starts from.',
+    type: 'object',
+    properties: {
+      presetId: { type: 'string' },
+      name: { type: ['string', 'null'] },
+      provider: { type: 'string' },
+      config: { type: 'object', additionalProperties: true, description: 'As stored; the provider schema defaults apply at dispatch.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['presetId', 'name', 'provider', 'config', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+  },
+  {
+    $id: 'DefaultAgent',
+    description: 'The agent a room starts with its first terminal and stops after its last.',
+    type: 'object',
+    properties: {
+      presetId: { type: ['string', 'null'], description: 'null: the platform default agent.' },
+      overrides: { type: ['object', 'null'], additionalProperties: true },
+      stopDelaySeconds: { type: ['integer', 'null'], description: 'null: the engine setting agents.defaultAgentStopDelaySeconds.' },
+    },
+    required: ['presetId', 'overrides', 'stopDelaySeconds'],
+    additionalProperties: false,
+  },
+] as const

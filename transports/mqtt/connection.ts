@@ -1,0 +1,463 @@
+/**
+ * One MQTT network connection: framing and parsing of what it receives, dispatch to the packet
+ * handlers (handlers/), its batched output, keepalive, and its part as a `TerminalLink` of the
+ * hub — downlink audio and events go out as PUBLISH packets on the terminal's own topics.
+ *
+ * Three ways a connection ends, each with its own rule:
+ *   - the client breaks the protocol (`fail`): MQTT 5 hears DISCONNECT with the reason, the will goes out;
+ *   - the hub closes the session on purpose (`close`): MQTT 5 hears DISCONNECT with the reason, no will;
+ *   - the network goes away, or the client says DISCONNECT (`finish`).
+ */
+import type { Socket } from 'node:net'
+import { generate, type Packet } from 'mqtt-packet'
+import type { Settings } from '../../core/config.js'
+import {
+  FrameTooLarge,
+  KeepAliveTimeout,
+  MalformedPacket,
+  ProtocolError,
+  ReceiverTooSlow,
+  UnsupportedProtocolVersion,
+  mqtt5DisconnectReason,
+  publicMessage,
+  wireCodesOf,
+  type HarkError,
+} from '../../core/errors.js'
+import type { DropCell } from '../../core/dataplane/drops.js'
+import { MAX_UPLINK_BYTES, uplinkProblem } from '../../core/dataplane/frame.js'
+import type { ServerEvent } from '../../core/events.js'
+import type { EngineHost } from '../../core/host.js'
+import type { Logger } from '../../core/log.js'
+import type { TerminalIdentity } from '../../core/security/security.js'
+import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
+import { TokenBucket } from '../../core/tokenBucket.js'
+import { PacketFramer } from './framer.js'
+import { connectPreamble } from './handlers/connect.js'
+import { handlers } from './handlers/index.js'
+import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND } from './limits.js'
+import { OutboundEvents } from './outboundEvents.js'
+import { OutputBuffer } from './outputBuffer.js'
+import { createStrictParser, type StrictParser } from './parser.js'
+import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
+import type { SessionStore } from './sessionStore.js'
+import { Subscriptions } from './subscriptions.js'
+import type { TopicNamespace } from './topics.js'
+import type { WillDelivery, WillMessage } from './will.js'
+import type { Flushable, WriteScheduler } from './writeScheduler.js'
+
+/** Name in presence, metrics and logs. */
+export const TRANSPORT_NAME = 'mqtt'
+
+export type MqttSettings = Settings['mqtt']
+
+/** Plain counters read by the metrics collectors (never a prom-client call per frame). */
+export interface MqttCounters {
+  /** Downlink audio not sent: the socket was backed up, or the frame exceeded the client's maximum. */
+  readonly audioBackpressure: DropCell
+  /** Uplink audio over the rate limit. */
+  readonly audioRate: DropCell
+  /** Events larger than the client's Maximum Packet Size. */
+  eventsDropped: number
+}
+
+/** What every connection of one transport shares. */
+export interface ConnectionContext {
+  readonly host: EngineHost
+  readonly settings: MqttSettings
+  readonly log: Logger
+  readonly scheduler: WriteScheduler
+  readonly sessions: SessionStore
+  readonly wills: WillDelivery
+  /** Open connections by `workspaceId \0 clientId`. */
+  readonly live: Map<string, MqttConnection>
+  readonly counters: MqttCounters
+  /** A connection was refused at CONNECT or closed for breaking the protocol. */
+  onRefused(error: HarkError): void
+  onProtocolError(error: HarkError): void
+  /** The socket is gone. */
+  onClosed(connection: MqttConnection): void
+}
+
+export type ConnectionState = 'awaiting-connect' | 'authenticating' | 'open' | 'closing'
+
+/** How a connection ends, which decides whether its will is told to the room. */
+type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'
+
+/** Packets received while CONNECT is being authenticated; the socket is paused meanwhile. */
+const MAX_HELD_PACKETS = 256
+/** A closing socket that does not take its last bytes within this time is destroyed. */
+const CLOSE_GRACE_MS = 2000
+
+export class MqttConnection implements TerminalLink, Flushable {
+  readonly transport = TRANSPORT_NAME
+  flushScheduled = false
+  state: ConnectionState = 'awaiting-connect'
+  /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
+  version: 4 | 5 = 4
+
+  // Set when CONNECT is accepted (see handlers/connect.ts).
+  ns!: TopicNamespace
+  key = ''
+  identity: TerminalIdentity | null = null
+  session: TerminalSession | null = null
+  subscriptions!: Subscriptions
+  outbound!: OutboundEvents
+  audioTemplate!: PublishTemplate
+  /** MQTT 5 topic aliases set by the client (alias → topic). */
+  readonly topicAliases = new Map<number, string>()
+  /** Identifiers of QoS 2 publishes received and not yet released by PUBREL. */
+  readonly awaitingRelease = new Set<number>()
+  /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. */
+  clientMaxPacketBytes = Number.POSITIVE_INFINITY
+  will: WillMessage | null = null
+  /** 0 = clean session: nothing is kept after the connection. */
+  sessionExpirySeconds = 0
+  /** The room the terminal is in, as the hub told it (session / room.changed). */
+  room: string | null = null
+  lastHeard = performance.now()
+
+  private readonly framer: PacketFramer
+  private readonly parser: StrictParser
+  private readonly out = new OutputBuffer()
+  private held: Packet[] | null = null
+  /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
+  private upAudioPrefix: Buffer | null = null
+  /** Uplink audio and control message rates (limits.ts); started at CONNECT. */
+  audioRate!: TokenBucket
+  controlRate!: TokenBucket
+  private keepaliveMs = 0
+  private timer: NodeJS.Timeout | undefined
+  private sessionHandedOver = false
+
+  constructor(
+    readonly socket: Socket,
+    readonly ctx: ConnectionContext,
+  ) {
+    this.framer = new PacketFramer(ctx.settings.maxPacketBytes, {
+      packet: (bytes, bodyStart) => this.received(bytes, bodyStart),
+      problem: (problem, declared) =>
+        this.fail(
+          problem === 'too-large'
+            ? new FrameTooLarge({ message: `packet of ${declared} bytes exceeds the maximum of ${ctx.settings.maxPacketBytes}` })
+            : new MalformedPacket({ message: 'invalid remaining length' }),
+        ),
+    })
+    this.parser = createStrictParser(
+      (packet) => this.dispatch(packet),
+      (error) => this.fail(new MalformedPacket({ message: `malformed packet: ${error.message}` })),
+    )
+    this.timer = setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
+    socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
+    socket.on('error', () => {}) // 'close' follows and does the work
+    socket.on('close', () => {
+      this.finish('ungraceful')
+      clearTimeout(this.timer)
+      this.ctx.onClosed(this)
+    })
+  }
+
+  private received(bytes: Buffer, bodyStart: number): boolean {
+    const now = performance.now()
+    if (bytes[0] === PUBLISH_QOS0 && this.upAudioPrefix !== null) {
+      // The per-frame path: a plain QoS 0 PUBLISH to the terminal's own up/audio topic (no DUP, no
+      // RETAIN, no properties) is recognised by its bytes alone — its topic is ours, so already
+      // valid UTF-8 — and skips the general parser. Every other packet goes through mqtt-packet.
+      const prefix = this.upAudioPrefix
+      const payloadStart = bodyStart + prefix.length
+      if (payloadStart <= bytes.length && prefix.compare(bytes, bodyStart, payloadStart) === 0) {
+        this.lastHeard = now
+        this.uplinkAudio(bytes.subarray(payloadStart), now)
+        return this.state !== 'closing'
+      }
+    }
+    if (this.state === 'awaiting-connect') {
+      const problem = connectPreamble(bytes)
+      if (problem === 'not-connect' || problem === 'unknown-protocol') {
+        // The first packet must be CONNECT of a known protocol [MQTT-3.1.0-1, MQTT-3.1.2-1]: close without a word.
+        this.ctx.onProtocolError(new MalformedPacket({ message: problem === 'not-connect' ? 'first packet is not CONNECT' : 'unknown protocol name' }))
+        this.finish('refused')
+        return false
+      }
+      if (problem === 'unsupported-level') {
+        // MQTT 3.1 or an unknown level: CONNACK 0x01 in the 3.1.1 layout, which every version can read [MQTT-3.1.2-2].
+        this.refuse(new UnsupportedProtocolVersion({ message: 'only MQTT 3.1.1 and 5.0 are supported' }))
+        return false
+      }
+    }
+    this.lastHeard = now
+    this.parser.parse(bytes)
+    return this.state !== 'closing'
+  }
+
+  private dispatch(packet: Packet): void {
+    if (this.state === 'authenticating') {
+      if (this.held!.length >= MAX_HELD_PACKETS) return this.fail(new ProtocolError({ message: 'too many packets before CONNACK' }))
+      this.held!.push(packet)
+      return
+    }
+    if (this.state === 'closing') return
+    const handler = handlers[packet.cmd]
+    handler(this, packet as never)
+  }
+
+  // ---- CONNECT lifecycle (driven by handlers/connect.ts) -------------------------------------
+
+  /** CONNECT arrived: hold what follows until it is decided. */
+  beginConnect(version: 4 | 5): void {
+    this.version = version
+    this.state = 'authenticating'
+    this.held = []
+    clearTimeout(this.timer)
+    this.socket.pause()
+  }
+
+  /** CONNECT accepted: CONNACK (with anything a resumed session owes) and the hub session. */
+  admit(
+    identity: TerminalIdentity,
+    setup: {
+      readonly ns: TopicNamespace
+      readonly key: string
+      readonly connack: Packet
+      readonly subscriptions: Subscriptions
+      readonly outbound: OutboundEvents
+      readonly keepaliveSeconds: number
+      readonly clientMaxPacketBytes: number
+      readonly will: WillMessage | null
+      readonly sessionExpirySeconds: number
+    },
+  ): void {
+    this.identity = identity
+    this.ns = setup.ns
+    this.key = setup.key
+    this.subscriptions = setup.subscriptions
+    this.outbound = setup.outbound
+    this.clientMaxPacketBytes = setup.clientMaxPacketBytes
+    this.will = setup.will
+    this.sessionExpirySeconds = setup.sessionExpirySeconds
+    this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
+    this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
+    this.keepaliveMs = setup.keepaliveSeconds * 1000
+    const now = performance.now()
+    this.audioRate = new TokenBucket(AUDIO_FRAMES_PER_SECOND, AUDIO_FRAME_BURST, now)
+    this.controlRate = new TokenBucket(CONTROL_MESSAGES_PER_SECOND, CONTROL_MESSAGE_BURST, now)
+    this.ctx.live.set(this.key, this)
+    this.state = 'open'
+    this.send(setup.connack)
+    for (const packet of this.outbound.resume(this.encodeEvent)) this.sendBytes(packet)
+    // The hub sends `session` (and replaces an older session of this client) inside open().
+    this.session = this.ctx.host.terminals.open(identity, this)
+    this.armKeepalive()
+    const held = this.held ?? []
+    this.held = null
+    for (const packet of held) {
+      if (this.state !== 'open') break
+      this.dispatch(packet)
+    }
+    if (this.state === 'open') this.socket.resume()
+  }
+
+  /** CONNECT refused: CONNACK with the version's code for `error` (when it has one), then close. */
+  refuse(error: HarkError): void {
+    if (this.state === 'closing') return
+    this.ctx.onRefused(error)
+    const codes = wireCodesOf(error)
+    const silent = this.version === 4 && (error._tag === 'MalformedPacket' || error._tag === 'ProtocolError')
+    if (!silent) {
+      this.send(
+        this.version === 5
+          ? { cmd: 'connack', sessionPresent: false, reasonCode: codes.mqtt5, properties: { reasonString: publicMessage(error) } }
+          : { cmd: 'connack', sessionPresent: false, returnCode: codes.mqtt311 },
+      )
+    }
+    this.finish('refused')
+  }
+
+  /** Another connection of the same client takes this one's session state (if it keeps any). */
+  handOverSession(): { filters: ReadonlyMap<string, number>; outbound: OutboundEvents; protocolVersion: 4 | 5 } | undefined {
+    if (this.state !== 'open') return undefined
+    this.sessionHandedOver = true
+    return { filters: this.subscriptions.filters, outbound: this.outbound, protocolVersion: this.version }
+  }
+
+  // ---- output ---------------------------------------------------------------------------------
+
+  /** Queue a control packet (encoded for this connection's protocol version). */
+  send(packet: Packet): void {
+    this.sendBytes(generate(packet, { protocolVersion: this.version }))
+  }
+
+  sendBytes(bytes: Uint8Array): void {
+    if (this.state === 'closing') return
+    if (bytes.length > this.clientMaxPacketBytes) {
+      this.ctx.counters.eventsDropped++
+      return
+    }
+    this.out.packet(bytes)
+    if (!this.flushScheduled) this.ctx.scheduler.mark(this)
+  }
+
+  flush(): void {
+    if (this.out.empty || this.socket.destroyed) return
+    this.socket.write(this.out.drain())
+  }
+
+  readonly encodeEvent = (messageId: number, payload: Buffer): Buffer =>
+    generate(
+      {
+        cmd: 'publish',
+        topic: this.ns.downEvents,
+        payload,
+        qos: 1,
+        messageId,
+        dup: false,
+        retain: false,
+        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
+      },
+      { protocolVersion: this.version },
+    )
+
+  // ---- TerminalLink -----------------------------------------------------------------------------
+
+  /** Data plane: one downlink frame, QoS 0 on down/audio; dropped when the socket is backed up. */
+  deliverAudio(frame: Uint8Array): void {
+    if (this.state !== 'open' || !this.subscriptions.audio) return
+    const size = this.audioTemplate.size(frame.length)
+    if (
+      size > this.clientMaxPacketBytes ||
+      this.socket.writableLength + this.out.bytes + size > this.ctx.settings.maxBufferedAudioBytes
+    ) {
+      this.ctx.counters.audioBackpressure.count++
+      return
+    }
+    this.out.audio(this.audioTemplate, frame, size)
+    if (!this.flushScheduled) this.ctx.scheduler.mark(this)
+  }
+
+  /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */
+  sendEvent(event: ServerEvent): void {
+    if (event.type === 'session') this.room = event.room
+    else if (event.type === 'room.changed') this.room = event.to
+    if (this.state !== 'open') return
+    const subscribed = this.subscriptions.eventsQos
+    if (subscribed < 0) return
+    // The last word of a session never waits behind a full inflight window: the socket closes next.
+    const qos = event.type === 'session.closing' ? 0 : subscribed
+    const payload = Buffer.from(JSON.stringify(event))
+    if (qos === 0) {
+      return this.send({
+        cmd: 'publish',
+        topic: this.ns.downEvents,
+        payload,
+        qos: 0,
+        dup: false,
+        retain: false,
+        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
+      })
+    }
+    const packet = this.outbound.offer(payload, this.encodeEvent)
+    if (packet === 'overflow') {
+      // Not from inside the hub's call: the close re-enters the hub.
+      setImmediate(() => this.fail(new ReceiverTooSlow({ message: 'receiver too slow: too many unacknowledged events' })))
+      return
+    }
+    if (packet !== null) this.sendBytes(packet)
+  }
+
+  /** The hub ends the session on purpose (revocation, deletion, a newer session, shutdown). */
+  close(reason: HarkError): void {
+    if (this.state === 'closing') return
+    if (this.state === 'open' && this.version === 5) this.sendDisconnect(reason)
+    this.finish('administrative')
+  }
+
+  /** Data plane, uplink: one frame from up/audio (size-checked, rate-limited) into the room. */
+  uplinkAudio(payload: Buffer, now: number): void {
+    const problem = uplinkProblem(payload.length)
+    if (problem !== null) {
+      return this.fail(
+        problem === 'too-large'
+          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
+          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
+      )
+    }
+    // Over the rate the frame is dropped, not forwarded.
+    if (this.audioRate.take(now)) this.session!.pushAudio(payload)
+    else this.ctx.counters.audioRate.count++
+  }
+
+  // ---- endings ----------------------------------------------------------------------------------
+
+  /** The client broke the protocol: MQTT 5 hears why, then the connection closes (will included). */
+  fail(error: HarkError): void {
+    if (this.state === 'closing') return
+    this.ctx.onProtocolError(error)
+    this.ctx.log.debug({ clientId: this.identity?.clientId, code: wireCodesOf(error).code, reason: error.message }, 'mqtt connection failed')
+    if (this.state === 'open') {
+      // As on every binding, the last message of a session the server ends says why.
+      this.sendEvent({ type: 'session.closing', code: wireCodesOf(error).code, message: publicMessage(error) })
+      if (this.version === 5) this.sendDisconnect(error)
+    }
+    this.finish('ungraceful')
+  }
+
+  /** The client said DISCONNECT (with reason 0x04, MQTT 5 asks for its will). */
+  disconnected(withWill: boolean): void {
+    this.finish(withWill ? 'ungraceful' : 'graceful')
+  }
+
+  private sendDisconnect(reason: HarkError): void {
+    this.send({ cmd: 'disconnect', reasonCode: mqtt5DisconnectReason(reason), properties: { reasonString: publicMessage(reason) } })
+  }
+
+  private finish(ending: Ending): void {
+    if (this.state === 'closing') return
+    const wasOpen = this.state === 'open'
+    this.state = 'closing'
+    this.upAudioPrefix = null
+    this.framer.stop()
+    clearTimeout(this.timer)
+    this.held = null
+    if (!this.socket.destroyed) {
+      this.flush()
+      this.socket.destroySoon()
+      setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
+    }
+    if (!wasOpen) return
+    if (this.ctx.live.get(this.key) === this) this.ctx.live.delete(this.key)
+    this.session?.end()
+    const { will, room, identity } = this
+    if (ending === 'ungraceful' && will !== null && room !== null && identity !== null) {
+      this.ctx.wills.publish(
+        this.key,
+        { workspaceId: identity.workspaceId, clientId: identity.clientId, room },
+        { ...will, delaySeconds: Math.min(will.delaySeconds, this.sessionExpirySeconds) },
+      )
+    }
+    if (!this.sessionHandedOver && this.sessionExpirySeconds > 0) {
+      this.ctx.sessions.keep(
+        this.key,
+        { protocolVersion: this.version, filters: this.subscriptions.filters, outbound: this.outbound },
+        this.sessionExpirySeconds,
+      )
+    }
+  }
+
+  // ---- keepalive --------------------------------------------------------------------------------
+
+  private armKeepalive(): void {
+    if (this.keepaliveMs === 0) return
+    this.timer = setTimeout(this.checkKeepalive, this.keepaliveMs * 1.5)
+  }
+
+  /** Lazy check: the timer is re-armed for the remaining time rather than reset per packet. */
+  private readonly checkKeepalive = (): void => {
+    if (this.state !== 'open') return
+    const limit = this.keepaliveMs * 1.5
+    const idle = performance.now() - this.lastHeard
+    if (idle >= limit) {
+      this.fail(new KeepAliveTimeout({ message: `nothing received for ${Math.round(idle)} ms (keepalive ${this.keepaliveMs / 1000} s)` }))
+      return
+    }
+    this.timer = setTimeout(this.checkKeepalive, limit - idle)
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * DISCONNECT from the terminal: a normal goodbye, so no will — except MQTT 5 reason 0x04
+ * (Disconnect with Will Message). MQTT 5 may shorten or extend the session expiry here, but not
+ * turn a clean session (expiry 0) into a kept one [MQTT-3.14.2-2].
+ */
+import type { IDisconnectPacket } from 'mqtt-packet'
+import { MalformedPacket, ProtocolError } from '../../../core/errors.js'
+import type { MqttConnection } from '../connection.js'
+
+const DISCONNECT_WITH_WILL = 0x04
+
+export const handleDisconnect = (c: MqttConnection, packet: IDisconnectPacket): void => {
+  if (c.version === 4) {
+    if (packet.length !== 0) return c.fail(new MalformedPacket({ message: 'DISCONNECT has no body in MQTT 3.1.1' }))
+    return c.disconnected(false)
+  }
+  const expiry = packet.properties?.sessionExpiryInterval
+  if (expiry !== undefined) {
+    if (c.sessionExpirySeconds === 0 && expiry > 0) {
+      return c.fail(new ProtocolError({ message: 'a session that started with expiry 0 cannot be kept at DISCONNECT' }))
+    }
+    c.sessionExpirySeconds = Math.min(expiry, c.ctx.settings.maxSessionExpirySeconds)
+  }
+  c.disconnected(packet.reasonCode === DISCONNECT_WITH_WILL)
+}

@@ -1,0 +1,9 @@
+/** PINGREQ: answered with PINGRESP (any packet already counts for the keepalive). */
+import type { IPingreqPacket } from 'mqtt-packet'
+import { MalformedPacket } from '../../../core/errors.js'
+import type { MqttConnection } from '../connection.js'
+
+export const handlePingreq = (c: MqttConnection, packet: IPingreqPacket): void => {
+  if (packet.length !== 0) return c.fail(new MalformedPacket({ message: 'PINGREQ has no body' }))
+  c.send({ cmd: 'pingresp' })
+}

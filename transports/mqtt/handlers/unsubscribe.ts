@@ -1,0 +1,28 @@
+/**
+ * UNSUBSCRIBE: removes subscriptions, including the ones made at CONNECT (a terminal that wants
+ * events only unsubscribes from its down/audio topic). MQTT 5 gets a reason code per filter.
+ */
+import type { IUnsubscribePacket } from 'mqtt-packet'
+import { MalformedPacket, ProtocolError, wireCodes } from '../../../core/errors.js'
+import type { MqttConnection } from '../connection.js'
+import { isInNamespace, isValidTopicFilter } from '../topics.js'
+
+const UNSUBACK_SUCCESS = 0x00
+const UNSUBACK_NO_SUBSCRIPTION = 0x11
+
+export const handleUnsubscribe = (c: MqttConnection, packet: IUnsubscribePacket): void => {
+  if (packet.messageId === 0) return c.fail(new MalformedPacket({ message: 'packet identifier 0' }))
+  if (packet.unsubscriptions.length === 0) {
+    return c.fail(new ProtocolError({ message: 'UNSUBSCRIBE without a topic filter' })) // [MQTT-3.10.3-2]
+  }
+  const codes = packet.unsubscriptions.map((filter) => {
+    if (!isValidTopicFilter(filter)) return wireCodes.TopicFilterInvalid.mqtt5
+    if (!isInNamespace(c.ns, filter)) return wireCodes.TopicNotAuthorized.mqtt5
+    return c.subscriptions.remove(filter) ? UNSUBACK_SUCCESS : UNSUBACK_NO_SUBSCRIPTION
+  })
+  c.send(
+    c.version === 5
+      ? { cmd: 'unsuback', messageId: packet.messageId!, granted: codes }
+      : { cmd: 'unsuback', messageId: packet.messageId!, granted: [] },
+  )
+}

@@ -1,0 +1,66 @@
+/**
+ * The client-scoped topic namespace and its access rules. Every terminal owns `hark/{clientId}/`:
+ *
+ *   hark/{clientId}/up/audio      terminal → server   uplink audio frames (QoS 0)
+ *   hark/{clientId}/up/control    terminal → server   JSON control messages (QoS 0 or 1)
+ *   hark/{clientId}/down/audio    server → terminal   downlink audio frames (always QoS 0)
+ *   hark/{clientId}/down/events   server → terminal   JSON events (QoS 0 or 1)
+ *
+ * A terminal may publish to its two `up/` topics only and subscribe to filters inside its own
+ * namespace only (wildcards included); spec/mqtt.md is the reference.
+ */
+
+export const TOPIC_ROOT = 'hark'
+
+export interface TopicNamespace {
+  /** `hark/{clientId}/`: every topic and filter of the terminal starts with it. */
+  readonly prefix: string
+  readonly upAudio: string
+  readonly upControl: string
+  readonly downAudio: string
+  readonly downEvents: string
+}
+
+export const topicNamespace = (clientId: string): TopicNamespace => {
+  const prefix = `${TOPIC_ROOT}/${clientId}/`
+  return {
+    prefix,
+    upAudio: `${prefix}up/audio`,
+    upControl: `${prefix}up/control`,
+    downAudio: `${prefix}down/audio`,
+    downEvents: `${prefix}down/events`,
+  }
+}
+
+/** A topic name a client may publish to: not empty, no wildcard characters [MQTT-3.3.2-2]. */
+export const isValidTopicName = (topic: string): boolean =>
+  topic.length > 0 && topic.indexOf('+') === -1 && topic.indexOf('#') === -1
+
+/** A well-formed topic filter: `#` only as the whole last level, `+` only as a whole level [MQTT-4.7.1]. */
+export const isValidTopicFilter = (filter: string): boolean => {
+  if (filter.length === 0) return false
+  const levels = filter.split('/')
+  for (let i = 0; i < levels.length; i++) {
+    const level = levels[i]!
+    if (level.includes('#') && (level !== '#' || i !== levels.length - 1)) return false
+    if (level.includes('+') && level !== '+') return false
+  }
+  return true
+}
+
+/** Whether a topic name or filter stays inside the terminal's namespace. */
+export const isInNamespace = (ns: TopicNamespace, topicOrFilter: string): boolean =>
+  topicOrFilter.startsWith(ns.prefix)
+
+/** MQTT topic matching (4.7): does `filter` match `topic`? */
+export const filterMatches = (filter: string, topic: string): boolean => {
+  const f = filter.split('/')
+  const t = topic.split('/')
+  for (let i = 0; i < f.length; i++) {
+    const level = f[i]!
+    if (level === '#') return true
+    if (i >= t.length) return false
+    if (level !== '+' && level !== t[i]) return false
+  }
+  return f.length === t.length
+}

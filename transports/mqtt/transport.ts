@@ -1,0 +1,120 @@
+/**
+ * The MQTT transport: a raw `net` listener (and an optional TLS one) whose connections speak
+ * MQTT 3.1.1 and 5.0 to terminals. It is a gateway, not a broker: terminals publish and receive
+ * on their own topics only, and everything they say goes to the hub (core/terminals.ts).
+ */
+import { createServer, type Server, type Socket } from 'node:net'
+import { createServer as createTlsServer } from 'node:tls'
+import { Counter, Gauge } from 'prom-client'
+import { audioDrops } from '../../core/dataplane/drops.js'
+import { ServerShuttingDown, wireCodesOf, type HarkError } from '../../core/errors.js'
+import type { EngineHost } from '../../core/host.js'
+import type { Transport } from '../../core/transport.js'
+import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
+import { SessionStore } from './sessionStore.js'
+import { WillDelivery } from './will.js'
+import { WriteScheduler } from './writeScheduler.js'
+
+/** TCP keepalive probes catch dead peers of clients that asked for MQTT keepalive 0. */
+const TCP_KEEPALIVE_MS = 60_000
+
+export class MqttTransport implements Transport {
+  private readonly servers: Server[] = []
+  private readonly connections = new Set<MqttConnection>()
+  private readonly ctx: ConnectionContext
+  private readonly counters: MqttCounters
+
+  constructor(private readonly host: EngineHost) {
+    const refused = new Counter({
+      name: 'hark_mqtt_connects_refused_total',
+      help: 'MQTT CONNECTs refused, by error code',
+      labelNames: ['code'],
+      registers: [host.metrics],
+    })
+    const protocolErrors = new Counter({
+      name: 'hark_mqtt_protocol_errors_total',
+      help: 'MQTT connections closed for breaking the protocol, by error code',
+      labelNames: ['code'],
+      registers: [host.metrics],
+    })
+    const connections = this.connections
+    const drops = audioDrops(host.metrics)
+    const counters: MqttCounters = (this.counters = {
+      audioBackpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
+      audioRate: drops.cell(TRANSPORT_NAME, 'rate'),
+      eventsDropped: 0,
+    })
+    new Gauge({
+      name: 'hark_mqtt_connections',
+      help: 'Open MQTT network connections (authenticated or not)',
+      registers: [host.metrics],
+      collect() {
+        this.set(connections.size)
+      },
+    })
+    new Counter({
+      name: 'hark_mqtt_events_dropped_total',
+      help: 'Events not sent because they exceeded the MQTT 5 client\'s Maximum Packet Size',
+      registers: [host.metrics],
+      collect() {
+        this.reset()
+        this.inc(counters.eventsDropped)
+      },
+    })
+    this.ctx = {
+      host,
+      settings: host.settings.mqtt,
+      log: host.log.child({ transport: 'mqtt' }),
+      scheduler: new WriteScheduler(),
+      sessions: new SessionStore(),
+      wills: new WillDelivery(host.terminals),
+      live: new Map(),
+      counters,
+      onRefused: (e: HarkError) => refused.inc({ code: wireCodesOf(e).code }),
+      onProtocolError: (e: HarkError) => protocolErrors.inc({ code: wireCodesOf(e).code }),
+      onClosed: (c) => this.connections.delete(c),
+    }
+  }
+
+  private readonly accept = (socket: Socket): void => {
+    socket.setNoDelay(true)
+    socket.setKeepAlive(true, TCP_KEEPALIVE_MS)
+    this.connections.add(new MqttConnection(socket, this.ctx))
+  }
+
+  async start(): Promise<void> {
+    const { host: bindHost, mqtt } = this.host.settings
+    const plain = createServer({ noDelay: true }, this.accept)
+    await this.listen(plain, bindHost, mqtt.port, 'mqtt')
+    if (mqtt.tlsPort !== null) {
+      const secure = createTlsServer({ cert: this.host.tls.cert, key: this.host.tls.key }, this.accept)
+      // A failed handshake only ends that socket.
+      secure.on('tlsClientError', (_error, socket) => socket.destroy())
+      await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls')
+    }
+  }
+
+  private listen(server: Server, bindHost: string, port: number, name: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, bindHost, () => {
+        server.off('error', reject)
+        this.servers.push(server)
+        const address = server.address()
+        this.host.listening(name, typeof address === 'object' && address ? address.port : port)
+        resolve()
+      })
+    })
+  }
+
+  async stop(): Promise<void> {
+    const closed = this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))
+    const reason = new ServerShuttingDown({ message: 'server shutting down' })
+    // Each connection flushes its last packets and closes (destroyed after a short grace if stuck).
+    for (const c of [...this.connections]) c.close(reason)
+    this.ctx.sessions.clear()
+    this.ctx.wills.clear()
+    await Promise.all(closed)
+    this.servers.length = 0
+  }
+}
