@@ -419,11 +419,11 @@ export class WebRtcPeer implements TerminalLink {
     this.stopGathering?.()
     this.session?.end()
     this.ctx.gone(this)
-    // werift's close() stops DTLS before SCTP, so the SCTP ABORT it means to send never leaves;
-    // sent first, it closes the terminal's data channel at once (Chromium and werift alike)
-    // instead of when ICE consent expires (~30 s). werift sends no DTLS close_notify.
-    // Before it, the channel is closed (an SCTP stream reset, ordered after the data already
-    // sent, so `session.closing` arrives first), waiting a moment for the terminal's reset answer.
+    // Tell the terminal before the connection goes: werift's close() sends no DTLS close_notify,
+    // and stops DTLS before SCTP so its SCTP ABORT never leaves. So: reset the channel (ordered
+    // after the data already sent, so `session.closing` arrives first), then abort the association
+    // ourselves, which closes the terminal's channel at once (Chromium and werift alike) instead
+    // of when its ICE consent expires (~30 s).
     const channel = this.channel
     if (channel !== null) {
       if (channel.readyState === 'open') await this.closeChannel(channel)

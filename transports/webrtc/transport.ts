@@ -146,7 +146,8 @@ export class WebRtcTransport implements Transport {
           return { peer, ...answer }
         } catch (error) {
           await peer.teardown()
-          throw error
+          // A peer closed while answering was closed by the shutdown.
+          throw this.accepting ? error : new ServerShuttingDown({ message: 'server shutting down' })
         }
       }
       const { peer, sdp: answer } = this.cursor ? await this.cursor.exclusive((range) => bind(range)) : await bind(undefined)
