@@ -63,8 +63,8 @@ export default defineScenario<Fixture>({
   unit: 'peers/core',
   higherIsBetter: true,
   goal: { value: GOAL_PEERS_PER_CORE, text: `≥ ${GOAL_PEERS_PER_CORE} peers per core` },
-  load: { quick: 40, full: 150, unit: 'peers' },
-  timing: { quick: { warmupMs: 2000, durationMs: 3000 }, full: { warmupMs: 3000, durationMs: 10_000 } },
+  load: { quick: 60, full: 150, unit: 'peers' },
+  timing: { quick: { warmupMs: 1000, durationMs: 3000 }, full: { warmupMs: 3000, durationMs: 10_000 } },
   sweep: { start: 40, factor: 1.5, maxLevel: MAX_PEERS, maxSteps: 6, p99LimitMs: 50, minDeliveryRatio: 0.99 },
   setup: async (ctx) => ({
     seed: await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients: MAX_PEERS, tokensPerClient: 1, roomSize: ROOM_SIZE }),
