@@ -74,7 +74,7 @@ export class GatewayRoutes {
   /** Add a route; returns the function that removes it. Two routes for one method and path are refused. */
   add(route: GatewayRoute): () => void {
     if (!route.path.startsWith('/')) throw new Error(`gateway route path "${route.path}" must start with /`)
-    const methods = this.methodsFor(route.path, true)
+    const methods = this.methodsFor(route.path)
     if (methods.has(route.method)) throw new Error(`gateway route ${route.method} ${route.path} is already registered`)
     methods.set(route.method, route)
     return () => {
@@ -90,19 +90,19 @@ export class GatewayRoutes {
     return route ? { kind: 'route', route } : { kind: 'method-not-allowed', allow: [...methods.keys()].sort() }
   }
 
-  private methodsFor(path: string, create: boolean): Map<string, GatewayRoute> {
+  private methodsFor(path: string): Map<string, GatewayRoute> {
     if (path.endsWith(PREFIX)) {
       const prefix = path.slice(0, -1)
       let entry = this.prefixes.find((p) => p.prefix === prefix)
-      if (!entry && create) {
+      if (!entry) {
         entry = { prefix, methods: new Map() }
         this.prefixes = [...this.prefixes, entry].sort((a, b) => b.prefix.length - a.prefix.length)
       }
-      return entry?.methods ?? new Map()
+      return entry.methods
     }
     let methods = this.exact.get(path)
-    if (!methods && create) this.exact.set(path, (methods = new Map()))
-    return methods ?? new Map()
+    if (!methods) this.exact.set(path, (methods = new Map()))
+    return methods
   }
 }
 

@@ -162,10 +162,8 @@ describe('Chromium (Debian, headless) in a room', () => {
       await waitInPage(`hark.inbound.packetsReceived >= ${steady.packetsReceived + 150}`)
       stopSecond()
       const inbound = (await pageState()).inbound!
-      const peer = t.transport().peer(state.location!.slice(state.location!.lastIndexOf('/') + 1))!
       // Three sources took turns on one outbound stream; nothing was lost, and the browser played
       // it without filling gaps: concealment stays a sliver (a loaded machine delays the talkers' timers).
-      expect(peer.outboundStats.spurts).toBe(1)
       expect(inbound.packetsLost).toBe(0)
       expect(inbound.totalAudioEnergy).toBeGreaterThan(steady.totalAudioEnergy)
       expect(inbound.concealedSamples / inbound.totalSamplesReceived).toBeLessThan(0.1)

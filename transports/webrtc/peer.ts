@@ -136,11 +136,6 @@ export class WebRtcPeer implements TerminalLink {
     return this.identity.clientId
   }
 
-  /** Packets sent on the audio track, and how many of them started a talk spurt (for tests and logs). */
-  get outboundStats(): { readonly packets: number; readonly spurts: number } {
-    return { packets: this.outbound.packets, spurts: this.outbound.spurts }
-  }
-
   // ---- Signalling ----
 
   /**
@@ -436,6 +431,10 @@ export class WebRtcPeer implements TerminalLink {
     } catch (error) {
       this.ctx.log.warn({ err: error, peerId: this.peerId }, 'closing a webrtc peer connection failed')
     }
+    this.ctx.log.debug(
+      { peerId: this.peerId, clientId: this.clientId, packetsSent: this.outbound.packets, talkSpurts: this.outbound.spurts },
+      'webrtc peer closed',
+    )
     this.resolveClosed()
     return this.closed
   }
