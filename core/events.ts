@@ -85,6 +85,13 @@ export type ServerEventType = ServerEvent['type']
 /** Largest control message a terminal may send (UTF-8 bytes of one JSON text). */
 export const MAX_CONTROL_MESSAGE_BYTES = 4096
 
+/** Uplink audio per session: sustained frames per second and burst; frames beyond are dropped. */
+export const AUDIO_FRAMES_PER_SECOND = 100
+export const AUDIO_FRAME_BURST = 50
+/** Control messages per session: sustained per second and burst; beyond closes the session (rate_limited). */
+export const CONTROL_MESSAGES_PER_SECOND = 20
+export const CONTROL_MESSAGE_BURST = 40
+
 /** Control messages a terminal sends (WebSocket text frames, MQTT control topic, data channel). */
 export type ClientMessage =
   | { readonly type: 'ping'; readonly id: string | number | null }

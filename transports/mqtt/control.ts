@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer'
 import { answerClientMessage, parseClientMessage } from '../../core/clientMessages.js'
 import { ProtocolError, RateLimited, type HarkError } from '../../core/errors.js'
 import type { MqttConnection } from './connection.js'
-import { CONTROL_MESSAGES_PER_SECOND } from './limits.js'
+import { CONTROL_MESSAGES_PER_SECOND } from '../../core/events.js'
 
 /**
  * Apply one control payload. Returns null when it was taken, the error when it was refused with

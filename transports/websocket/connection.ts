@@ -24,17 +24,17 @@ import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
 import { TokenBucket } from '../../core/tokenBucket.js'
 import type { Flushable, WriteBatch } from './writeBatch.js'
 import type { ClockShape } from '../../core/clock.js'
+import {
+  AUDIO_FRAME_BURST,
+  AUDIO_FRAMES_PER_SECOND,
+  CONTROL_MESSAGE_BURST,
+  CONTROL_MESSAGES_PER_SECOND,
+} from '../../core/events.js'
 
 export const TRANSPORT_NAME = 'websocket'
 
 /** Audio waiting for one receiver (queued this turn + uWS's buffer) beyond which frames are dropped. */
 export const AUDIO_BACKLOG_BYTES = 64 * 1024
-/** Uplink audio: sustained frames per second and burst per connection; excess frames are dropped. */
-export const AUDIO_FRAMES_PER_SECOND = 100
-export const AUDIO_FRAME_BURST = 50
-/** Control messages: sustained per second and burst per connection; excess closes (rate_limited). */
-export const CONTROL_MESSAGES_PER_SECOND = 20
-export const CONTROL_MESSAGE_BURST = 40
 
 /** uWS send() result: the message was not queued because maxBackpressure is reached. */
 const SEND_DROPPED = 2
