@@ -9,6 +9,12 @@ import { RTCPeerConnection, RTCRtpCodecParameters, useAudioLevelIndication } fro
 import { Counter, Gauge } from 'prom-client'
 import { audioDrops } from '../../core/dataplane/drops.js'
 import { CapacityExceeded, isHarkError, ServerShuttingDown, wireCodesOf } from '../../core/errors.js'
+import {
+  AUDIO_FRAME_BURST,
+  AUDIO_FRAMES_PER_SECOND,
+  CONTROL_MESSAGE_BURST,
+  CONTROL_MESSAGES_PER_SECOND,
+} from '../../core/events.js'
 import type { EngineHost } from '../../core/host.js'
 import type { TerminalIdentity } from '../../core/security/security.js'
 import type { Transport } from '../../core/transport.js'
@@ -18,12 +24,12 @@ import { TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from '.
 import { PortCursor } from './portCursor.js'
 import { signallingRoutes } from './signalling.js'
 
-/** Per-peer limits: the same rates as a WebSocket terminal (spec/terminal-protocol.md, Limits). */
+/** Per-peer limits: the protocol's rates, as on every transport (spec/terminal-protocol.md, Limits). */
 export const DEFAULT_PEER_LIMITS: PeerLimits = {
-  audioFramesPerSecond: 100,
-  audioFrameBurst: 50,
-  controlMessagesPerSecond: 20,
-  controlMessageBurst: 40,
+  audioFramesPerSecond: AUDIO_FRAMES_PER_SECOND,
+  audioFrameBurst: AUDIO_FRAME_BURST,
+  controlMessagesPerSecond: CONTROL_MESSAGES_PER_SECOND,
+  controlMessageBurst: CONTROL_MESSAGE_BURST,
 }
 
 /** The werift configuration of one peer connection. */
