@@ -7,6 +7,7 @@ import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
@@ -16,6 +17,18 @@ export default defineConfig({
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
+  webrtc: {
+    hostAddresses: null,
+    announcedAddress: null,
+    portMin: 0,
+    portMax: 0,
+    iceServerUrls: null,
+    turnUsername: null,
+    turnCredential: null,
+    turnSecret: null,
+    maxPeers: 1000,
+    connectTimeoutMs: 10_000,
+  },
   mqtt: {
     port: 2883,
     tlsPort: null,
@@ -45,5 +58,5 @@ export default defineConfig({
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
   },
-  extensions: [restPlugin, websocketTransport, mqttTransport, echoAgent, openaiRealtimeAgent],
+  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent],
 })

@@ -31,6 +31,29 @@ export const SettingsSchema = Schema.Struct({
     /** TLS listener for WSS (/v1/connect) and WebRTC signalling (/v1/webrtc/offer). */
     port: Port,
   }),
+  webrtc: Schema.Struct({
+    /**
+     * Addresses offered as ICE host candidates, comma-separated IP literals. null: `host` when it
+     * is one address, every non-internal IPv4 interface address when `host` is 0.0.0.0 or ::.
+     */
+    hostAddresses: Schema.NullOr(Schema.NonEmptyString),
+    /** Public IP of a 1:1 NAT in front of this machine: announced instead of the host addresses. */
+    announcedAddress: Schema.NullOr(Schema.NonEmptyString),
+    /** UDP ports for peers (one per peer); 0 and 0 let the OS pick any free port. */
+    portMin: Port,
+    portMax: Port,
+    /** ICE servers handed to clients, comma-separated stun:/turn:/turns: URLs; null for none. */
+    iceServerUrls: Schema.NullOr(Schema.NonEmptyString),
+    /** Static TURN credentials for the turn: URLs (ignored when turnSecret is set). */
+    turnUsername: Schema.NullOr(Schema.NonEmptyString),
+    turnCredential: Schema.NullOr(Schema.NonEmptyString),
+    /** Shared secret of a TURN server using time-limited credentials (coturn use-auth-secret). */
+    turnSecret: Schema.NullOr(Schema.NonEmptyString),
+    /** Peers (connecting or connected) beyond which offers are refused with 503. */
+    maxPeers: PositiveInt,
+    /** An answered peer whose data channel is not open after this long is closed. */
+    connectTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 120_000 })),
+  }),
   mqtt: Schema.Struct({
     /** Plain-TCP MQTT listener. */
     port: Port,
@@ -107,6 +130,18 @@ export const defaultSettings: Settings = {
   log: { level: 'info' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
+  webrtc: {
+    hostAddresses: null,
+    announcedAddress: null,
+    portMin: 0,
+    portMax: 0,
+    iceServerUrls: null,
+    turnUsername: null,
+    turnCredential: null,
+    turnSecret: null,
+    maxPeers: 1000,
+    connectTimeoutMs: 10_000,
+  },
   mqtt: {
     port: 2883,
     tlsPort: null,

@@ -10,6 +10,7 @@ import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'e
 import type { FastifyInstance } from 'fastify'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { createHttpServer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
@@ -212,6 +213,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       terminals: Context.get(ctx, Terminals),
       agents,
       tls: Context.get(ctx, Tls),
+      gatewayRoutes: new GatewayRoutes(),
       run: (effect) => runThrowing(runner(effect)),
       listening: (name, port) => {
         ports[name] = port

@@ -69,6 +69,11 @@ export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly retryAfterSeconds: number
 }> {}
 
+/** The server is at a configured capacity (e.g. webrtc.maxPeers); try again later. */
+export class CapacityExceeded extends Data.TaggedError('CapacityExceeded')<{
+  readonly message: string
+  readonly retryAfterSeconds: number
+}> {}
 /** An agent's provider failed to start (or timed out starting); the reason is public and secret-free. */
 export class AgentStartFailed extends Data.TaggedError('AgentStartFailed')<{ readonly message: string }> {}
 
@@ -150,6 +155,7 @@ export type HarkError =
   | FrameTooLarge
   | ReceiverTooSlow
   | RateLimited
+  | CapacityExceeded
   | AgentStartFailed
   | ServerShuttingDown
   | CredentialMissing
@@ -197,6 +203,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
+  CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
   AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },

@@ -7,6 +7,7 @@ import type { Effect } from 'effect'
 import type { Registry } from 'prom-client'
 import type { ClockShape } from './clock.js'
 import type { Settings } from './config.js'
+import type { GatewayRoutes } from './gatewayRoutes.js'
 import type { Logger } from './log.js'
 import type { Presence } from './presence.js'
 import type { SecurityShape } from './security/security.js'
@@ -29,6 +30,11 @@ export interface EngineHost {
   /** Dispatch, stop and list agents (providers resolved by name from the registry). */
   readonly agents: AgentDispatcher
   readonly tls: TlsMaterial
+  /**
+   * HTTP routes served on the gateway port by whichever transport owns that listener (the
+   * WebSocket gateway): add routes here in create() or start(); they are looked up per request.
+   */
+  readonly gatewayRoutes: GatewayRoutes
   /** Run an Effect on the engine runtime; a typed failure is thrown as the error itself. */
   run<A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A>
   /** A transport or plugin reports a bound listener (its real port when configured with 0). */

@@ -18,5 +18,16 @@ export type { Transport } from './transport.js'
 export type { EnginePlugin } from './plugin.js'
 export type { AgentProvider } from './agentProvider.js'
 export type { EngineHost } from './host.js'
+export {
+  GatewayRoutes,
+  DEFAULT_MAX_BODY_BYTES,
+  errorResponse,
+  jsonResponse,
+  type GatewayMethod,
+  type GatewayRequest,
+  type GatewayResponse,
+  type GatewayRoute,
+  type GatewayRouteMatch,
+} from './gatewayRoutes.js'
 export { ManualClock, systemClock, type ClockShape } from './clock.js'
 export * as errors from './errors.js'

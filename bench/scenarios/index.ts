@@ -3,13 +3,14 @@
  * import it here (replacing its pending line if it had one). Pending lines name what each
  * scenario waits for on main.
  */
-import { pendingScenario, type Scenario } from '../scenario.js'
+import type { Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
+import webrtcPeers from './webrtcPeers.js'
 import wsRooms from './wsRooms.js'
 
 export const scenarios: readonly Scenario[] = [
@@ -18,13 +19,7 @@ export const scenarios: readonly Scenario[] = [
   restDetail,
   wsRooms,
   mqttRooms,
-  pendingScenario({
-    name: 'webrtc-peers',
-    description: 'WebRTC audio peers per core (werift), frames through rooms',
-    needs: 'the WebRTC transport (POST /v1/webrtc/offer)',
-    unit: 'peers',
-    higherIsBetter: true,
-  }),
+  webrtcPeers,
   agentLatency,
   idleMemory,
   connectStorm,

@@ -33,6 +33,9 @@ export const offlineHost = (op: Operator): EngineHost => ({
   get tls() {
     return unavailable('TLS material')
   },
+  get gatewayRoutes() {
+    return unavailable('the gateway routes')
+  },
   run: () => unavailable('the engine runtime'),
   listening: () => unavailable('listening'),
   resolve: () => unavailable('resolving extensions'),

@@ -3,7 +3,8 @@
  * `wss://host:port/v1/connect?token=…[&mode=mixed]` (spec/websocket.md). The token is verified
  * before the upgrade: a refused credential gets an HTTP error with the JSON envelope and no
  * WebSocket. An admitted terminal is handed to the hub (core/terminals.ts) with a WsTerminal as
- * its link. Every other path answers 404 with the envelope.
+ * its link. Every other request is served from the engine's gateway routes (routeServer.ts), so
+ * other extensions (WebRTC signalling) share this port; an unknown path answers 404.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
 import { Counter } from 'prom-client'
@@ -11,7 +12,6 @@ import { audioDrops } from '../../core/dataplane/drops.js'
 import {
   errorEnvelope,
   isHarkError,
-  NotFound,
   ProtocolError,
   ServerShuttingDown,
   TokenInvalid,
@@ -33,6 +33,7 @@ import {
 } from './connection.js'
 import { loadNativeUws, type UwsModule } from './native.js'
 import { WriteBatch } from './writeBatch.js'
+import { serveRoute } from './routeServer.js'
 
 export const CONNECT_PATH = '/v1/connect'
 /**
@@ -148,7 +149,9 @@ export class WebSocketGateway implements Transport {
     app.any(CONNECT_PATH, (res) =>
       this.answer(res, new ProtocolError({ message: `${CONNECT_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket)` }), 426),
     )
-    app.any('/*', (res, req) => this.answer(res, new NotFound({ message: `no route ${req.getMethod().toUpperCase()} ${req.getUrl()}` }), 404))
+    // Every other request goes to the engine's gateway routes (e.g. WebRTC signalling), looked
+    // up when it arrives; an unknown path is 404 with the envelope.
+    app.any('/*', (res, req) => serveRoute(res, req, this.host.gatewayRoutes, this.host.log))
     this.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
       app.listen(settings.host, settings.gateway.port, (socket) =>
