@@ -14,12 +14,12 @@ const positiveInt = (name: string) => (v: string) => {
 export const addBenchOptions = (cmd: Command): Command =>
   cmd
     .argument('[scenario...]', 'scenarios to run (default: every scenario whose Hark side exists)')
-    .option('--quick', 'short runs (2 rounds, 1 s warm-up + 3 s each): every scenario in under 2 minutes')
+    .option('--quick', 'smoke runs (1 round: A then B, 0.5 s warm-up + 2 s each): every scenario in under 2 minutes')
     .option('--json <file>', 'also write the raw results (JSON) to this file')
     .option('--list', 'list the scenarios, ready or pending, and exit')
     .option('--sweep', 'also raise the load step by step until p99 or delivery breaks; report the knee')
     .option('--peers-only', 'run only the peer sides (also of scenarios whose Hark side is pending)')
-    .option('--rounds <n>', 'A B rounds per scenario (default 5, quick 2)', positiveInt('--rounds'))
+    .option('--rounds <n>', 'A B rounds per scenario (default 5, quick 1)', positiveInt('--rounds'))
     .option('--duration <seconds>', 'measured seconds per run', positiveInt('--duration'))
     .option('--generators <n>', 'load generator processes per run (default 1)', positiveInt('--generators'))
     .option('--out <dir>', 'results directory (default bench/results/<timestamp>)')

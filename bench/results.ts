@@ -53,6 +53,8 @@ export interface ScenarioRecord {
   readonly unit: string
   readonly higherIsBetter: boolean
   readonly goal: Goal | null
+  /** False when this run's load was lighter than the one the goal is about (a quick run). */
+  readonly goalJudged: boolean
   readonly load: { readonly level: number; readonly unit: string } | null
   readonly timing: { readonly warmupMs: number; readonly durationMs: number }
   readonly rounds: number

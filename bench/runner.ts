@@ -57,7 +57,7 @@ export interface BenchIo {
 }
 
 const DEFAULT_TIMING = {
-  quick: { warmupMs: 1000, durationMs: 3000 },
+  quick: { warmupMs: 500, durationMs: 2000 },
   full: { warmupMs: 2000, durationMs: 10_000 },
 }
 
@@ -170,7 +170,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
   const { opts, progress } = env
   const timing = { ...(sc.timing ?? DEFAULT_TIMING)[opts.quick ? 'quick' : 'full'] }
   if (opts.durationSeconds !== null) timing.durationMs = opts.durationSeconds * 1000
-  const rounds = opts.rounds ?? (opts.quick ? 2 : 5)
+  const rounds = opts.rounds ?? (opts.quick ? 1 : 5)
   const load = sc.load ? (opts.quick ? sc.load.quick : sc.load.full) : 0
   const sides = [...(sc.hark && !opts.peersOnly ? [{ ...sc.hark, role: 'hark' as const }] : []), ...sc.peers.map((p) => ({ ...p, role: 'peer' as const }))]
   const dir = join(env.workDir, sc.name)
@@ -178,6 +178,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
   const scenarioProcs = new ProcessGroup()
   const setup: SetupContext = {
     quick: opts.quick,
+    sweep: opts.sweep && sc.sweep !== undefined,
     cores: env.cores,
     dir,
     procs: scenarioProcs,
@@ -232,6 +233,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
     unit: sc.unit,
     higherIsBetter: sc.higherIsBetter,
     goal: sc.goal ?? null,
+    goalJudged: !opts.quick || !sc.load || sc.load.quick === sc.load.full,
     load: sc.load ? { level: load, unit: sc.load.unit } : null,
     timing,
     rounds,
@@ -303,7 +305,7 @@ export const runBench = async (
   io.stderr.write(`bench: ${cores.description}\nbench: results in ${outDir}\n`)
 
   const env: RunEnv = { opts, cores, progress, signal: abort.signal, workDir, logDir }
-  const rounds = opts.rounds ?? (opts.quick ? 2 : 5)
+  const rounds = opts.rounds ?? (opts.quick ? 1 : 5)
   progress.start(runnable.reduce((n, s) => n + ((s.hark && !opts.peersOnly ? 1 : 0) + s.peers.length) * rounds, 0))
   const records: ScenarioRecord[] = []
   try {

@@ -38,6 +38,8 @@ export interface Measurement {
 /** Given once per scenario, before any side runs (e.g. to seed a Hark data dir). */
 export interface SetupContext {
   readonly quick: boolean
+  /** Whether a --sweep follows the rounds (loads above the scenario's own may come). */
+  readonly sweep: boolean
   readonly cores: CoreLayout
   /** Scratch directory of this scenario in this run (data dirs, generated configs). */
   readonly dir: string
@@ -96,7 +98,7 @@ export interface ScenarioDef<F> {
   readonly peers: readonly SideDef<F>[]
   /** Load level per run (talkers, connections …); `unit` says what it counts. */
   readonly load?: { readonly quick: number; readonly full: number; readonly unit: string }
-  /** Warm-up and measured time per run; defaults: quick 1 s + 3 s, full 2 s + 10 s. */
+  /** Warm-up and measured time per run; defaults: quick 0.5 s + 2 s, full 2 s + 10 s. */
   readonly timing?: {
     readonly quick: { readonly warmupMs: number; readonly durationMs: number }
     readonly full: { readonly warmupMs: number; readonly durationMs: number }

@@ -7,12 +7,18 @@ import { compact, ratioText } from './format.js'
 
 export interface GoalVerdict {
   readonly text: string
-  readonly met: boolean
+  /** null: not judged (a quick run's load is lighter than the goal's). */
+  readonly met: boolean | null
 }
+
+/** How a verdict reads in the table and the report. */
+export const verdictWord = (g: GoalVerdict) =>
+  g.met === null ? 'not judged: quick runs use a lighter load than the goal' : g.met ? 'met' : 'not met'
 
 export const goalVerdicts = (sc: ScenarioRecord): GoalVerdict[] => {
   const hark = sc.sides.find((s) => s.role === 'hark')?.summary
   if (!sc.goal || !hark) return []
+  if (!sc.goalJudged) return [{ met: null, text: `goal ${sc.name} ${sc.goal.text}` }]
   const verdicts: GoalVerdict[] = []
   if (sc.goal.value !== undefined) {
     const met = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value

@@ -4,7 +4,7 @@
  * pending scenarios; how the figures were taken and how to reproduce them.
  */
 import type { BenchResults, ScenarioRecord } from '../results.js'
-import { goalVerdicts } from './goals.js'
+import { goalVerdicts, verdictWord } from './goals.js'
 import { compact, mb, ms, pct, ratioText } from './format.js'
 import { machineLine } from './machine.js'
 import { barChart, groupedBarChart, lineChart } from './svg.js'
@@ -153,7 +153,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
     '',
   )
   for (const sc of r.scenarios) {
-    for (const g of goalVerdicts(sc)) out.push(`- ${g.text.replace(/^goal/, 'Goal')} — **${g.met ? 'met' : 'not met'}**.`)
+    for (const g of goalVerdicts(sc)) out.push(`- ${g.text.replace(/^goal/, 'Goal')} — **${verdictWord(g)}**.`)
   }
   out.push('')
   for (const sc of r.scenarios) out.push(...scenarioSection(sc, charts))

@@ -27,6 +27,7 @@ const scenario: ScenarioRecord = {
   unit: 'verifies/s',
   higherIsBetter: true,
   goal: { value: 50_000, text: '≥ 50k verifies/s' },
+  goalJudged: true,
   load: { level: 64, unit: 'in flight' },
   timing: { warmupMs: 1000, durationMs: 3000 },
   rounds: 3,
@@ -101,6 +102,17 @@ describe('table', () => {
     expect(t).toContain('per server CPU-second: token-verify Hark 34.3k vs fast-jwt 106.1k verifies → 0.32×')
     expect(t).toContain('goal token-verify ≥ 50k verifies/s: Hark 34.0k verifies/s — not met')
     expect(t).toContain('ws-rooms       pending (needs the WebSocket gateway)')
+  })
+
+  it('judges ratio goals against the named peer, and leaves goals of a lighter quick load unjudged', () => {
+    const ratioGoal = { ...withSummaries, goal: { ratios: { 'fast-jwt': 0.3 }, text: '≥ 0.3× fast-jwt' } }
+    expect(renderTable({ ...results, scenarios: [ratioGoal] })).toContain(
+      'goal token-verify ≥ 0.3× fast-jwt: Hark ÷ fast-jwt = 0.32× (target ≥ 0.3×) — met',
+    )
+    const quick = { ...withSummaries, goalJudged: false }
+    const t = renderTable({ ...results, scenarios: [quick] })
+    expect(t).toContain('goal token-verify ≥ 50k verifies/s — not judged: quick runs use a lighter load than the goal')
+    expect(t).not.toContain('— not met')
   })
 
   it('says pending or skipped where the Hark side did not run', () => {

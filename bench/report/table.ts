@@ -5,7 +5,7 @@
  */
 import type { BenchResults, ScenarioRecord, SideRecord } from '../results.js'
 import { compact, mb, ms, pct, ratioText } from './format.js'
-import { goalVerdicts } from './goals.js'
+import { goalVerdicts, verdictWord } from './goals.js'
 
 /** Pad columns to their widest cell; the first row is the header, underlined. */
 export const formatColumns = (rows: readonly (readonly string[])[]): string => {
@@ -61,7 +61,7 @@ export const renderTable = (r: BenchResults): string => {
         out.push(`per server CPU-second: ${sc.name} Hark ${compact(hs.perServerCpuSecond)} vs ${p.name} ${compact(p.summary.perServerCpuSecond)} ${sc.unit.replace(/\/s$/, '')} → ${ratioText(r2)}`)
       }
     }
-    for (const g of goalVerdicts(sc)) out.push(`${g.text} — ${g.met ? 'met' : 'not met'}`)
+    for (const g of goalVerdicts(sc)) out.push(`${g.text} — ${verdictWord(g)}`)
     const other = Math.max(...sc.sides.map((s) => s.summary?.otherCpuPercent ?? 0))
     if (other >= 10) out.push(`note ${sc.name}: other processes on the machine used up to ${other.toFixed(0)}% of a core during its runs (median per side): figures are noisier`)
     if (sc.hark !== 'measured') out.push(`${sc.name}: peers only (Hark side ${sc.hark === 'pending' ? 'pending' : 'skipped by --peers-only'}), no ratio`)

@@ -70,7 +70,7 @@ export default defineScenario<undefined>({
   unit: 'ms',
   higherIsBetter: false,
   load: { quick: 4, full: 16, unit: 'rooms talking' },
-  timing: { quick: { warmupMs: 1000, durationMs: 4000 }, full: { warmupMs: 2000, durationMs: 15_000 } },
+  timing: { quick: { warmupMs: 500, durationMs: 3000 }, full: { warmupMs: 2000, durationMs: 15_000 } },
   hark: {
     name: 'hark',
     label: 'Hark echo agent in a room (hub terminal → router → agent → paced playout → router)',

@@ -9,15 +9,15 @@ import { defineScenario } from '../scenario.js'
 import { runConnectStorm } from '../generators/connections.js'
 import { harkTerminals, setupWsTerminals, uwsTerminals, type WsTerminalsFixture } from './wsTerminals.js'
 
-const FULL = 3000
+const LOAD = { quick: 1000, full: 3000 }
 
 export default defineScenario<WsTerminalsFixture>({
   name: 'connect-storm',
   description: 'WSS terminals connected per second (TLS handshake, token check, upgrade, session in its room), 64 at a time',
   unit: 'connects/s',
   higherIsBetter: true,
-  load: { quick: 1000, full: FULL, unit: 'terminals' },
-  setup: (ctx) => setupWsTerminals(ctx, FULL),
+  load: { ...LOAD, unit: 'terminals' },
+  setup: (ctx) => setupWsTerminals(ctx, LOAD),
   hark: {
     name: 'hark',
     label: 'Hark WebSocket gateway (token verified before the upgrade)',

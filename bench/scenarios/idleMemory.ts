@@ -8,16 +8,16 @@ import { defineScenario } from '../scenario.js'
 import { runIdleMemory } from '../generators/connections.js'
 import { harkTerminals, setupWsTerminals, uwsTerminals, type WsTerminalsFixture } from './wsTerminals.js'
 
-const FULL = 5000
+const LOAD = { quick: 1000, full: 5000 }
 
 export default defineScenario<WsTerminalsFixture>({
   name: 'idle-memory',
   description: 'KB of server RSS per idle connected WSS terminal (rooms of 4, nobody talking)',
   unit: 'KB/client',
   higherIsBetter: false,
-  load: { quick: 1000, full: FULL, unit: 'terminals' },
-  timing: { quick: { warmupMs: 1000, durationMs: 2000 }, full: { warmupMs: 2000, durationMs: 5000 } },
-  setup: (ctx) => setupWsTerminals(ctx, FULL),
+  load: { ...LOAD, unit: 'terminals' },
+  timing: { quick: { warmupMs: 500, durationMs: 1500 }, full: { warmupMs: 2000, durationMs: 5000 } },
+  setup: (ctx) => setupWsTerminals(ctx, LOAD),
   hark: {
     name: 'hark',
     label: 'Hark WebSocket gateway (session, client actor, presence, room membership)',

@@ -68,7 +68,7 @@ export default defineScenario<Fixture>({
   higherIsBetter: true,
   goal: { value: 50_000, text: '≥ 50k verifies/s' },
   load: { quick: 64, full: 64, unit: 'verifications in flight' },
-  timing: { quick: { warmupMs: 1000, durationMs: 3000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
+  timing: { quick: { warmupMs: 500, durationMs: 2000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
   setup: async (ctx) => {
     const dataDir = join(ctx.dir, 'hark-data')
     const seed = await seedHark(ctx, { dataDir, clients: ctx.quick ? 250 : 1000, tokensPerClient: 4, roomSize: 0 })

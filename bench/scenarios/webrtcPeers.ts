@@ -64,7 +64,7 @@ export default defineScenario<Fixture>({
   higherIsBetter: true,
   goal: { value: GOAL_PEERS_PER_CORE, text: `≥ ${GOAL_PEERS_PER_CORE} peers per core` },
   load: { quick: 60, full: 150, unit: 'peers' },
-  timing: { quick: { warmupMs: 1000, durationMs: 3000 }, full: { warmupMs: 3000, durationMs: 10_000 } },
+  timing: { quick: { warmupMs: 500, durationMs: 2000 }, full: { warmupMs: 3000, durationMs: 10_000 } },
   sweep: { start: 40, factor: 1.5, maxLevel: MAX_PEERS, maxSteps: 6, p99LimitMs: 50, minDeliveryRatio: 0.99 },
   setup: async (ctx) => ({
     seed: await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients: MAX_PEERS, tokensPerClient: 1, roomSize: ROOM_SIZE }),

@@ -22,8 +22,12 @@ export const ROOM_SIZE = 4
 
 const shape = (terminals: number) => ({ rooms: Math.ceil(terminals / ROOM_SIZE), roomSize: ROOM_SIZE, talkersPerRoom: 0 })
 
-/** Seed `clients` clients (the most any run connects) and make the peer's TLS pair. */
-export const setupWsTerminals = async (ctx: SetupContext, clients: number): Promise<WsTerminalsFixture> => {
+/**
+ * Seed as many clients as any run will connect — `quick` of them for a quick run without a
+ * sweep, else `full` — and make the peer's TLS pair.
+ */
+export const setupWsTerminals = async (ctx: SetupContext, load: { quick: number; full: number }): Promise<WsTerminalsFixture> => {
+  const clients = ctx.quick && !ctx.sweep ? load.quick : load.full
   const tls = await loadTls({ certFile: null, keyFile: null, dataDir: ctx.dir, host: '127.0.0.1' })
   const seed = await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients, tokensPerClient: 1, roomSize: ROOM_SIZE })
   return { tls, seed }
