@@ -10,6 +10,7 @@ import { createDecoder, TokenError } from 'fast-jwt'
 import type { ClockShape } from '../clock.js'
 import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
+import type { IssuedTokenRecord } from '../storage/issuedTokens.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { Revocations } from './revocations.js'
 import { TOKEN_AUDIENCE, type SigningKeyring } from './signingKeyring.js'
@@ -41,6 +42,10 @@ export interface VerifiedToken {
 const invalid = (message: string) => new TokenInvalid({ message })
 
 export class ClientTokens {
+  /** Token records waiting for this turn's group commit, and that commit. */
+  private pending: Array<Omit<IssuedTokenRecord, 'revokedAt'>> = []
+  private commit: Promise<void> | null = null
+
   constructor(
     private readonly storage: StorageShape,
     private readonly keyring: SigningKeyring,
@@ -67,8 +72,20 @@ export class ClientTokens {
     const token = key.sign(claims)
     const expiresAt = exp === null ? null : exp * 1000
     // Recorded before the token is handed out, so a revocation by jti always finds it.
-    await this.storage.batch(() => this.storage.issuedTokens.insert({ jti, workspaceId, clientId, issuedAt: now, expiresAt }))
+    await this.record({ jti, workspaceId, clientId, issuedAt: now, expiresAt })
     return { token, clientId, jti, expiresAt }
+  }
+
+  /** Queue a token record for this turn's group commit: one statement for every token minted. */
+  private record(token: Omit<IssuedTokenRecord, 'revokedAt'>): Promise<void> {
+    this.pending.push(token)
+    this.commit ??= this.storage.batch(() => {
+      const tokens = this.pending
+      this.pending = []
+      this.commit = null
+      this.storage.issuedTokens.insertMany(tokens)
+    })
+    return this.commit
   }
 
   /** Verify signature and claims; throws TokenInvalid, TokenExpired or TokenRevoked. */

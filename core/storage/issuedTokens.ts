@@ -1,5 +1,5 @@
 /** Every client token issued, so one can be revoked by jti and kept revoked until it would expire. */
-import { guard, type Db } from './db.js'
+import { atomically, guard, type Db } from './db.js'
 
 export interface IssuedTokenRecord {
   readonly jti: string
@@ -22,6 +22,18 @@ const toRecord = (r: Row): IssuedTokenRecord => ({
 export const issuedTokensRepo = (db: Db) => {
   const insert = db.prepare(
     'INSERT INTO issued_tokens (jti, workspace_id, client_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+  // libSQL's binding costs ~20 µs per statement: tokens minted together go in as one statement.
+  const ROWS_PER_STATEMENT = 64
+  const multiInsert = new Map<number, ReturnType<Db['prepare']>>()
+  const insertRows = (n: number) => {
+    let st = multiInsert.get(n)
+    if (!st) {
+      st = db.prepare(
+        `INSERT INTO issued_tokens (jti, workspace_id, client_id, issued_at, expires_at) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`)
+      multiInsert.set(n, st)
+    }
+    return st
+  }
   const byJti = db.prepare('SELECT * FROM issued_tokens WHERE workspace_id = ? AND jti = ?')
   const revoke = db.prepare(
     'UPDATE issued_tokens SET revoked_at = ? WHERE workspace_id = ? AND jti = ? AND revoked_at IS NULL')
@@ -33,6 +45,15 @@ export const issuedTokensRepo = (db: Db) => {
   return {
     insert: (t: Omit<IssuedTokenRecord, 'revokedAt'>) =>
       guard('record token', () => void insert.run(t.jti, t.workspaceId, t.clientId, t.issuedAt, t.expiresAt)),
+    /** Record several tokens at once (a group commit's worth), in statements of up to 64 rows. */
+    insertMany: (tokens: ReadonlyArray<Omit<IssuedTokenRecord, 'revokedAt'>>) =>
+      guard('record tokens', () =>
+        atomically(db, () => {
+          for (let i = 0; i < tokens.length; i += ROWS_PER_STATEMENT) {
+            const chunk = tokens.slice(i, i + ROWS_PER_STATEMENT)
+            insertRows(chunk.length).run(chunk.flatMap((t) => [t.jti, t.workspaceId, t.clientId, t.issuedAt, t.expiresAt]))
+          }
+        })),
     get: (workspaceId: string, jti: string) =>
       guard('get token', () => {
         const r = byJti.get(workspaceId, jti) as Row | undefined
