@@ -121,6 +121,7 @@ class Session implements TerminalSession, RoomMember {
   ) {
     this.name = identity.client.name
     this.audioMode = audioMode
+    this.audioSink = link.deliverAudio.bind(link)
   }
 
   get id() {
@@ -141,6 +142,9 @@ class Session implements TerminalSession, RoomMember {
   deliver(frame: Uint8Array): void {
     this.link.deliverAudio(frame)
   }
+
+  /** Straight to the transport: one call per delivered frame instead of three. */
+  readonly audioSink: (frame: Uint8Array) => void
 
   sendEvent(event: ServerEvent): void {
     if (!this.done) this.link.sendEvent(event)

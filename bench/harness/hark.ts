@@ -122,6 +122,8 @@ export const startHark = async (
     name,
     command: process.execPath,
     args: [
+      // e.g. HARK_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile Hark under a scenario.
+      ...(process.env.HARK_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       harkBin, 'start', '--data', opts.dataDir, '--host', '127.0.0.1',
       '--rest-port', String(rest), '--gateway-port', String(gateway), '--mqtt-port', String(mqtt),
       '--log-level', 'warn', ...(opts.extraArgs ?? []),

@@ -19,6 +19,8 @@ export interface RoomMember {
   readonly audioMode?: AudioMode
   /** Data plane: receive other members' frames (see AudioSink). */
   deliver(frame: Uint8Array): void
+  /** The same as `deliver`, as a function that needs no receiver: the router calls it directly per frame. */
+  readonly audioSink?: (frame: Uint8Array) => void
   /** Control plane: receive room events. */
   sendEvent(event: ServerEvent): void
   /** The room took the member in: its source port and who else is there. */
@@ -80,7 +82,7 @@ const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEnt
       get audioMode() {
         return e.member.audioMode
       },
-      deliver: (f: Uint8Array) => e.member.deliver(f),
+      deliver: e.member.audioSink ?? ((f: Uint8Array) => e.member.deliver(f)),
     })),
   )
 
