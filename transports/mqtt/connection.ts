@@ -43,7 +43,7 @@ import type { SessionStore } from './sessionStore.js'
 import { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
 import type { WillDelivery, WillMessage } from './will.js'
-import type { Flushable, WriteScheduler } from './writeScheduler.js'
+import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 /** Name in presence, metrics and logs. */
 export const TRANSPORT_NAME = 'mqtt'
@@ -65,7 +65,7 @@ export interface ConnectionContext {
   readonly host: EngineHost
   readonly settings: MqttSettings
   readonly log: Logger
-  readonly scheduler: WriteScheduler
+  readonly scheduler: WriteBatch
   readonly sessions: SessionStore
   readonly wills: WillDelivery
   /** Open connections by `workspaceId \0 clientId`. */
@@ -90,7 +90,7 @@ const CLOSE_GRACE_MS = 2000
 
 export class MqttConnection implements TerminalLink, Flushable {
   readonly transport = TRANSPORT_NAME
-  flushScheduled = false
+  queued = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
   version: 4 | 5 = 4
@@ -293,7 +293,7 @@ export class MqttConnection implements TerminalLink, Flushable {
       return
     }
     this.out.packet(bytes)
-    if (!this.flushScheduled) this.ctx.scheduler.mark(this)
+    if (!this.queued) this.ctx.scheduler.add(this)
   }
 
   flush(): void {
@@ -330,7 +330,7 @@ export class MqttConnection implements TerminalLink, Flushable {
       return
     }
     this.out.audio(this.audioTemplate, frame, size)
-    if (!this.flushScheduled) this.ctx.scheduler.mark(this)
+    if (!this.queued) this.ctx.scheduler.add(this)
   }
 
   /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */

@@ -13,7 +13,7 @@ import type { Transport } from '../../core/transport.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { WillDelivery } from './will.js'
-import { WriteScheduler } from './writeScheduler.js'
+import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 /** TCP keepalive probes catch dead peers of clients that asked for MQTT keepalive 0. */
 const TCP_KEEPALIVE_MS = 60_000
@@ -65,7 +65,7 @@ export class MqttTransport implements Transport {
       host,
       settings: host.settings.mqtt,
       log: host.log.child({ transport: 'mqtt' }),
-      scheduler: new WriteScheduler(),
+      scheduler: new WriteBatch(),
       sessions: new SessionStore(),
       wills: new WillDelivery(host.terminals),
       live: new Map(),

@@ -22,7 +22,7 @@ import type { ServerEvent } from '../../core/events.js'
 import type { Logger } from '../../core/log.js'
 import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
 import { TokenBucket } from '../../core/tokenBucket.js'
-import type { Flushable, WriteBatch } from './writeBatch.js'
+import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 import type { ClockShape } from '../../core/clock.js'
 import {
   AUDIO_FRAME_BURST,

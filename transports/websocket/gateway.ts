@@ -32,7 +32,7 @@ import {
   type SocketData,
 } from './connection.js'
 import { loadNativeUws, type UwsModule } from './native.js'
-import { WriteBatch } from './writeBatch.js'
+import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 import { serveRoute } from './routeServer.js'
 
 export const CONNECT_PATH = '/v1/connect'

@@ -1,9 +1,9 @@
 /**
- * Batching each socket's writes per event-loop turn. Frames and events for a socket are queued
- * as they are produced (while uWS runs the message callbacks of one poll phase) and written once
- * per turn inside `ws.cork`, so many WebSocket messages leave in one TLS record and one syscall.
- * This is what keeps a JS fan-out near uWS's native pub/sub: a plain send per message makes
- * one SSL_write and one write(2) per receiver per frame.
+ * Batching each connection's writes per event-loop turn, for every transport. Frames and events
+ * for a connection are queued as they are produced (while the transport runs the I/O callbacks of
+ * one poll phase) and written once per turn — inside `ws.cork` for WebSocket, as one socket write
+ * for MQTT — so many messages leave in one TLS record and one syscall. This is what keeps a JS
+ * fan-out near a native pub/sub: a write per message costs one syscall per receiver per frame.
  */
 
 /** Something with writes waiting; `flush` writes them (and may queue itself again later). */
