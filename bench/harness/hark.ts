@@ -51,6 +51,16 @@ export interface HarkSeed {
 }
 
 /**
+ * `clientOf` for roomMembers: member i is seeded client i with its first token (the seed must hold
+ * at least as many clients as the load connects).
+ */
+export const seededClient = (seed: HarkSeed) => (i: number) => {
+  const c = seed.clients[i]
+  if (!c) throw new Error(`the load needs more than the ${seed.clients.length} seeded clients`)
+  return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
+}
+
+/**
  * A data dir with one workspace and an API key (through the CLI), then `clients` clients and
  * their tokens in bulk (bench/workers/seedHark.ts: the same storage and token calls the CLI
  * makes, in one process instead of one process per client). `roomSize` > 0 maps clients to rooms

@@ -10,7 +10,7 @@
 import { join } from 'node:path'
 import { defineScenario } from '../scenario.js'
 import { serverCpus } from '../harness/cores.js'
-import { seedHark, startHark, type HarkSeed } from '../harness/hark.js'
+import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
 import { benchModule } from '../harness/paths.js'
 import { roomMembers, runRoomLoad } from '../generators/rooms.js'
 import { ensureMosquitto, mosquittoVersion, startMosquitto } from '../peers/mosquitto.js'
@@ -72,10 +72,7 @@ export default defineScenario<Fixture>({
         target: { host: '127.0.0.1', port: hark.ports.mqtt, options: { scheme: 'hark' } },
         members: roomMembers({
           ...shape(ctx.load),
-          clientOf: (i) => {
-            const c = f.seed.clients[i]!
-            return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
-          },
+          clientOf: seededClient(f.seed),
         }),
         serverPids: [hark.proc.pid],
       })

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { defineScenario } from '../scenario.js'
 import { loadTls, type TlsMaterial } from '../../core/tls.js'
 import { serverCpus } from '../harness/cores.js'
-import { seedHark, startHark, type HarkSeed } from '../harness/hark.js'
+import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
 import { benchModule } from '../harness/paths.js'
 import { roomMembers, roomsFor, runRoomLoad } from '../generators/rooms.js'
 import { startPeer } from '../peers/start.js'
@@ -59,11 +59,7 @@ export default defineScenario<Fixture>({
         target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
         members: roomMembers({
           ...shape(ctx.load),
-          clientOf: (i) => {
-            const c = f.seed.clients[i]
-            if (!c) throw new Error(`load ${ctx.load} needs more than the ${f.seed.clients.length} seeded clients`)
-            return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
-          },
+          clientOf: seededClient(f.seed),
         }),
         serverPids: [hark.proc.pid],
       })

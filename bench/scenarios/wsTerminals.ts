@@ -8,7 +8,7 @@ import { loadTls, type TlsMaterial } from '../../core/tls.js'
 import type { ConnectionLoadSpec } from '../generators/connections.js'
 import { roomMembers } from '../generators/rooms.js'
 import { serverCpus } from '../harness/cores.js'
-import { seedHark, startHark, type HarkSeed } from '../harness/hark.js'
+import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
 import { benchModule } from '../harness/paths.js'
 import { startPeer } from '../peers/start.js'
 import type { MeasureContext, SetupContext } from '../scenario.js'
@@ -41,10 +41,7 @@ export const harkTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture):
     target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
     members: roomMembers({
       ...shape(ctx.load),
-      clientOf: (i) => {
-        const c = f.seed.clients[i]!
-        return { clientId: c.clientId, room: c.room!, credential: c.tokens[0]! }
-      },
+      clientOf: seededClient(f.seed),
     }).slice(0, ctx.load),
     serverPids: [hark.proc.pid],
   }
