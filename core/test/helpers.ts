@@ -94,6 +94,19 @@ export class Inbox<T> {
   }
 }
 
+/** The next event of `type` (matching `predicate`) in an inbox of server events. */
+export const nextEvent = <T extends ServerEvent['type']>(
+  events: Inbox<ServerEvent>,
+  type: T,
+  predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true,
+  { timeoutMs = 5000, at = '' }: { timeoutMs?: number; at?: string } = {},
+) =>
+  events.next(
+    (e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>),
+    timeoutMs,
+    `event ${type}${at ? ` at ${at}` : ''}`,
+  ) as Promise<Extract<ServerEvent, { type: T }>>
+
 /** A TerminalLink that records what the hub sends; for core tests without a transport. */
 export class RecordingLink implements TerminalLink {
   readonly events = new Inbox<ServerEvent>()
@@ -115,12 +128,8 @@ export class RecordingLink implements TerminalLink {
     this.closedWith = reason
     this.resolveClosed(reason)
   }
-  event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true) {
-    return this.events.next(
-      (e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>),
-      5000,
-      `event ${type}`,
-    ) as Promise<Extract<ServerEvent, { type: T }>>
+  event<T extends ServerEvent['type']>(type: T, predicate?: (e: Extract<ServerEvent, { type: T }>) => boolean) {
+    return nextEvent(this.events, type, predicate)
   }
 }
 

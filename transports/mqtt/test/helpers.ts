@@ -8,7 +8,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { generate, parser as createParser, type Packet } from 'mqtt-packet'
 import type { ServerEvent } from '../../../core/events.js'
 import type { Extension } from '../../../core/extension.js'
-import { Inbox, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
+import { Inbox, nextEvent, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { mqttTransport } from '../index.js'
 import { topicNamespace } from '../topics.js'
 
@@ -51,12 +51,8 @@ export class Device {
     client.on('packetreceive', (packet) => this.received.push(packet as Packet))
   }
 
-  event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true) {
-    return this.events.next(
-      (e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>),
-      5000,
-      `event ${type} at ${this.clientId}`,
-    ) as Promise<Extract<ServerEvent, { type: T }>>
+  event<T extends ServerEvent['type']>(type: T, predicate?: (e: Extract<ServerEvent, { type: T }>) => boolean) {
+    return nextEvent(this.events, type, predicate, { at: this.clientId })
   }
 
   publishAudio(payload: Uint8Array): void {

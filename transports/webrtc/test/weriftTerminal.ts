@@ -14,7 +14,7 @@ import {
   type RTCRtpTransceiver,
 } from 'werift'
 import type { ServerEvent } from '../../../core/events.js'
-import { Inbox } from '../../../core/test/helpers.js'
+import { Inbox, nextEvent } from '../../../core/test/helpers.js'
 import { httpsRequest, type HttpsResponse } from '../../../core/test/https.js'
 
 export interface WeriftTerminalOptions {
@@ -146,10 +146,8 @@ export class WeriftTerminal {
     )
   }
 
-  event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true, timeoutMs = 10_000) {
-    return this.events.next((e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>), timeoutMs, `event ${type}`) as Promise<
-      Extract<ServerEvent, { type: T }>
-    >
+  event<T extends ServerEvent['type']>(type: T, predicate?: (e: Extract<ServerEvent, { type: T }>) => boolean, timeoutMs = 10_000) {
+    return nextEvent(this.events, type, predicate, { timeoutMs })
   }
 
   /** A control message on the data channel. */

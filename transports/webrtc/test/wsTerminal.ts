@@ -5,7 +5,7 @@
 import WebSocket from 'ws'
 import type { ServerEvent } from '../../../core/events.js'
 import { parseDownlink, type DownlinkFrame } from '../../../core/dataplane/frame.js'
-import { Inbox } from '../../../core/test/helpers.js'
+import { Inbox, nextEvent } from '../../../core/test/helpers.js'
 
 export class WsTerminal {
   readonly events = new Inbox<ServerEvent>()
@@ -30,10 +30,8 @@ export class WsTerminal {
     })
   }
 
-  event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true, timeoutMs = 10_000) {
-    return this.events.next((e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>), timeoutMs, `event ${type}`) as Promise<
-      Extract<ServerEvent, { type: T }>
-    >
+  event<T extends ServerEvent['type']>(type: T, predicate?: (e: Extract<ServerEvent, { type: T }>) => boolean, timeoutMs = 10_000) {
+    return nextEvent(this.events, type, predicate, { timeoutMs })
   }
 
   /** One uplink frame: V|level byte, then the Opus packet. */

@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws'
 import type { ServerEvent } from '../../../core/events.js'
-import { Inbox } from '../../../core/test/helpers.js'
+import { Inbox, nextEvent } from '../../../core/test/helpers.js'
 
 export interface Refusal {
   readonly status: number
@@ -68,12 +68,8 @@ export class TestTerminal {
     throw new Error('connection was accepted')
   }
 
-  event<T extends ServerEvent['type']>(type: T, predicate: (e: Extract<ServerEvent, { type: T }>) => boolean = () => true) {
-    return this.events.next(
-      (e) => e.type === type && predicate(e as Extract<ServerEvent, { type: T }>),
-      5000,
-      `event ${type}`,
-    ) as Promise<Extract<ServerEvent, { type: T }>>
+  event<T extends ServerEvent['type']>(type: T, predicate?: (e: Extract<ServerEvent, { type: T }>) => boolean) {
+    return nextEvent(this.events, type, predicate)
   }
 
   sendAudio(uplink: Uint8Array): void {
