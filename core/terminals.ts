@@ -427,7 +427,7 @@ export class TerminalHub {
         member: session,
         room: identity.client.room,
         unassigned: (from) => session.unassigned(from),
-        request: (event) => workspace.send(event),
+        workspace,
       },
     })
     session.actor.start()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createActor } from 'xstate'
-import { clientMachine } from './client.js'
+import { createActor, fromCallback } from 'xstate'
+import { clientMachine, type ClientParentEvent } from './client.js'
 import type { RoomMember } from './room.js'
 
 const m: RoomMember = { id: 'c1', kind: 'terminal', name: null, deliver() {}, sendEvent() {}, joined() {} }
@@ -8,12 +8,18 @@ const m: RoomMember = { id: 'c1', kind: 'terminal', name: null, deliver() {}, se
 const harness = (room: string | null) => {
   const requests: string[] = []
   const unassigned: Array<string | null> = []
+  // The workspace stand-in: an actor that records the requests it receives.
+  const workspace = createActor(
+    fromCallback<ClientParentEvent>(({ receive }) =>
+      receive((e) => requests.push(`${e.type === 'JOIN_ROOM' ? 'join' : 'leave'} ${e.room}`)),
+    ),
+  ).start()
   const actor = createActor(clientMachine, {
     input: {
       member: m,
       room,
       unassigned: (from: string | null) => unassigned.push(from),
-      request: (e) => requests.push(`${e.type === 'JOIN_ROOM' ? 'join' : 'leave'} ${e.room}`),
+      workspace,
     },
   }).start()
   const child = () => actor

@@ -1,14 +1,15 @@
 /**
  * The client actor: one live terminal session and its place in the workspace. It follows the
  * client-to-room mapping: ASSIGN moves it (leave the old room, join the new one), CLOSE or END
- * takes it out for good. Its join/leave requests go to `request` (the hub forwards them to the
- * workspace actor): client actors are not xstate children of the workspace, because xstate
- * copies a parent's whole children object on every spawn and stop, which made connect and
- * disconnect storms O(n²) in live sessions (see core/terminals.ts).
+ * takes it out for good. Its join/leave requests go to the workspace actor with `sendTo`, so they
+ * are delivered after this actor's step, not from inside one of its actions. Client actors are
+ * not xstate children of the workspace, because xstate copies a parent's whole children object
+ * on every spawn and stop, which made connect and disconnect storms O(n²) in live sessions (see
+ * core/terminals.ts).
  *
  *   unassigned <--ASSIGN--> inRoom ; both --CLOSE/END--> closed
  */
-import { assertEvent, assign, setup } from 'xstate'
+import { assertEvent, assign, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import type { RoomMember } from './room.js'
 
 export type ClientEvent =
@@ -20,10 +21,13 @@ export type ClientParentEvent =
   | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
   | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
 
+/** Whoever takes the client's join/leave requests (the workspace actor). */
+export type ClientParentRef = ActorRef<Snapshot<unknown>, ClientParentEvent>
+
 export interface ClientInput {
   readonly member: RoomMember
   /** Where join/leave requests go (the workspace actor). */
-  readonly request: (event: ClientParentEvent) => void
+  readonly workspace: ClientParentRef
   /** The stored mapping at connect time. */
   readonly room: string | null
   /** Called when the client is mapped to no room (it stays connected, silent). */
@@ -32,7 +36,7 @@ export interface ClientInput {
 
 export interface ClientContext {
   readonly member: RoomMember
-  readonly request: (event: ClientParentEvent) => void
+  readonly workspace: ClientParentRef
   readonly room: string | null
   readonly unassigned: (from: string | null) => void
 }
@@ -44,8 +48,14 @@ export const clientMachine = setup({
     input: {} as ClientInput,
   },
   actions: {
-    joinRoom: ({ context }) => context.request({ type: 'JOIN_ROOM', room: context.room!, member: context.member }),
-    leaveRoom: ({ context }) => context.request({ type: 'LEAVE_ROOM', room: context.room!, member: context.member }),
+    joinRoom: sendTo(
+      ({ context }) => context.workspace,
+      ({ context }): ClientParentEvent => ({ type: 'JOIN_ROOM', room: context.room!, member: context.member }),
+    ),
+    leaveRoom: sendTo(
+      ({ context }) => context.workspace,
+      ({ context }): ClientParentEvent => ({ type: 'LEAVE_ROOM', room: context.room!, member: context.member }),
+    ),
     takeRoom: assign(({ event }) => {
       assertEvent(event, 'ASSIGN')
       return { room: event.room }
@@ -59,7 +69,7 @@ export const clientMachine = setup({
   },
 }).createMachine({
   id: 'client',
-  context: ({ input }) => ({ member: input.member, request: input.request, room: input.room, unassigned: input.unassigned }),
+  context: ({ input }) => ({ member: input.member, workspace: input.workspace, room: input.room, unassigned: input.unassigned }),
   initial: 'connecting',
   states: {
     connecting: {

@@ -5,7 +5,7 @@
  * different workspaces never meet: the same room name in two workspaces is two actors under two
  * parents.
  */
-import { assertEvent, assign, enqueueActions, setup, type ActorRefFrom } from 'xstate'
+import { assertEvent, assign, setup, stopChild, type ActorRefFrom } from 'xstate'
 import { RoomRouter } from '../dataplane/roomRouter.js'
 import type { ServerEvent } from '../events.js'
 import { roomMachine, type RoomMember } from './room.js'
@@ -62,32 +62,44 @@ export const workspaceMachine = setup({
       context.roomLifecycle?.(event.room, 'opened', spawned)
       return { rooms: new Map(context.rooms).set(event.room, spawned) }
     }),
-    join: enqueueActions(({ context, event, enqueue }) => {
+    // Plain actions that send directly: enqueueActions would build sendTo/assign action objects
+    // while another actor's custom action runs (a client's join arrives synchronously), which
+    // xstate's development build reports as a misuse.
+    join: ({ context, event }) => {
       assertEvent(event, 'JOIN_ROOM')
-      enqueue.sendTo(context.rooms.get(event.room)!, { type: 'JOIN', member: event.member })
-    }),
-    leave: enqueueActions(({ context, event, enqueue }) => {
+      context.rooms.get(event.room)!.send({ type: 'JOIN', member: event.member })
+    },
+    leave: ({ context, event }) => {
       assertEvent(event, 'LEAVE_ROOM')
-      const ref = context.rooms.get(event.room)
-      if (ref) enqueue.sendTo(ref, { type: 'LEAVE', member: event.member })
-    }),
-    broadcast: enqueueActions(({ context, event, enqueue }) => {
+      context.rooms.get(event.room)?.send({ type: 'LEAVE', member: event.member })
+    },
+    broadcast: ({ context, event }) => {
       assertEvent(event, 'BROADCAST_ROOM')
-      const ref = context.rooms.get(event.room)
-      if (ref) enqueue.sendTo(ref, { type: 'BROADCAST', event: event.event })
-    }),
-    closeRoomIfEmpty: enqueueActions(({ context, event, enqueue }) => {
+      context.rooms.get(event.room)?.send({ type: 'BROADCAST', event: event.event })
+    },
+    closeRoom: ({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
-      const ref = context.rooms.get(event.room)
-      // A join may have arrived between the room emptying and this event: then it stays.
-      if (!ref || !ref.getSnapshot().matches('empty')) return
+      const ref = context.rooms.get(event.room)!
       context.roomLifecycle?.(event.room, 'closed', ref)
       ref.getSnapshot().context.router.dispose()
-      enqueue.stopChild(ref)
+    },
+    stopRoom: stopChild(({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      return context.rooms.get(event.room)!
+    }),
+    forgetRoom: assign(({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
       const rooms = new Map(context.rooms)
       rooms.delete(event.room)
-      enqueue.assign({ rooms })
+      return { rooms }
     }),
+  },
+  guards: {
+    // A join may have arrived between the room emptying and this event: then it stays.
+    roomStillEmpty: ({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      return context.rooms.get(event.room)?.getSnapshot().matches('empty') === true
+    },
   },
 }).createMachine({
   id: 'workspace',
@@ -104,7 +116,7 @@ export const workspaceMachine = setup({
         JOIN_ROOM: { actions: ['openRoomIfNeeded', 'join'] },
         LEAVE_ROOM: { actions: 'leave' },
         BROADCAST_ROOM: { actions: 'broadcast' },
-        ROOM_EMPTY: { actions: 'closeRoomIfEmpty' },
+        ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['closeRoom', 'stopRoom', 'forgetRoom'] },
         ROOM_OCCUPIED: {},
       },
     },
