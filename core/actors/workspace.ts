@@ -62,9 +62,9 @@ export const workspaceMachine = setup({
       context.roomLifecycle?.(event.room, 'opened', spawned)
       return { rooms: new Map(context.rooms).set(event.room, spawned) }
     }),
-    // Plain actions that send directly: enqueueActions would build sendTo/assign action objects
-    // while another actor's custom action runs (a client's join arrives synchronously), which
-    // xstate's development build reports as a misuse.
+    // Plain actions that send directly. A request can arrive while another actor's action runs
+    // (a room reporting itself empty, an agent joining); enqueueActions would then build
+    // sendTo/assign objects inside that action, which xstate's development build reports.
     join: ({ context, event }) => {
       assertEvent(event, 'JOIN_ROOM')
       context.rooms.get(event.room)!.send({ type: 'JOIN', member: event.member })
