@@ -144,8 +144,15 @@ describe('hark CLI (real process)', () => {
     })
     const res = await fetch(`http://127.0.0.1:${restPort}/healthz`)
     expect(res.status).toBe(200)
+    const said: string[] = []
+    lines.on('line', (line) => said.push(line))
+    const allRead = new Promise<void>((resolve) => lines.on('close', resolve))
     child.kill('SIGTERM')
     // Exit code 0 means the graceful stop finished before the 4.5 s watchdog (which exits 1).
     expect(await exited).toBe(0)
+    // The operator sees the stop begin and end (stderr read to its end: 'exit' may come first).
+    await allRead
+    expect(said).toContain('hark: SIGTERM: stopping')
+    expect(said.some((l) => /^hark: stopped in \d+ ms$/.test(l))).toBe(true)
   })
 })

@@ -32,8 +32,13 @@ export const startCommand = (program: Command) => {
         process.exit(1)
       }, STOP_BUDGET_MS)
       watchdog.unref()
+      const began = performance.now()
+      process.stderr.write(`hark: ${signal}: stopping\n`)
       engine.stop().then(
-        () => process.exit(0),
+        () => {
+          process.stderr.write(`hark: stopped in ${Math.round(performance.now() - began)} ms\n`)
+          process.exit(0)
+        },
         (e: unknown) => {
           process.stderr.write(`hark: stop failed: ${(e as Error).message}\n`)
           process.exit(1)
