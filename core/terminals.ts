@@ -11,7 +11,7 @@ import { createActor, type ActorRefFrom } from 'xstate'
 import type { Registry } from 'prom-client'
 import { Counter, Gauge } from 'prom-client'
 import { clientMachine } from './actors/client.js'
-import { workspaceMachine, type RoomRef } from './actors/workspace.js'
+import { stopWorkspace, workspaceMachine, type RoomRef } from './actors/workspace.js'
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
 import type { SourcePort } from './dataplane/roomRouter.js'
@@ -519,7 +519,7 @@ export class TerminalHub {
   stop(): void {
     this.unsubscribe()
     this.closeAll()
-    for (const ref of this.workspaces.values()) ref.stop()
+    for (const ref of this.workspaces.values()) stopWorkspace(ref)
     this.workspaces.clear()
   }
 

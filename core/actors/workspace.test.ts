@@ -3,7 +3,7 @@ import { createActor } from 'xstate'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ServerEvent } from '../events.js'
 import type { RoomMember } from './room.js'
-import { workspaceMachine } from './workspace.js'
+import { stopWorkspace, workspaceMachine } from './workspace.js'
 
 const member = (id: string) => {
   const m = {
@@ -47,5 +47,20 @@ describe('workspace actor', () => {
     expect(a.events.filter((e) => e.type === 'participant.joined')).toEqual([])
     expect(b.events.filter((e) => e.type === 'participant.joined')).toEqual([])
     expect(a.port!.router).not.toBe(b.port!.router)
+  })
+
+  it('holds rooms in its own map, not as xstate children, and stops them with the workspace', () => {
+    // xstate copies a parent's children object on every spawn and stop: rooms as children made a
+    // disconnect storm quadratic in the number of rooms.
+    const ws = createActor(workspaceMachine, { input: { workspaceId: 'ws_1', now: () => 0 } }).start()
+    const members = Array.from({ length: 6 }, (_, i) => member(`m${i}`))
+    members.forEach((m, i) => ws.send({ type: 'JOIN_ROOM', room: `r${i % 3}`, member: m }))
+    const rooms = [...ws.getSnapshot().context.rooms.values()]
+    expect(rooms).toHaveLength(3)
+    expect(Object.keys(ws.getSnapshot().children)).toEqual([])
+    expect(rooms.map((r) => r.getSnapshot().status)).toEqual(['active', 'active', 'active'])
+    stopWorkspace(ws)
+    expect(rooms.map((r) => r.getSnapshot().status)).toEqual(['stopped', 'stopped', 'stopped'])
+    expect(ws.getSnapshot().status).toBe('stopped')
   })
 })
