@@ -4,8 +4,7 @@
  */
 import { Decoder, Encoder } from '@evan/opus'
 import { levelByteFromPcm } from '../dataplane/frame.js'
-
-export const SAMPLE_RATE = 16000
+import { concat, SAMPLE_RATE } from './speech.js'
 
 /** A continuous sine source cut into frames of `frameMs`, encoded as a terminal would send it. */
 export class ToneTalker {
@@ -66,12 +65,4 @@ export const tonePower = (pcm: Int16Array, hz: number): number => {
 }
 
 /** Concatenate PCM frames. */
-export const joinPcm = (frames: ReadonlyArray<Int16Array>): Int16Array => {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0))
-  let at = 0
-  for (const f of frames) {
-    out.set(f, at)
-    at += f.length
-  }
-  return out
-}
+export const joinPcm = (frames: ReadonlyArray<Int16Array>): Int16Array => concat(...frames)
