@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify'
 export const OPENAPI_PATH = '/openapi.json'
 
 interface OperationShape {
+  operationId?: string
+  summary?: string
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
@@ -45,11 +47,17 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     convertConstToEnum: false,
+    // Every GET also answers HEAD (fastify's exposeHeadRoutes): listed as its own operation.
+    exposeHeadRoutes: true,
     // @fastify/swagger marks every request body required; ours are optional when no field is.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
       const { openapiObject } = documentObject
       for (const operations of Object.values(openapiObject.paths ?? {})) {
+        const head = (operations as Record<string, OperationShape>).head
+        // @fastify/swagger names the HEAD twin of `getClient` "getClient-head": keep ids camelCase.
+        if (head?.operationId) head.operationId = head.operationId.replace(/-head$/, 'Head')
+        if (head?.summary) head.summary = `${head.summary} (headers only)`
         for (const op of Object.values(operations as Record<string, OperationShape>)) {
           const schema = op.requestBody?.content?.['application/json']?.schema
           if (op.requestBody && !(schema?.required && schema.required.length > 0)) op.requestBody.required = false
