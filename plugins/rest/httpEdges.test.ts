@@ -92,13 +92,15 @@ describe('REST edges', () => {
   })
 
   it('a 100 KB URL under /api/v1 gets 431 with the envelope, as the OpenAPI document says', async () => {
-    const path = `/api/v1/clients?room=${'r'.repeat(100_000)}`
-    const r = await rawExchange(t.engine.ports.rest!, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ws.apiKey}\r\n\r\n`)
-    expect(r.status).toBe(431)
-    expect(r.headers.get('connection')).toBe('close')
-    const body = JSON.parse(r.body)
-    openApi.check('GET', '/api/v1/clients', 431, r.headers.get('content-type') ?? null, body)
-    expect(body.error.code).toBe('headers_too_large')
+    for (const path of ['/api/v1/clients', '/api/v1/openapi.json']) {
+      const target = `${path}?room=${'r'.repeat(100_000)}`
+      const r = await rawExchange(t.engine.ports.rest!, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ws.apiKey}\r\n\r\n`)
+      expect(r.status, path).toBe(431)
+      expect(r.headers.get('connection'), path).toBe('close')
+      const body = JSON.parse(r.body)
+      openApi.check('GET', path, 431, r.headers.get('content-type') ?? null, body)
+      expect(body.error.code).toBe('headers_too_large')
+    }
   })
 })
 

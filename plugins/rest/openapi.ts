@@ -6,6 +6,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
+import { errorResponses } from './schemas.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
@@ -71,6 +72,8 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
 /** The route serving the document; public (no API key), still rate limited per IP. */
 export const openApiRoute = async (app: FastifyInstance): Promise<void> => {
   let body: string | undefined
+  // Every error an /api/v1 route can give but a key refusal.
+  const { 401: _noKeyNeeded, ...errors } = errorResponses()
   app.get(
     OPENAPI_PATH,
     {
@@ -80,7 +83,7 @@ export const openApiRoute = async (app: FastifyInstance): Promise<void> => {
         summary: 'This OpenAPI 3.1 document',
         tags: ['meta'],
         security: [],
-        response: { 200: { description: 'The OpenAPI document.', type: 'object', additionalProperties: true } },
+        response: { 200: { description: 'The OpenAPI document.', type: 'object', additionalProperties: true }, ...errors },
       },
     },
     async (_request, reply) => {
