@@ -15,7 +15,16 @@ export default defineConfig({
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info' },
-  rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
+  rest: {
+    port: 8080,
+    bodyLimitBytes: 65_536,
+    rateLimitMax: 1200,
+    rateLimitWindowSeconds: 60,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 5000,
+    connectionTimeoutMs: 130_000,
+  },
   gateway: { port: 8443 },
   webrtc: {
     hostAddresses: null,

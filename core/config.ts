@@ -26,6 +26,14 @@ export const SettingsSchema = Schema.Struct({
     /** Requests allowed per workspace per window. */
     rateLimitMax: PositiveInt,
     rateLimitWindowSeconds: PositiveInt,
+    /** The request head (line and headers) must arrive within this, counted from its first byte or the connection's start. */
+    headersTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 1000, maximum: 300_000 })),
+    /** The whole request (head and body) must arrive within this; at least headersTimeoutMs. */
+    requestTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 1000, maximum: 600_000 })),
+    /** An idle keep-alive connection is closed after this long without a new request. */
+    keepAliveTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 600_000 })),
+    /** A connection with no traffic either way for this long is closed, also while an answer is pending; above agents.startTimeoutMs. */
+    connectionTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 1000, maximum: 3_600_000 })),
   }),
   gateway: Schema.Struct({
     /** TLS listener for WSS (/v1/connect) and WebRTC signalling (/v1/webrtc/offer). */
@@ -128,7 +136,16 @@ export const defaultSettings: Settings = {
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info' },
-  rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
+  rest: {
+    port: 8080,
+    bodyLimitBytes: 65_536,
+    rateLimitMax: 1200,
+    rateLimitWindowSeconds: 60,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 5000,
+    connectionTimeoutMs: 130_000,
+  },
   gateway: { port: 8443 },
   webrtc: {
     hostAddresses: null,

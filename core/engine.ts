@@ -12,7 +12,7 @@ import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
-import { createHttpServer } from './http.js'
+import { beginHttpDrain, createHttpServer, finishHttpDrain } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
@@ -238,7 +238,8 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
 
     let ready = false
     const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
-    yield* Effect.addFinalizer(() => Effect.promise(() => app.close()))
+    // Runs last: REST requests still in flight get the rest of the drain budget, then are cut.
+    yield* Effect.addFinalizer(() => Effect.promise(() => finishHttpDrain(app)))
 
     const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
     for (const { name, plugin } of plugins) {
@@ -287,7 +288,13 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       }
     }
     ready = true
-    yield* Effect.addFinalizer(() => Effect.sync(() => (ready = false)))
+    // Runs first: no new REST requests, while those in flight go on during the rest of the stop.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        ready = false
+        beginHttpDrain(app)
+      }),
+    )
     return { host, ports } satisfies Running
   })
 

@@ -1,6 +1,6 @@
 /**
- * token-verify, Hark's side: the engine's own ClientTokens.verify (fast-jwt HS256, secrets
- * imported once per workspace secret), assembled on the data dir the way the CLI does it.
+ * token-verify, Hark's side: the engine's own ClientTokens.verify (jose HS256, one WebCrypto key
+ * imported per workspace secret), assembled on the data dir the way the CLI does it.
  * Usage: node dist/bench/workers/verifyHark.js --data DIR (then IPC: start, go).
  */
 import { parseArgs } from 'node:util'

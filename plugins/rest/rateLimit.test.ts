@@ -4,7 +4,8 @@ import { startRestEngine, type RestEngine } from './test/restEngine.js'
 let t: RestEngine
 // A window far longer than the test, so no window boundary can fall inside it.
 beforeAll(async () => {
-  t = await startRestEngine({ rest: { rateLimitMax: 3, rateLimitWindowSeconds: 3600 } })
+  // port 0 spelled out: the helper merges settings shallowly, so a partial rest section would drop it.
+  t = await startRestEngine({ rest: { port: 0, rateLimitMax: 3, rateLimitWindowSeconds: 3600 } })
 })
 afterAll(() => t.stop())
 

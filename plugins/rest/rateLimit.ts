@@ -1,8 +1,10 @@
 /**
- * Per-workspace rate limiting with @fastify/rate-limit: every /api/v1 call of one workspace
- * counts against `rest.rateLimitMax` per `rest.rateLimitWindowSeconds` (a fixed window per key);
- * calls without a valid key count per client IP. Over the limit: 429 `rate_limited` with
- * Retry-After, and every response carries the IETF draft RateLimit-Limit/-Remaining/-Reset headers.
+ * Per-workspace rate limiting with @fastify/rate-limit: every request under /api/v1 — any route,
+ * an unknown path or method (OPTIONS too), with or without a key — counts against
+ * `rest.rateLimitMax` per `rest.rateLimitWindowSeconds` (a fixed window per key); calls without a
+ * valid key count per client IP. Over the limit: 429 `rate_limited` with Retry-After, and every
+ * response carries the IETF draft RateLimit-Limit/-Remaining/-Reset headers. The limiter is a
+ * scope hook rather than the plugin's per-route one, so the not-found handler is counted as well.
  */
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
@@ -12,8 +14,7 @@ import { workspaceOf } from './auth.js'
 
 export const installRateLimit = async (app: FastifyInstance, settings: Settings): Promise<void> => {
   await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
+    global: false,
     max: settings.rest.rateLimitMax,
     timeWindow: settings.rest.rateLimitWindowSeconds * 1000,
     enableDraftSpec: true,
@@ -28,5 +29,7 @@ export const installRateLimit = async (app: FastifyInstance, settings: Settings)
       return new RateLimited({ message: `rate limit exceeded, retry in ${retryAfterSeconds} s`, retryAfterSeconds })
     },
   })
+  // After auth's onRequest hook (it names the workspace), before anything can refuse the request.
+  app.addHook('onRequest', app.rateLimit())
 }
 

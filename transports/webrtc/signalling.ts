@@ -27,6 +27,7 @@ import {
   ValidationFailed,
   wireCodesOf,
 } from '../../core/errors.js'
+import { parseBearer } from '../../core/security/bearer.js'
 import type { TerminalIdentity } from '../../core/security/security.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
@@ -101,9 +102,9 @@ export const bearerToken = (request: GatewayRequest): string => {
   if (values.length > 1) {
     throw new ValidationFailed({ field: 'authorization', message: `exactly one Authorization header is accepted, got ${values.length}` })
   }
-  const match = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(values[0]!)
-  if (!match) throw new TokenInvalid({ message: 'the Authorization header must be "Bearer <client token>"' })
-  return match[1]!
+  const token = parseBearer(values[0]!)
+  if (token === null) throw new TokenInvalid({ message: 'the Authorization header must be "Bearer <client token>"' })
+  return token
 }
 
 type OfferFormat = 'sdp' | 'json'
