@@ -1,7 +1,7 @@
 import { Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { createEngine, definePlugin, defineTransport, defineAgentProvider, type Engine, type EngineHost } from './index.js'
-import { cliJson, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
+import { definePlugin, defineTransport, defineAgentProvider, type Engine, type EngineHost } from './index.js'
+import { cliJson, createTestEngine, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
 
 describe('embedding the engine', () => {
   it('registers an embedder plugin, transport and agent provider by name, like built-ins', async () => {
@@ -64,7 +64,7 @@ describe('embedding the engine', () => {
       },
       stop: async () => {},
     }))
-    engine = createEngine({ dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, extensions: [slow] })
+    engine = createTestEngine({ dataDir: dir.path, extensions: [slow] })
     try {
       await engine.start()
       expect(statusWhileStarting).toBe(503)

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { echoAgent } from '../../agents/echo/index.js'
-import { createEngine } from '../../core/index.js'
-import { cliJson, runCli, tempDir } from '../../core/test/helpers.js'
+import { cliJson, createTestEngine, runCli, tempDir } from '../../core/test/helpers.js'
 
 let dir: ReturnType<typeof tempDir>
 beforeEach(() => (dir = tempDir()))
@@ -46,10 +45,7 @@ describe('hark preset (real process)', () => {
     expect((await cliJson<unknown[]>(['preset', 'list', ...ws]))).toHaveLength(2)
 
     // An engine on the same data dir dispatches the preset the CLI made.
-    const engine = createEngine({
-      dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, gateway: { port: 0 }, mqtt: { port: 0, tlsPort: null },
-      extensions: [echoAgent],
-    })
+    const engine = createTestEngine({ dataDir: dir.path, extensions: [echoAgent] })
     await engine.start()
     try {
       const agent = await engine.host.agents.dispatch(workspaceId, 'lobby', { presetId: 'greeter' })
