@@ -11,13 +11,18 @@ const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+const LogFormat = Schema.Literals(['auto', 'pretty', 'json'])
 
 export const SettingsSchema = Schema.Struct({
   /** Interface every listener binds to. */
   host: Schema.NonEmptyString,
   /** Where the libSQL file, generated TLS material and master key live. */
   dataDir: Schema.NonEmptyString,
-  log: Schema.Struct({ level: LogLevel }),
+  log: Schema.Struct({
+    level: LogLevel,
+    /** pretty: readable lines (time, level, message, key=value); json: one object a line; auto: pretty when stderr is a terminal. */
+    format: LogFormat,
+  }),
   rest: Schema.Struct({
     /** REST API, /healthz and /metrics (plain HTTP; put TLS in front in production). */
     port: Port,
@@ -127,7 +132,7 @@ export type Settings = typeof SettingsSchema.Type
 export const defaultSettings: Settings = {
   host: '127.0.0.1',
   dataDir: './data',
-  log: { level: 'info' },
+  log: { level: 'info', format: 'auto' },
   rest: { port: 8080, bodyLimitBytes: 65_536, rateLimitMax: 1200, rateLimitWindowSeconds: 60 },
   gateway: { port: 8443 },
   webrtc: {

@@ -66,7 +66,7 @@ export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stoppe
 export interface EngineOptions {
   /** A controllable clock for tests and simulations; the system clock otherwise. */
   readonly clock?: ClockShape
-  /** A logger to use instead of pino on stderr at settings.log.level. */
+  /** A logger to use instead of pino on stderr at settings.log.level and settings.log.format. */
   readonly logger?: Logger
   /** Environment and flag layers over the config (the CLI passes process.env and its flags). */
   readonly env?: SettingsLayers['env']
@@ -98,7 +98,7 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
   const basics = Layer.mergeAll(
     Layer.succeed(EngineSettings, settings),
     clockLayer(options.clock),
-    logLayer(options.logger ?? createLogger(settings.log.level)),
+    logLayer(options.logger ?? createLogger(settings.log.level, undefined, settings.log.format)),
     metricsLayer,
     Layer.sync(PresenceService, () => new Presence()),
   )
