@@ -23,7 +23,7 @@ import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
-import type { Transport } from './transport.js'
+import { ListenError, type Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
 import { UsageMeter } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
@@ -247,7 +247,10 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         log.debug({ plugin: name }, 'plugin routes registered')
       }
     }
-    yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
+    yield* Effect.tryPromise({
+      try: () => app.listen({ host: settings.host, port: settings.rest.port }),
+      catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
+    })
     const address = app.server.address()
     host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
@@ -255,7 +258,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       const transport = r.resolve<Transport>('transport', name)
       yield* Effect.tryPromise({
         try: () => transport.start(),
-        catch: (e) => new Error(`transport ${name} failed to start: ${(e as Error).message}`),
+        catch: (e) => (e instanceof ListenError ? e : new Error(`transport ${name} failed to start: ${(e as Error).message}`)),
       })
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => transport.stop()).pipe(

@@ -3,8 +3,9 @@
  * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
-import { ConfigError } from '../../core/config.js'
+import { ConfigError, settingDescriptors } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
+import { ListenError } from '../../core/transport.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
 import { benchCommand } from './commands/bench.js'
@@ -46,6 +47,12 @@ const fail = (message: string, code: number): never => {
   process.exit(code)
 }
 
+/** A bind failure, and the flag (and variable) that moves that listener to another port. */
+const listenAdvice = (e: ListenError): string => {
+  const d = settingDescriptors.find((s) => s.path === e.setting)
+  return d ? `${e.message}; choose another port with --${d.flag} (or ${d.env})` : e.message
+}
+
 export const main = async (argv: string[]) => {
   const program = buildProgram()
   try {
@@ -57,6 +64,7 @@ export const main = async (argv: string[]) => {
       process.exit(2)
     }
     if (e instanceof ConfigError) fail(e.message, 2)
+    if (e instanceof ListenError) fail(listenAdvice(e), 1)
     if (e instanceof CliError) fail(e.message, e.exitCode)
     if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, 1)
     fail((e as Error).message ?? String(e), 1)
