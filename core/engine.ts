@@ -4,7 +4,7 @@
  * plugin); disposing the runtime stops it, in reverse order, so listeners close before storage
  * is flushed and closed.
  */
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
@@ -306,17 +306,21 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   let running: Running | undefined
   const ports: Record<string, number> = {}
 
+  const databaseFile = join(dataDir, 'hark.db')
+  /** Whether this start creates the database (the operator is told, as for the master key). */
+  let createsDatabase = false
   const services = Layer.mergeAll(
     usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
-    Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),
+    Layer.provideMerge(storageLayer(databaseFile)),
     Layer.provideMerge(baseLayer(resolved, options)),
   )
   class Server extends Context.Service<Server, Running>()('hark/Server') {}
   const serverLayer = Layer.effect(
     Server,
     Effect.gen(function* () {
+      if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
       yield* cacheInvalidation
       yield* housekeeping(resolved)
       return yield* serve(resolved, config, ports)
@@ -339,6 +343,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      createsDatabase = !existsSync(databaseFile)
       runtime = ManagedRuntime.make(serverLayer)
       try {
         running = await runtime.runPromise(Effect.gen(function* () {
