@@ -84,7 +84,7 @@ describe('hark CLI (real process)', () => {
     expect(dup.stderr).toContain('client_exists')
     for (const bad of [['eph_x'], ['a/b'], ['ok', '--room', 'r oom'], ['ok', '--kind', 'Device']]) {
       const r = await runCli(['client', 'create', ...bad, '--workspace', workspaceId, ...data()])
-      expect(r.code, bad.join(' ')).toBe(1)
+      expect(r.code, bad.join(' ')).toBe(2)
       expect(r.stderr).toContain('validation_failed')
     }
   })

@@ -23,6 +23,8 @@ export const buildProgram = (): Command => {
     .description('Hark: real-time voice access engine')
     .version(process.env.npm_package_version ?? '0.1.0')
     .showSuggestionAfterError(true)
+    // commander's own usage errors read like ours: one line starting with "hark: ".
+    .configureOutput({ outputError: (text, write) => write(`hark: ${text.replace(/^error: /, '')}`) })
     .exitOverride()
   startCommand(program)
   workspaceCommands(program)
@@ -66,7 +68,8 @@ export const main = async (argv: string[]) => {
     if (e instanceof ConfigError) fail(e.message, 2)
     if (e instanceof ListenError) fail(listenAdvice(e), 1)
     if (e instanceof CliError) fail(e.message, e.exitCode)
-    if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, 1)
+    // A value the command refuses as invalid (validation_failed) is a usage error, like a bad flag.
+    if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, e._tag === 'ValidationFailed' ? 2 : 1)
     fail((e as Error).message ?? String(e), 1)
   }
 }
