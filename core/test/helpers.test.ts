@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ManualClock } from '../clock.js'
 import { defineTransport } from '../index.js'
-import { mergeConfig, startTestEngine } from './helpers.js'
+import { mergeConfig, runCli, startTestEngine, tempDir } from './helpers.js'
 
 describe('test engines are hermetic', () => {
   it("keep every listener on a free port when a test passes its own settings for a listener's section", async () => {
@@ -25,6 +25,20 @@ describe('test engines are hermetic', () => {
     const probe = defineTransport('probe', () => ({ start: async () => void started.push('probe'), stop: async () => {} }))
     await expect(startTestEngine({ ...config, extensions: [probe] })).rejects.toThrow(named)
     expect(started).toEqual([])
+  })
+})
+
+describe('hark processes of tests', () => {
+  it("do not inherit this process's HARK_* settings", async () => {
+    const dir = tempDir()
+    process.env.HARK_LOG_LEVEL = 'loud'
+    try {
+      const r = await runCli(['workspace', 'list', '--json', '--data', dir.path])
+      expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 0, stderr: '', stdout: '[]\n' })
+    } finally {
+      delete process.env.HARK_LOG_LEVEL
+      dir.remove()
+    }
   })
 })
 

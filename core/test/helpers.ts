@@ -179,11 +179,20 @@ export interface CliResult {
   readonly stderr: string
 }
 
+/**
+ * The environment of a `hark` child process: this one's without any HARK_* variable (a setting
+ * such as HARK_MQTT_TLS_PORT in the developer's shell must not reach a test), plus `env`.
+ */
+export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HARK_'))),
+  ...env,
+})
+
 /** Run `hark …` as a real process (the compiled CLI, as installed). */
 export const runCli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin/hark.js'), ...args], {
-      env: { ...process.env, ...env },
+      env: cliEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

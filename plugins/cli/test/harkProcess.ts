@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
-import { Inbox } from '../../../core/test/helpers.js'
+import { cliEnv, Inbox } from '../../../core/test/helpers.js'
 
 export interface HarkProcessOptions {
   readonly env?: Record<string, string>
@@ -41,7 +41,7 @@ const shellQuote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
 /** Start `argv` (executable first). */
 export const spawnHark = (argv: readonly string[], options: HarkProcessOptions = {}): HarkProcess => {
   const [file, ...args] = argv as [string, ...string[]]
-  const env = { ...process.env, ...options.env }
+  const env = cliEnv(options.env)
   const lines = new Inbox<string>()
   const read = (stream: Readable) => createInterface({ input: stream }).on('line', (l) => lines.push(l.replace(/\r$/, '')))
   let pid: Promise<number>
