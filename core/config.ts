@@ -5,6 +5,7 @@
  * all three are derived from the schema so they cannot drift apart.
  */
 import { Schema, SchemaIssue } from 'effect'
+import { ConfigError } from './configError.js'
 import type { Extension } from './extension.js'
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
@@ -191,17 +192,7 @@ export interface EngineConfig extends SettingsInput {
 /** Typed identity: gives embedders and engine.config.ts autocompletion and type errors. */
 export const defineConfig = <const C extends EngineConfig>(config: C): C => config
 
-/** A setting that failed validation: one line naming it, its source and what was wrong. */
-export class ConfigError extends Error {
-  readonly _tag = 'ConfigError'
-  constructor(
-    readonly setting: string,
-    readonly source: string,
-    readonly reason: string,
-  ) {
-    super(`invalid setting ${setting} (from ${source}): ${reason}`)
-  }
-}
+export { ConfigError }
 
 export interface SettingDescriptor {
   readonly path: string

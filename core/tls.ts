@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'effect'
 import { generate } from 'selfsigned'
-import { ConfigError } from './config.js'
+import { ConfigError } from './configError.js'
 
 export interface TlsMaterial {
   readonly cert: string

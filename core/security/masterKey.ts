@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { Context } from 'effect'
-import { ConfigError } from '../config.js'
+import { ConfigError } from '../configError.js'
 
 export interface MasterKeyShape {
   /** AES-256-GCM seal under a purpose-bound subkey; output is base64(iv | tag | ciphertext). */
