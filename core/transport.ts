@@ -13,7 +13,11 @@ const bindReasons: Readonly<Record<string, string>> = {
   EADDRINUSE: 'address already in use',
   EACCES: 'permission denied',
   EADDRNOTAVAIL: 'address not available on this machine',
+  ENOTFOUND: 'no such host',
 }
+
+/** Failures of the host, not of the port: another port would not help. */
+const hostCodes = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME'])
 
 /**
  * A listener could not bind. Names the listener and the setting holding its port, so whoever
@@ -21,6 +25,8 @@ const bindReasons: Readonly<Record<string, string>> = {
  */
 export class ListenError extends Error {
   readonly _tag = 'ListenError'
+  /** The host cannot be bound (not an address of this machine, or no such name): `host` is wrong, not the port. */
+  readonly hostProblem: boolean
   constructor(
     /** The listener's name, as reported to host.listening ("rest", "gateway", "mqtt"…). */
     readonly listener: string,
@@ -33,5 +39,6 @@ export class ListenError extends Error {
     const code = (cause as { code?: unknown } | null)?.code
     const reason = typeof code === 'string' && bindReasons[code] ? bindReasons[code] : String((cause as Error)?.message ?? cause)
     super(`cannot listen on ${host}:${port} (${listener}): ${reason}`, { cause })
+    this.hostProblem = typeof code === 'string' && hostCodes.has(code)
   }
 }

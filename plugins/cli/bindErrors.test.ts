@@ -45,4 +45,16 @@ describe('hark start with a port held by another process', () => {
     const listening = lines.slice(0, -1).map((l) => JSON.parse(l) as { msg: string; listener?: string }).filter((l) => l.msg === 'listening')
     expect(listening.map((l) => l.listener)).not.toContain(listener)
   })
+
+  it('an address that is not of this machine: the line names --host, not a port flag', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    const hark = spawnHark([
+      process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dir.path, '--host', '192.0.2.1',
+      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0',
+    ])
+    expect(await hark.exited).toBe(1)
+    expect(hark.lines.items.at(-1)).toBe(
+      'hark: cannot listen on 192.0.2.1:0 (rest): address not available on this machine; choose an address of this machine with --host (or HARK_HOST)',
+    )
+  })
 })

@@ -49,10 +49,13 @@ const fail = (message: string, code: number): never => {
   process.exit(code)
 }
 
-/** A bind failure, and the flag (and variable) that moves that listener to another port. */
+/** A bind failure, and the flag (and variable) that changes what is wrong: the port, or the host. */
 const listenAdvice = (e: ListenError): string => {
-  const d = settingDescriptors.find((s) => s.path === e.setting)
-  return d ? `${e.message}; choose another port with --${d.flag} (or ${d.env})` : e.message
+  const d = settingDescriptors.find((s) => s.path === (e.hostProblem ? 'host' : e.setting))
+  if (!d) return e.message
+  return e.hostProblem
+    ? `${e.message}; choose an address of this machine with --${d.flag} (or ${d.env})`
+    : `${e.message}; choose another port with --${d.flag} (or ${d.env})`
 }
 
 export const main = async (argv: string[]) => {
