@@ -14,7 +14,7 @@ import { websocketTransport } from './transports/websocket/index.js'
 export default defineConfig({
   host: '127.0.0.1',
   dataDir: './data',
-  log: { level: 'info' },
+  log: { level: 'info', format: 'auto' },
   rest: {
     port: 8080,
     bodyLimitBytes: 65_536,

@@ -5,19 +5,25 @@
  * all three are derived from the schema so they cannot drift apart.
  */
 import { Schema, SchemaIssue } from 'effect'
+import { ConfigError } from './configError.js'
 import type { Extension } from './extension.js'
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+const LogFormat = Schema.Literals(['auto', 'pretty', 'json'])
 
 export const SettingsSchema = Schema.Struct({
   /** Interface every listener binds to. */
   host: Schema.NonEmptyString,
   /** Where the libSQL file, generated TLS material and master key live. */
   dataDir: Schema.NonEmptyString,
-  log: Schema.Struct({ level: LogLevel }),
+  log: Schema.Struct({
+    level: LogLevel,
+    /** pretty: readable lines (time, level, message, key=value); json: one object a line; auto: pretty when stderr is a terminal. */
+    format: LogFormat,
+  }),
   rest: Schema.Struct({
     /** REST API, /healthz and /metrics (plain HTTP; put TLS in front in production). */
     port: Port,
@@ -135,7 +141,7 @@ export type Settings = typeof SettingsSchema.Type
 export const defaultSettings: Settings = {
   host: '127.0.0.1',
   dataDir: './data',
-  log: { level: 'info' },
+  log: { level: 'info', format: 'auto' },
   rest: {
     port: 8080,
     bodyLimitBytes: 65_536,
@@ -203,17 +209,7 @@ export interface EngineConfig extends SettingsInput {
 /** Typed identity: gives embedders and engine.config.ts autocompletion and type errors. */
 export const defineConfig = <const C extends EngineConfig>(config: C): C => config
 
-/** A setting that failed validation: one line naming it, its source and what was wrong. */
-export class ConfigError extends Error {
-  readonly _tag = 'ConfigError'
-  constructor(
-    readonly setting: string,
-    readonly source: string,
-    readonly reason: string,
-  ) {
-    super(`invalid setting ${setting} (from ${source}): ${reason}`)
-  }
-}
+export { ConfigError }
 
 export interface SettingDescriptor {
   readonly path: string

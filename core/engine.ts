@@ -4,7 +4,7 @@
  * plugin); disposing the runtime stops it, in reverse order, so listeners close before storage
  * is flushed and closed.
  */
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
@@ -23,7 +23,7 @@ import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
-import type { Transport } from './transport.js'
+import { ListenError, type Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
 import { UsageMeter } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
@@ -66,7 +66,7 @@ export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stoppe
 export interface EngineOptions {
   /** A controllable clock for tests and simulations; the system clock otherwise. */
   readonly clock?: ClockShape
-  /** A logger to use instead of pino on stderr at settings.log.level. */
+  /** A logger to use instead of pino on stderr at settings.log.level and settings.log.format. */
   readonly logger?: Logger
   /** Environment and flag layers over the config (the CLI passes process.env and its flags). */
   readonly env?: SettingsLayers['env']
@@ -98,7 +98,7 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
   const basics = Layer.mergeAll(
     Layer.succeed(EngineSettings, settings),
     clockLayer(options.clock),
-    logLayer(options.logger ?? createLogger(settings.log.level)),
+    logLayer(options.logger ?? createLogger(settings.log.level, undefined, settings.log.format)),
     metricsLayer,
     Layer.sync(PresenceService, () => new Presence()),
   )
@@ -248,7 +248,10 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         log.debug({ plugin: name }, 'plugin routes registered')
       }
     }
-    yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
+    yield* Effect.tryPromise({
+      try: () => app.listen({ host: settings.host, port: settings.rest.port }),
+      catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
+    })
     const address = app.server.address()
     host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
@@ -256,7 +259,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       const transport = r.resolve<Transport>('transport', name)
       yield* Effect.tryPromise({
         try: () => transport.start(),
-        catch: (e) => new Error(`transport ${name} failed to start: ${(e as Error).message}`),
+        catch: (e) => (e instanceof ListenError ? e : new Error(`transport ${name} failed to start: ${(e as Error).message}`)),
       })
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => transport.stop()).pipe(
@@ -310,17 +313,21 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   let running: Running | undefined
   const ports: Record<string, number> = {}
 
+  const databaseFile = join(dataDir, 'hark.db')
+  /** Whether this start creates the database (the operator is told, as for the master key). */
+  let createsDatabase = false
   const services = Layer.mergeAll(
     usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
-    Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),
+    Layer.provideMerge(storageLayer(databaseFile)),
     Layer.provideMerge(baseLayer(resolved, options)),
   )
   class Server extends Context.Service<Server, Running>()('hark/Server') {}
   const serverLayer = Layer.effect(
     Server,
     Effect.gen(function* () {
+      if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
       yield* cacheInvalidation
       yield* housekeeping(resolved)
       return yield* serve(resolved, config, ports)
@@ -343,6 +350,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      createsDatabase = !existsSync(databaseFile)
       runtime = ManagedRuntime.make(serverLayer)
       try {
         running = await runtime.runPromise(Effect.gen(function* () {

@@ -14,7 +14,7 @@ export {
   type SettingsInput,
 } from './config.js'
 export { defineTransport, definePlugin, defineAgentProvider, type Extension } from './extension.js'
-export type { Transport } from './transport.js'
+export { ListenError, type Transport } from './transport.js'
 export type { EnginePlugin } from './plugin.js'
 export type { AgentProvider } from './agentProvider.js'
 export type { EngineHost } from './host.js'

@@ -9,7 +9,7 @@ import { Counter, Gauge } from 'prom-client'
 import { audioDrops } from '../../core/dataplane/drops.js'
 import { ServerShuttingDown, wireCodesOf, type HarkError } from '../../core/errors.js'
 import type { EngineHost } from '../../core/host.js'
-import type { Transport } from '../../core/transport.js'
+import { ListenError, type Transport } from '../../core/transport.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { WillDelivery } from './will.js'
@@ -85,20 +85,21 @@ export class MqttTransport implements Transport {
   async start(): Promise<void> {
     const { host: bindHost, mqtt } = this.host.settings
     const plain = createServer({ noDelay: true }, this.accept)
-    await this.listen(plain, bindHost, mqtt.port, 'mqtt')
+    await this.listen(plain, bindHost, mqtt.port, 'mqtt', 'mqtt.port')
     if (mqtt.tlsPort !== null) {
       const secure = createTlsServer({ cert: this.host.tls.cert, key: this.host.tls.key }, this.accept)
       // A failed handshake only ends that socket.
       secure.on('tlsClientError', (_error, socket) => socket.destroy())
-      await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls')
+      await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls', 'mqtt.tlsPort')
     }
   }
 
-  private listen(server: Server, bindHost: string, port: number, name: string): Promise<void> {
+  private listen(server: Server, bindHost: string, port: number, name: string, setting: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      server.once('error', reject)
+      const failed = (e: Error) => reject(new ListenError(name, bindHost, port, setting, e))
+      server.once('error', failed)
       server.listen(port, bindHost, () => {
-        server.off('error', reject)
+        server.off('error', failed)
         this.servers.push(server)
         const address = server.address()
         this.host.listening(name, typeof address === 'object' && address ? address.port : port)

@@ -22,7 +22,7 @@ import type { AudioMode } from '../../core/events.js'
 import { MAX_CONTROL_MESSAGE_BYTES } from '../../core/events.js'
 import type { EngineHost } from '../../core/host.js'
 import type { TerminalIdentity } from '../../core/security/security.js'
-import type { Transport } from '../../core/transport.js'
+import { ListenError, type Transport } from '../../core/transport.js'
 import {
   DEFAULT_LIMITS,
   TRANSPORT_NAME,
@@ -155,7 +155,9 @@ export class WebSocketGateway implements Transport {
     this.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
       app.listen(settings.host, settings.gateway.port, (socket) =>
-        socket ? resolve(socket) : reject(new Error(`cannot listen on ${settings.host}:${settings.gateway.port}`)),
+        socket
+          ? resolve(socket)
+          : reject(new ListenError('gateway', settings.host, settings.gateway.port, 'gateway.port', 'the address is in use or not available')),
       ),
     )
     this.accepting = true
