@@ -29,6 +29,8 @@ const scenario: ScenarioRecord = {
   goal: { value: 50_000, text: '≥ 50k verifies/s' },
   goalJudged: true,
   load: { level: 64, unit: 'in flight' },
+  sweepUnit: 'in flight',
+  generator: 'native',
   timing: { warmupMs: 1000, durationMs: 3000 },
   rounds: 3,
   hark: 'measured',

@@ -7,9 +7,9 @@ import { join } from 'node:path'
 import { loadTls, type TlsMaterial } from '../../core/tls.js'
 import type { ConnectionLoadSpec } from '../generators/connections.js'
 import { roomMembers } from '../generators/rooms.js'
+import { protocols } from '../generators/generator.js'
 import { serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
-import { benchModule } from '../harness/paths.js'
 import { startPeer } from '../peers/start.js'
 import type { MeasureContext, SetupContext } from '../scenario.js'
 
@@ -37,7 +37,7 @@ export const setupWsTerminals = async (ctx: SetupContext, load: { quick: number;
 export const harkTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise<ConnectionLoadSpec> => {
   const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
   return {
-    protocol: benchModule('generators/protocols/harkWs'),
+    protocol: protocols.harkWs,
     target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
     members: roomMembers({
       ...shape(ctx.load),
@@ -51,7 +51,7 @@ export const harkTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture):
 export const uwsTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise<ConnectionLoadSpec> => {
   const peer = await startPeer(ctx, { name: 'uws', module: 'peers/uwsFanout', args: ['--cert', f.tls.certFile, '--key', f.tls.keyFile] })
   return {
-    protocol: benchModule('generators/protocols/wsPubSub'),
+    protocol: protocols.wsPubSub,
     target: { host: '127.0.0.1', port: peer.port, options: { tls: true, path: '/v1/connect' } },
     members: roomMembers(shape(ctx.load)).slice(0, ctx.load),
     serverPids: [peer.pid],
