@@ -220,6 +220,10 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
             p99Ms: m?.latency?.p99Ms ?? null,
             deliveryRatio: m ? (m.deliveryRatio ?? 1) : null,
             generatorSaturated: m ? m.saturated === 'generator' || m.saturated === 'both' : false,
+            value: m?.value ?? null,
+            saturated: m?.saturated ?? null,
+            serverCpuPercent: m?.server.cpuPercent ?? null,
+            generatorCpuPercent: m?.generator?.cpuPercent ?? null,
           }
         },
       )

@@ -125,6 +125,59 @@ describe('table', () => {
   })
 })
 
+describe('generators', () => {
+  const driven = (kind: string, cpu: number, saturated: Measurement['saturated']): Measurement => ({
+    ...m(90_000, 1, 5, saturated),
+    server: { cpuPercent: 60, rssBytes: 2 ** 20, rssPeakBytes: 2 ** 20 },
+    generator: { kind, cpuPercent: cpu, processes: 1, sendShortfall: 0 },
+  })
+  const rooms: ScenarioRecord = {
+    ...scenario,
+    name: 'ws-rooms',
+    unit: 'deliveries/s',
+    goal: null,
+    sweepUnit: 'talkers',
+    sides: [
+      { name: 'hark', label: 'Hark', role: 'hark', runs: [run(1, driven('native', 99, 'generator'))], summary: null },
+      { name: 'uws', label: 'uWS', role: 'peer', runs: [run(1, driven('native', 50, 'neither'))], summary: null },
+    ],
+    ratios: [{ peer: 'uws', ratio: 1, perCpuRatio: 1 }],
+    sweep: {
+      hark: {
+        steps: [
+          { level: 200, p99Ms: 3, deliveryRatio: 1, generatorSaturated: false, held: true, reason: null, value: 30_000, saturated: 'neither', serverCpuPercent: 20, generatorCpuPercent: 30 },
+          { level: 280, p99Ms: 30, deliveryRatio: 1, generatorSaturated: false, held: false, reason: 'p99 30.0 ms > 15 ms', value: 42_000, saturated: 'server', serverCpuPercent: 95, generatorCpuPercent: 40 },
+        ],
+        knee: 200,
+        endedBy: 'broke',
+      },
+    },
+  }
+  const summed = { ...rooms, sides: rooms.sides.map((x) => ({ ...x, summary: summarizeRuns(x.runs) })) }
+  const withRooms = { ...results, scenarios: [summed] }
+
+  it('say which generator drove each side, and which side saturated first with both CPUs', () => {
+    expect(summed.sides[0]!.summary!.generatorKind).toBe('native')
+    const t = renderTable(withRooms)
+    expect(t.split('\n')[2]).toMatch(/generator · neither\s+native · native$/)
+    expect(t).toContain("note ws-rooms: hark's native generator saturated first (generator 99% vs server 60% CPU); judge by the figure per server CPU-second (150.0k deliveries)")
+    expect(t).not.toContain("uws's native generator")
+    const { markdown } = renderReport(withRooms)
+    expect(markdown).toContain('| hark | 1 | 90.0k |')
+    expect(markdown).toContain('| native 99% |')
+    expect(markdown).toContain("- note ws-rooms: hark's native generator saturated first")
+  })
+
+  it('report each sweep step with its figure, both CPUs and the saturated side, in the sweep\'s unit', () => {
+    const { markdown } = renderReport(withRooms)
+    expect(markdown).toContain('- **hark**: knee 200 talkers, ended by broke.')
+    expect(markdown).toContain('| side | talkers | deliveries/s | p99 ms | delivered | server CPU | generator CPU | saturated | held |')
+    expect(markdown).toContain('| hark | 280 | 42.0k | 30.0 | 100.00% | 95% | 40% | server | no: p99 30.0 ms > 15 ms |')
+    const t = renderTable({ ...withRooms, scenarios: [{ ...summed, sweepUnit: 'connects/s offered' }] })
+    expect(t).toMatch(/ws-rooms\s+hark\s+200\s+connects\/s offered\s+broke/)
+  })
+})
+
 describe('report and charts', () => {
   it('renders the markdown report with its charts and every run', () => {
     const { markdown, charts } = renderReport(results)
