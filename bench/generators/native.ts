@@ -85,6 +85,10 @@ export const nativeGeneratorBinary = (): Promise<string> => {
       throw new NativeBuildError(explainBuildFailure(r.stderr))
     }
     renameSync(tmp, binary)
+    // Binaries of older sources are never used again (a running one keeps its inode).
+    for (const f of readdirSync(nativeBuildDir)) {
+      if (f.startsWith('hbgen-') && !f.endsWith('.tmp') && join(nativeBuildDir, f) !== binary) rmSync(join(nativeBuildDir, f), { force: true })
+    }
     return binary
   })()
   // A failed build is tried again next time (the packages may have been installed since).
