@@ -142,7 +142,7 @@ typedef struct worker {
   uint8_t *scratch; /* one uplink payload */
 } worker_t;
 
-/* shared between main and workers (main.c) */
+/* shared between main and workers (run.c) */
 #include <sys/socket.h>
 extern SSL_CTX *g_ssl;
 extern struct sockaddr_storage g_addr;
@@ -152,6 +152,8 @@ extern uint32_t *g_room_ok;
 extern volatile int g_cmd;
 extern double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
 void report_done(void);
+/* Block until `n` workers reported (main thread). */
+void wait_all(int n);
 
 double mono_us(void);
 void frames_init(void);
