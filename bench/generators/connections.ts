@@ -9,8 +9,8 @@ import type { GeneratorKind, MeasureContext, Measurement } from '../scenario.js'
 import { delay, monotonicUs } from '../harness/clock.js'
 import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
-import { cpuPercent, readCpuSeconds, readMemory } from '../harness/proc.js'
-import { measureWindow, type WindowFigures } from '../harness/window.js'
+import { cpuPercent, readCpuSeconds, readMachineStat, readMemory } from '../harness/proc.js'
+import { machineShares, measureWindow, type WindowFigures } from '../harness/window.js'
 import type { WorkerHandle } from '../harness/worker.js'
 import { startRoomGenerators, type ProtocolChoice } from './generator.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
@@ -49,6 +49,8 @@ interface Connected {
   readonly wallSeconds: number
   /** Server RSS before the first connect. */
   readonly rssBeforeBytes: number
+  /** /proc/stat at the first connect and after the last, for other load and core busy shares. */
+  readonly machine: readonly [ReturnType<typeof readMachineStat>, ReturnType<typeof readMachineStat>]
 }
 
 const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
@@ -62,6 +64,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
   const rssBeforeBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
   const cpu0 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
   const gen0 = workers.map((w) => readCpuSeconds(w.proc.pid) ?? 0)
+  const stat0 = readMachineStat()
   const t0 = monotonicUs()
   ctx.phase(`connecting ${members.length} terminals (${gens.kind} generator${spec.connectRate ? `, ${spec.connectRate} connects/s offered` : ''})`)
   parts.forEach((part, i) => {
@@ -82,6 +85,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
   })
   const connected = await Promise.all(workers.map((w) => w.next<RoomConnected>('connected', connectTimeoutMs + 15_000)))
   const wallSeconds = (monotonicUs() - t0) / 1e6
+  const stat1 = readMachineStat()
   const cpu1 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
   const generatorCpuSeconds = workers.map((w, i) => (readCpuSeconds(w.proc.pid) ?? gen0[i]!) - gen0[i]!)
   const ok = connected.reduce((s, c) => s + c.ok, 0)
@@ -100,6 +104,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
     generatorCpuSeconds,
     wallSeconds,
     rssBeforeBytes,
+    machine: [stat0, stat1],
   }
 }
 
@@ -118,15 +123,13 @@ export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadS
   const rssBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
   const generatorPids = c.workers.map((w) => w.proc.pid)
   stopAll(c.workers)
-  const window: WindowFigures = {
-    seconds: c.wallSeconds,
-    processes: [
-      ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
-      ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
-    ],
-    otherCpuPercent: null,
-    coreBusyPercent: {},
-  }
+  const processes = [
+    ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
+    ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
+  ]
+  // The runner's own CPU is left in "other" here: it idles during a storm.
+  const ours = processes.reduce((s, p) => s + p.cpuPercent, 0)
+  const window: WindowFigures = { seconds: c.wallSeconds, processes, ...machineShares(c.machine[0], c.machine[1], c.wallSeconds, ours) }
   return measurement({
     value: c.ok / (c.connectMs / 1000),
     histogram: c.histogram,

@@ -168,6 +168,12 @@ describe('generators', () => {
     expect(markdown).toContain("- note ws-rooms: hark's native generator saturated first")
   })
 
+  it('leave out the note where other processes filled the generator\'s core, not the generator', () => {
+    const crowded = { ...rooms, sides: [{ ...rooms.sides[0]!, runs: [run(1, driven('native', 5, 'both'))] }] }
+    const t = renderTable({ ...results, scenarios: [{ ...crowded, sides: crowded.sides.map((x) => ({ ...x, summary: summarizeRuns(x.runs) })) }] })
+    expect(t).not.toContain('generator saturated first')
+  })
+
   it('report each sweep step with its figure, both CPUs and the saturated side, in the sweep\'s unit', () => {
     const { markdown } = renderReport(withRooms)
     expect(markdown).toContain('- **hark**: knee 200 talkers, ended by broke.')
