@@ -43,7 +43,9 @@ export const generatorNotes = (sc: ScenarioRecord): string[] =>
     const m = s.summary
     // Only where the generator itself ran out (its CPU or its schedule), not where others filled its core.
     if (!m || !/generator|both/.test(String(m.saturated)) || m.generatorCpuPercent === null) return []
-    if (m.generatorCpuPercent < 90 && (m.sendShortfall ?? 0) <= 0.02) return []
+    const ownCpu = m.generatorCpuPercent >= 90
+    const ownSchedule = (m.sendShortfall ?? 0) > 0.02 && (m.otherCpuPercent ?? 0) < 10
+    if (!ownCpu && !ownSchedule) return []
     const per = m.perServerCpuSecond === null ? '' : `; judge by the figure per server CPU-second (${compact(m.perServerCpuSecond)} ${sc.unit.replace(/\/s$/, '')})`
     return [
       `note ${sc.name}: ${s.name}'s ${m.generatorKind ?? ''} generator saturated first (generator ${m.generatorCpuPercent.toFixed(0)}% vs server ${m.serverCpuPercent.toFixed(0)}% CPU)${per}`.replace('  ', ' '),

@@ -172,6 +172,13 @@ describe('generators', () => {
     const crowded = { ...rooms, sides: [{ ...rooms.sides[0]!, runs: [run(1, driven('native', 5, 'both'))] }] }
     const t = renderTable({ ...results, scenarios: [{ ...crowded, sides: crowded.sides.map((x) => ({ ...x, summary: summarizeRuns(x.runs) })) }] })
     expect(t).not.toContain('generator saturated first')
+    // a schedule missed while others took the core is theirs too (other load 3% here: the generator's)
+    const late = { ...driven('native', 40, 'generator'), generator: { kind: 'native', cpuPercent: 40, processes: 1, sendShortfall: 0.2 } }
+    const starved = { ...late, otherCpuPercent: 150 }
+    const table = (x: Measurement) =>
+      renderTable({ ...results, scenarios: [{ ...rooms, sides: [{ ...rooms.sides[0]!, runs: [run(1, x)], summary: summarizeRuns([run(1, x)]) }] }] })
+    expect(table(late)).toContain("hark's native generator saturated first (generator 40% vs server 60% CPU)")
+    expect(table(starved)).not.toContain('generator saturated first')
   })
 
   it('report each sweep step with its figure, both CPUs and the saturated side, in the sweep\'s unit', () => {
