@@ -99,8 +99,9 @@ const drive = async (
   if (opts.talkMs) {
     const talkFromUs = monotonicUs() + 100_000
     const endUs = talkFromUs + opts.talkMs * 1000
-    gen.send({ type: 'go', talkFromUs, warmupUntilUs: talkFromUs, endUs, drainMs: 2000 })
-    result = await gen.next<RoomResult>('result', opts.talkMs + 20_000)
+    // The drain ends as soon as every expected frame arrived; 20 s is only its bound.
+    gen.send({ type: 'go', talkFromUs, warmupUntilUs: talkFromUs, endUs, drainMs: 20_000 })
+    result = await gen.next<RoomResult>('result', opts.talkMs + 40_000)
   }
   gen.send({ type: 'stop' })
   await gen.proc.exited
@@ -152,8 +153,11 @@ const expectAllDelivered = (c: RoomConnected, r: RoomResult | null, talkers: num
   expect(r).not.toBeNull()
   expect(r!.talkers).toBe(talkers)
   expect(r!.sent).toBeGreaterThan(0)
-  expect(r!.scheduled).toBe(r!.sent + r!.missedLate + r!.skippedBacklog)
+  // A slot is scheduled by its due time and sent by its send time (as in the Node worker): a slot
+  // due just inside an edge of the window may leave just outside it, at most one per talker per edge.
+  expect(Math.abs(r!.scheduled - (r!.sent + r!.missedLate + r!.skippedBacklog))).toBeLessThanOrEqual(2 * talkers)
   expect(r!.expected).toBeGreaterThan(0)
+  expect(r!.duplicate).toBe(0)
   expect(r!.received).toBe(r!.expected)
   expect(r!.foreign).toBe(0)
   expect(r!.corrupt).toBe(0)

@@ -72,6 +72,8 @@ export interface RoomResult extends WorkerMessage {
   readonly corrupt?: number
   /** Connections lost after they were ready (native generator). */
   readonly dropped?: number
+  /** Frames of the window that came again or out of order on a connection, not counted as received (native generator). */
+  readonly duplicate?: number
   readonly histogram: string
 }
 

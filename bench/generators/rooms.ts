@@ -128,7 +128,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
       deliveriesExpected: expected,
       deliveriesReceived: received,
       foreignMessages: sum('foreign'),
-      ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), connectionsDropped: sum('dropped') } : {}),
+      ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), duplicateFrames: sum('duplicate'), connectionsDropped: sum('dropped') } : {}),
     },
   })
 }

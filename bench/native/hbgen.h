@@ -27,6 +27,7 @@
 #define LEVEL_BYTE 0x94
 #define DOWNLINK_HEADER_BYTES 6
 #define NO_SENDER 0xffffffffu
+#define TRACKED_SENDERS 8
 
 /* ---- latency histogram: the bucket layout of hdr-histogram-js with 3 significant digits,
  * lowest 1, highest 60 s in us, so the Node side re-records [value, count] pairs losslessly. */
@@ -103,6 +104,10 @@ typedef struct conn {
   uint16_t events_topic_len;
   uint8_t pub_head[300];
   uint16_t pub_head_len;
+  /* Last sequence number seen per sender (rooms of up to TRACKED_SENDERS + 1): duplicates show. */
+  uint32_t seen_sender[TRACKED_SENDERS];
+  uint32_t seen_seq[TRACKED_SENDERS];
+  uint8_t nseen;
 } conn_t;
 
 typedef struct talker {
@@ -137,7 +142,7 @@ typedef struct worker {
   /* talking: written by this worker only, read by main once it reported */
   int counting;
   double win_from, win_to;
-  uint64_t scheduled, sent, missed_late, skipped_backlog, expected, received, foreign, corrupt, dropped;
+  uint64_t scheduled, sent, missed_late, skipped_backlog, expected, received, foreign, corrupt, dropped, duplicate;
   hist_t hist;
   uint8_t *scratch; /* one uplink payload */
 } worker_t;

@@ -275,22 +275,22 @@ int main(void) {
       wake(ws, T);
       wait_all(T);
       go_done = 1;
-      uint64_t sum[9] = {0};
+      uint64_t sum[10] = {0};
       int talkers = 0;
       hist_t *h = calloc(1, sizeof *h);
       if (!h) fail("out of memory%s", "");
       for (int t = 0; t < T; t++) {
         worker_t *w = &ws[t];
         talkers += w->ntalkers;
-        uint64_t v[9] = {w->scheduled, w->sent, w->missed_late, w->skipped_backlog, w->expected, w->received, w->foreign, w->corrupt, w->dropped};
-        for (int k = 0; k < 9; k++) sum[k] += v[k];
+        uint64_t v[10] = {w->scheduled, w->sent, w->missed_late, w->skipped_backlog, w->expected, w->received, w->foreign, w->corrupt, w->dropped, w->duplicate};
+        for (int k = 0; k < 10; k++) sum[k] += v[k];
         hist_add(h, &w->hist);
       }
       printf("{\"type\":\"result\",\"talkers\":%d,\"receivers\":%d,\"scheduled\":%llu,\"sent\":%llu,\"missedLate\":%llu,"
-             "\"skippedBacklog\":%llu,\"expected\":%llu,\"received\":%llu,\"foreign\":%llu,\"corrupt\":%llu,\"dropped\":%llu,\"buckets\":",
+             "\"skippedBacklog\":%llu,\"expected\":%llu,\"received\":%llu,\"foreign\":%llu,\"corrupt\":%llu,\"dropped\":%llu,\"duplicate\":%llu,\"buckets\":",
              talkers, ok, (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3],
              (unsigned long long)sum[4], (unsigned long long)sum[5], (unsigned long long)sum[6], (unsigned long long)sum[7],
-             (unsigned long long)sum[8]);
+             (unsigned long long)sum[8], (unsigned long long)sum[9]);
       print_buckets(h);
       fputs("}\n", stdout);
       fflush(stdout);

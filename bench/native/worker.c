@@ -5,7 +5,8 @@
  * accounting as generators/roomWorker.ts: slots more than two periods late are skipped and
  * counted (missedLate, the generator's fault), a frame is skipped while its connection queues
  * more than maxBacklogBytes (skippedBacklog, the server's fault), and every frame received whose
- * send time lies in the window is counted and its latency recorded.
+ * send time lies in the window is counted and its latency recorded. The drain after the window
+ * ends early once every expected delivery has arrived.
  *
  * Per frame: no allocation, one SSL_write (or send) of the bytes built in place in the
  * connection's own buffer; receipt parses frames in the connection's read buffer.
@@ -149,6 +150,21 @@ static inline void on_frame(worker_t *w, conn_t *c, const uint8_t *f, size_t len
   if (len != (size_t)w->plan->frame_bytes || memcmp(f + FRAME_HEADER_BYTES, g_filler, len - FRAME_HEADER_BYTES) != 0) {
     w->corrupt++;
     return;
+  }
+  /* A frame that comes again, or before one its sender sent earlier, is not a new delivery. */
+  uint32_t sender = rd32(f + 4), seq = rd32(f + 8);
+  int k = 0;
+  while (k < c->nseen && c->seen_sender[k] != sender) k++;
+  if (k < c->nseen) {
+    if (seq <= c->seen_seq[k]) {
+      w->duplicate++;
+      return;
+    }
+    c->seen_seq[k] = seq;
+  } else if (k < TRACKED_SENDERS) {
+    c->seen_sender[k] = sender;
+    c->seen_seq[k] = seq;
+    c->nseen++;
   }
   w->received++;
   hist_record(&w->hist, now - sent);
@@ -671,6 +687,9 @@ static void talk_phase(worker_t *w) {
       t->next_due += period;
       cur = (cur + 1) % n;
     }
+    /* Rooms are whole per thread, so every delivery this thread expects comes to it: once all
+     * of them arrived the drain has nothing left to wait for (drainMs stays the upper bound). */
+    if (finished == n && now >= end && w->received >= w->expected) break;
     double next = finished < n ? w->talkers[cur].next_due : stop_at;
     poll_once(w, ms_until(next < stop_at ? next : stop_at, now, 100));
   }
