@@ -16,6 +16,7 @@ import WebSocket from 'ws'
 import { AgentFailure, type AgentContext, type AgentSession } from '../../core/agentProvider.js'
 import type { ServerEvent } from '../../core/events.js'
 import { scrubSecrets } from '../../core/index.js'
+import { heardText } from '../shared/heard.js'
 import { base64ToPcm, PcmResampler, pcmToBase64 } from './resampler.js'
 
 export const REALTIME_RATE = 24_000
@@ -110,16 +111,6 @@ export const sessionUpdate = (config: RealtimeConfig) => ({
     },
   },
 })
-
-/**
- * The first `share` (0..1) of `text`, cut at a word boundary: the words of a reply the room heard,
- * estimated from the share of its audio that was played.
- */
-export const heardText = (text: string, share: number): string => {
-  const words = text.trim().split(/\s+/).filter((w) => w.length > 0)
-  const keep = Math.max(0, Math.min(words.length, Math.round(words.length * share)))
-  return words.slice(0, keep).join(' ')
-}
 
 /** Open a socket, wait for `session.created`, configure the session, wait for `session.updated`. */
 const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint): Promise<WebSocket> => {
