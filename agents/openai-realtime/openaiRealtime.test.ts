@@ -233,8 +233,15 @@ describe('openai-realtime provider (against a strict local fake of the GA Realti
     speak(a.session, 400, 600)
     await a.link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'first')
 
+    const before = a.link.events.items.length
     fake.closeAll(1001, 'Your session hit the maximum duration of 60 minutes.')
-    await fake.sent.next((e) => e.type === 'session.updated' && fake.sessions.length === 2, 5000, 'the second session')
+    // Listening again once the new session is configured (room audio in between is lost).
+    await a.link.events.next(
+      (e) => a.link.events.items.indexOf(e) >= before && e.type === 'agent.event' && e.event.kind === 'state' && e.event.state === 'listening',
+      5000,
+      'the reopened session',
+    )
+    expect(fake.connections).toBe(2)
     const { id: _first, ...firstConfig } = fake.sessions[0]!
     const { id: _second, ...secondConfig } = fake.sessions[1]!
     expect({ ...secondConfig, expires_at: 0 }).toEqual({ ...firstConfig, expires_at: 0 })
@@ -246,6 +253,7 @@ describe('openai-realtime provider (against a strict local fake of the GA Realti
     fake.closeAll(1011, 'server error')
     expect(await a.link.event('agent.stopped')).toMatchObject({ agentId: view.agentId, reason: 'realtime connection closed (1011)' })
     expect(fake.connections).toBe(2)
+    expect(logged.join('')).toContain('reconnecting with the same configuration')
   })
 
   it('(6) a refused key fails the start with a reason that holds neither the key nor its masked form', async () => {

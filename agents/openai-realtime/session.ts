@@ -268,6 +268,7 @@ export class RealtimeSession implements AgentSession {
         }
         this.attach(ws)
         this.ctx.log.info('realtime session reopened')
+        this.ctx.emit({ kind: 'state', state: 'listening' })
       },
       (e: unknown) => {
         if (!this.closing) this.ctx.fail(e instanceof AgentFailure ? `realtime reconnection failed: ${e.message}` : 'realtime reconnection failed')
