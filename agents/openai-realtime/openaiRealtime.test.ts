@@ -175,6 +175,45 @@ describe('openai-realtime provider (against a strict local fake of the GA Realti
     expect(fake.errorCodes()).toEqual([])
   })
 
+  it('(2) a truncation the server still refuses is followed by deleting the item: no unheard text stays', async () => {
+    await start()
+    replies.push({ audioMs: 4000, transcript: 'a reply whose item the server holds much less of', speed: 2 })
+    // A server whose item is far shorter than what it delivered: any truncation is refused.
+    fake.itemShortfallMs = 10_000
+    const a = await connect('a')
+    await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})
+    const joined = await a.link.event('participant.joined', (e) => e.participant.kind === 'agent')
+    speak(a.session, 400, 600)
+    await a.link.frames.next(() => agentFrames(a.link, joined).length >= 30, 5000, 'the agent talking')
+    await a.link.event('speaking.stopped', (e) => e.participantId === 'a')
+    speak(a.session, 300, 600)
+    const truncate = await fake.received.next((e) => e.type === 'conversation.item.truncate')
+    const refused = await fake.sent.next((e) => e.type === 'error')
+    expect(refused.error).toMatchObject({ code: 'invalid_value', event_id: truncate.event_id })
+    expect(await fake.received.next((e) => e.type === 'conversation.item.delete')).toMatchObject({ item_id: truncate.item_id })
+    await fake.sent.next((e) => e.type === 'conversation.item.deleted' && e.item_id === truncate.item_id)
+    expect(logged.join('')).toContain('realtime truncation refused; deleting the interrupted item instead')
+  })
+
+  it('(2) a reply the server cancels before any of its audio arrived is deleted, not truncated', async () => {
+    await start()
+    replies.push({ audioMs: 1000, transcript: 'never heard at all', firstAudioAfterMs: 3000 }, { audioMs: 200, transcript: 'ok' })
+    const a = await connect('a')
+    await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', {})
+    speak(a.session, 400, 600)
+    const added = await fake.sent.next((e) => e.type === 'response.output_item.added')
+    await a.link.event('speaking.stopped', (e) => e.participantId === 'a')
+    // The room speaks again while the model is still thinking: the server cancels its reply itself.
+    speak(a.session, 300, 600)
+    const itemId = (added.item as { id: string }).id
+    expect(await fake.received.next((e) => e.type === 'conversation.item.delete')).toMatchObject({ item_id: itemId })
+    await fake.sent.next((e) => e.type === 'conversation.item.deleted' && e.item_id === itemId)
+    await a.link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'ok')
+    expect(fake.received.items.filter((e) => e.type === 'conversation.item.truncate' || e.type === 'response.cancel')).toEqual([])
+    expect(fake.errorCodes()).toEqual([])
+    expect(agentEvents(a.link).filter((e) => e.kind === 'transcript' && e.role === 'agent').map((e) => e.text)).toEqual(['ok'])
+  })
+
   it('(3) silence keeps flowing while the server\'s turn is open, so a 4 s vadSilenceMs ends the turn after the room went quiet', async () => {
     await start()
     replies.push({ audioMs: 200, transcript: 'heard you' })

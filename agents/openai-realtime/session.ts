@@ -301,6 +301,19 @@ export class RealtimeSession implements AgentSession {
     this.ctx.emit({ kind: 'state', state: 'listening' })
   }
 
+  /**
+   * The server cancelled a reply none of whose audio has arrived yet (its model was still
+   * thinking): ignore the rest of it, and delete its item so its unheard text leaves the context.
+   */
+  private dropUnheardReply(): void {
+    if (this.responseId !== null) this.cancelled.add(this.responseId)
+    const reply = this.reply
+    if (!reply || reply.settled || reply.received > 0) return
+    reply.settled = true
+    if (reply.responseId !== null) this.cancelled.add(reply.responseId)
+    this.deleteItem(reply.itemId)
+  }
+
   /** Tell the model how much of the item was heard; an item with no audio was not heard at all. */
   private truncate(reply: Reply, heardMs: number): void {
     if (reply.received === 0) {
@@ -361,7 +374,7 @@ export class RealtimeSession implements AgentSession {
         this.startFiller()
         // The server heard the room speak; with interrupt_response it has cancelled its reply itself.
         if (this.ctx.audio.speaking) this.bargeIn(true)
-        else if (this.responseId !== null) this.cancelled.add(this.responseId)
+        else this.dropUnheardReply()
         return
       case 'input_audio_buffer.speech_stopped':
         this.turnOpen = false

