@@ -248,6 +248,12 @@ export class RealtimeSession implements AgentSession {
     this.stopFiller()
     this.turnOpen = false
     this.responseId = null
+    // A reply cut off by the end of the session: the room hears what was pushed; say that much.
+    const reply = this.reply
+    if (reply && !reply.settled && !reply.transcriptDone) {
+      reply.settled = true
+      if (reply.text) this.ctx.emit({ kind: 'transcript', role: 'agent', text: reply.text, final: true, truncated: true })
+    }
     if (!NORMAL_END_CODES.has(code)) {
       this.ctx.fail(`realtime connection closed (${code})`)
       return

@@ -199,6 +199,8 @@ export class PipelineSession implements AgentSession {
       this.failedTurns = 0
       this.endTurn(turn)
     } catch (e) {
+      // A turn interrupted or replaced meanwhile has nothing more to say, whatever it ran into.
+      if (this.turn !== turn) return
       if (e instanceof ApiError) this.turnFailed(turn, e)
       else if (!signal.aborted) {
         this.ctx.log.error({ error: scrubSecrets(String(e), this.endpoints.secrets) }, 'pipeline turn failed unexpectedly')
