@@ -205,6 +205,27 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     })
   })
 
+  it('a malformed answer from any API costs the turn only (malformed response)', async () => {
+    const fake = await startFake()
+    fake.script.replies = ['Fine now.']
+    const { t, seed, link, session } = await inProcess(fake)
+    const view = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { overrides: { ttsFormat: 'wav' } })
+    for (const [i, stage] of (['stt', 'llm', 'tts'] as const).entries()) {
+      fake.failNext(stage, 'garbage')
+      if (i > 0) await link.event('speaking.stopped', (e) => e.participantId === 'a')
+      say(session, concat(speechLike(1000, i + 1), silence(900)))
+      const failed = await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'error' && e.event.stage === stage, 5000, `${stage} failing`)
+      expect(failed).toMatchObject({ event: { kind: 'error', stage, reason: 'malformed response' } })
+      // Two failed turns in a row are survived; the third stage's failure comes after a good turn.
+      if (i === 1) {
+        await link.event('speaking.stopped', (e) => e.participantId === 'a')
+        say(session, concat(speechLike(1000, 7), silence(900)))
+        await link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'Fine now.')
+      }
+    }
+    expect(t.engine.host.agents.get(seed.workspaceId, view.agentId)).toMatchObject({ state: 'running' })
+  })
+
   it('a refused key fails the agent with a reason that holds neither the key nor its masked form', async () => {
     const fake = await startFake()
     const wrong = { ...KEYS, stt: 'sk-wrong-stt-key-99998888' }

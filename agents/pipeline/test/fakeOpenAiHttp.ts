@@ -56,7 +56,7 @@ const maskedKey = (key: string) => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, k
 export class FakeOpenAiHttp {
   readonly requests = new Inbox<FakeRequest>()
   readonly script: FakeScript = { transcripts: ['hello'], replies: ['Hello there.'], hz: 440 }
-  private readonly failures = new Map<FakeStage, { status: number; code: string } | 'hang'>()
+  private readonly failures = new Map<FakeStage, { status: number; code: string } | 'hang' | 'garbage'>()
   private counts = { stt: 0, llm: 0 }
   private release: (() => void) | null = null
   private releasedNow = false
@@ -79,8 +79,11 @@ export class FakeOpenAiHttp {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`
   }
 
-  /** The next request of `stage` fails with `status` (or hangs: headers never come). */
-  failNext(stage: FakeStage, failure: { status: number; code: string } | 'hang'): void {
+  /**
+   * The next request of `stage` fails with `status`, hangs (headers never come), or is answered
+   * with garbage under a 200 (chat: an event that is not JSON; speech: a body that is not a WAV file).
+   */
+  failNext(stage: FakeStage, failure: { status: number; code: string } | 'hang' | 'garbage'): void {
     this.failures.set(stage, failure)
   }
 
@@ -138,6 +141,11 @@ export class FakeOpenAiHttp {
         this.failures.delete(stage)
         this.requests.push(request)
         if (failure === 'hang') return void this.hanging.add(res)
+        if (failure === 'garbage') {
+          res.writeHead(200, { 'content-type': stage === 'llm' ? 'text/event-stream' : 'audio/wav' })
+          res.end(stage === 'llm' ? 'data: {"choices": [{"delta": {"content": "Hel\n\n' : 'this is not a RIFF file at all')
+          return
+        }
         if (failure) return this.error(res, failure.status, `Injected failure ${failure.status}.`, failure.code, 'server_error')
         if (stage === 'llm') await this.chat(request, res)
         else await this.speech(request, res)
@@ -164,6 +172,10 @@ export class FakeOpenAiHttp {
     this.failures.delete('stt')
     this.requests.push(request)
     if (failure === 'hang') return void this.hanging.add(res)
+    if (failure === 'garbage') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return void res.end('{"text": ')
+    }
     if (failure) return this.error(res, failure.status, `Injected failure ${failure.status}.`, failure.code, 'server_error')
     const text = this.script.transcripts[Math.min(this.counts.stt++, this.script.transcripts.length - 1)]!
     if (format === 'text') {
