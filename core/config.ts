@@ -14,6 +14,15 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 const LogFormat = Schema.Literals(['auto', 'pretty', 'json'])
 
+/** One OpenAI-compatible HTTP API of the pipeline agent: base URL and key (null and no variable: no key). */
+const PipelineApi = Schema.Struct({
+  /** e.g. https://api.openai.com/v1, or a local server speaking the same API. */
+  baseUrl: Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/)),
+  apiKey: Schema.NullOr(Schema.NonEmptyString),
+  /** Environment variable read for the key when apiKey is null. */
+  apiKeyEnv: Schema.NonEmptyString,
+})
+
 export const SettingsSchema = Schema.Struct({
   /** Interface every listener binds to. */
   host: Schema.NonEmptyString,
@@ -132,6 +141,14 @@ export const SettingsSchema = Schema.Struct({
       /** Environment variable read for the key when apiKey is null. */
       apiKeyEnv: Schema.NonEmptyString,
     }),
+    /** The `pipeline` provider: speech-to-text, chat model and text-to-speech, each its own endpoint. */
+    pipeline: Schema.Struct({
+      stt: PipelineApi,
+      llm: PipelineApi,
+      tts: PipelineApi,
+      /** A request must answer, and each streamed chunk arrive, within this (else the turn fails). */
+      requestTimeoutMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 120_000 })),
+    }),
   }),
 })
 
@@ -193,6 +210,12 @@ export const defaultSettings: Settings = {
     maxPerRoom: 4,
     defaultAgentStopDelaySeconds: 30,
     openaiRealtime: { baseUrl: 'wss://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+    pipeline: {
+      stt: { baseUrl: 'https://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+      llm: { baseUrl: 'https://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+      tts: { baseUrl: 'https://api.openai.com/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
+      requestTimeoutMs: 15_000,
+    },
   },
 }
 

@@ -31,3 +31,4 @@ export {
 } from './gatewayRoutes.js'
 export { ManualClock, systemClock, type ClockShape } from './clock.js'
 export * as errors from './errors.js'
+export { scrubSecrets } from './agents/redact.js'
