@@ -59,6 +59,7 @@ export default defineConfig({
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
+  webhooks: { allowPrivateNetworks: false },
   agents: {
     defaultProvider: 'echo',
     startTimeoutMs: 15_000,

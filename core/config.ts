@@ -120,6 +120,13 @@ export const SettingsSchema = Schema.Struct({
     /** How often open sessions are checkpointed: the most metered time a crash can lose. */
     checkpointMs: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 5000 })),
   }),
+  webhooks: Schema.Struct({
+    /**
+     * Allow webhook URLs over plain http and hosts that resolve to loopback, private, link-local,
+     * multicast or other non-global addresses (checked at create time and at every delivery).
+     */
+    allowPrivateNetworks: Schema.Boolean,
+  }),
   agents: Schema.Struct({
     /** Provider of the platform default agent (a dispatch without presetId), at its config defaults. */
     defaultProvider: Schema.NonEmptyString,
@@ -202,6 +209,7 @@ export const defaultSettings: Settings = {
   },
   storage: { changePollMs: 200 },
   usage: { checkpointMs: 5000 },
+  webhooks: { allowPrivateNetworks: false },
   agents: {
     defaultProvider: 'echo',
     startTimeoutMs: 15_000,

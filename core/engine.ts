@@ -30,6 +30,7 @@ import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agents/defaultAgents.js'
 import { AgentDispatcher } from './agents/dispatcher.js'
 import { containAgentFaults } from './agents/faultContainment.js'
+import { WebhookOutbox } from './webhooks/outbox.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
@@ -190,6 +191,15 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const log = yield* Log
     const runner = Effect.runPromiseExitWith(ctx)
     let registry: ExtensionRegistry | undefined
+    const webhookOutbox = new WebhookOutbox(Context.get(ctx, Storage), Context.get(ctx, Clock), log)
+    const uninstallOutbox = webhookOutbox.install()
+    // Runs after the terminals and agents have gone (their last events), before storage closes.
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        await webhookOutbox.flush()
+        uninstallOutbox()
+      }),
+    )
     const agents = new AgentDispatcher({
       hub: Context.get(ctx, Terminals),
       storage: Context.get(ctx, Storage),
@@ -212,6 +222,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       presence: Context.get(ctx, PresenceService),
       terminals: Context.get(ctx, Terminals),
       agents,
+      webhookOutbox,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
       run: (effect) => runThrowing(runner(effect)),

@@ -16,6 +16,7 @@ import type { TlsMaterial } from './tls.js'
 import type { TerminalHub } from './terminals.js'
 import type { EngineServices } from './services.js'
 import type { AgentDispatcher } from './agents/dispatcher.js'
+import type { WebhookOutbox } from './webhooks/outbox.js'
 
 export interface EngineHost {
   readonly settings: Settings
@@ -29,6 +30,8 @@ export interface EngineHost {
   readonly terminals: TerminalHub
   /** Dispatch, stop and list agents (providers resolved by name from the registry). */
   readonly agents: AgentDispatcher
+  /** Webhook events: database changes write theirs in their transaction; live events are published here. */
+  readonly webhookOutbox: WebhookOutbox
   readonly tls: TlsMaterial
   /**
    * HTTP routes served on the gateway port by whichever transport owns that listener (the

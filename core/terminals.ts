@@ -83,6 +83,22 @@ export interface SessionLifecycleEvent {
   readonly workspaceId: string
   readonly clientId: string
   readonly transport: string
+  /** The room the session is in (for `ended`: the room it was in when it ended). */
+  readonly room: string | null
+  /** Why an `ended` session ended: `client_closed` when the terminal went away, else the code it was closed with. */
+  readonly reason: string | null
+}
+
+/** A session was placed in a room (first) or moved between rooms (control plane; webhooks listen). */
+export interface SessionRoomEvent {
+  readonly sessionId: string
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly transport: string
+  /** True for the placement right after the session opened (`from` is then null). */
+  readonly first: boolean
+  readonly from: string | null
+  readonly to: string | null
 }
 
 /** The number of terminals in a room changed (control plane; room default agents listen). */
@@ -90,6 +106,8 @@ export interface RoomOccupancyEvent {
   readonly workspaceId: string
   readonly room: string
   readonly terminals: number
+  /** The terminal whose arrival or departure changed the count. */
+  readonly clientId: string
 }
 
 /** A live view of a room for listings. */
@@ -109,6 +127,8 @@ class Session implements TerminalSession, RoomMember {
   audioMode: AudioMode
   private introduced = false
   private done = false
+  /** The wire code this session was closed with; null while open or when the terminal left by itself. */
+  closedWith: string | null = null
   private expiryTimer: NodeJS.Timeout | undefined
   /** Its client actor (place in the workspace); set by the hub right after construction. */
   actor: ActorRefFrom<typeof clientMachine> | null = null
@@ -177,7 +197,7 @@ class Session implements TerminalSession, RoomMember {
     const from = this.room
     this.route = port
     this.room = room
-    this.hub.moved(this, room)
+    this.hub.moved(this, from, room, !this.introduced)
     if (!this.introduced) this.introduce(room, port.sourceId, participants)
     else this.sendEvent({ type: 'room.changed', from, to: room, sourceId: port.sourceId, participants })
   }
@@ -185,7 +205,7 @@ class Session implements TerminalSession, RoomMember {
   unassigned(from: string | null): void {
     this.route = null
     this.room = null
-    this.hub.moved(this, null)
+    this.hub.moved(this, from, null, !this.introduced)
     if (!this.introduced) this.introduce(null, null, [])
     else this.sendEvent({ type: 'room.changed', from, to: null, sourceId: null, participants: [] })
   }
@@ -200,7 +220,8 @@ class Session implements TerminalSession, RoomMember {
 
   close(reason: HarkError): void {
     if (this.done) return
-    this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
+    this.closedWith = wireCodesOf(reason).code
+    this.sendEvent({ type: 'session.closing', code: this.closedWith, message: publicMessage(reason) })
     this.finish()
     this.link.close(reason)
   }
@@ -227,6 +248,7 @@ export class TerminalHub {
   private readonly unsubscribe: () => void
   private readonly lifecycleListeners = new Set<(event: SessionLifecycleEvent) => void>()
   private readonly occupancyListeners = new Set<(event: RoomOccupancyEvent) => void>()
+  private readonly roomListeners = new Set<(event: SessionRoomEvent) => void>()
   /** workspaceId -> room -> sessionIds of the terminals in it; sessionId -> its room. */
   private readonly terminalsInRoom = new Map<string, Map<string, Set<string>>>()
   private readonly roomOfSession = new Map<string, string>()
@@ -308,6 +330,12 @@ export class TerminalHub {
     return () => this.occupancyListeners.delete(listener)
   }
 
+  /** Hear sessions placed in and moved between rooms. Returns the unsubscribe function. */
+  onSessionRoom(listener: (event: SessionRoomEvent) => void): () => void {
+    this.roomListeners.add(listener)
+    return () => this.roomListeners.delete(listener)
+  }
+
   /** Terminals in a room right now. */
   terminalCount(workspaceId: string, room: string): number {
     return this.terminalsInRoom.get(workspaceId)?.get(room)?.size ?? 0
@@ -337,7 +365,7 @@ export class TerminalHub {
     for (const [r, terminals] of changed) {
       for (const listener of this.occupancyListeners) {
         try {
-          listener({ workspaceId: session.workspaceId, room: r, terminals })
+          listener({ workspaceId: session.workspaceId, room: r, terminals, clientId: session.clientId })
         } catch (e) {
           this.log.error({ err: e, room: r }, 'room occupancy listener failed')
         }
@@ -346,12 +374,14 @@ export class TerminalHub {
   }
 
   private lifecycle(type: SessionLifecycleEvent['type'], session: Session): void {
-    const event = {
+    const event: SessionLifecycleEvent = {
       type,
       sessionId: session.sessionId,
       workspaceId: session.workspaceId,
       clientId: session.clientId,
       transport: session.link.transport,
+      room: session.room,
+      reason: type === 'ended' ? (session.closedWith ?? 'client_closed') : null,
     }
     for (const listener of this.lifecycleListeners) {
       try {
@@ -436,9 +466,22 @@ export class TerminalHub {
   }
 
   /** Session bookkeeping after a room change (called by the session). */
-  moved(session: Session, room: string | null): void {
+  moved(session: Session, from: string | null, room: string | null, first: boolean): void {
     const entry = this.presence.get(session.workspaceId, session.clientId)
     if (entry?.sessionId === session.sessionId) entry.room = room
+    if (this.roomListeners.size > 0) {
+      const event: SessionRoomEvent = {
+        sessionId: session.sessionId, workspaceId: session.workspaceId, clientId: session.clientId,
+        transport: session.link.transport, first, from, to: room,
+      }
+      for (const listener of this.roomListeners) {
+        try {
+          listener(event)
+        } catch (e) {
+          this.log.error({ err: e, sessionId: session.sessionId }, 'session room listener failed')
+        }
+      }
+    }
     this.occupy(session, room)
   }
 

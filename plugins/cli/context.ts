@@ -8,9 +8,10 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import { resolveSettings, systemClock, type EngineConfig, type Settings } from '../../core/index.js'
-import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
+import { loadMasterKey, makeMasterKey, type MasterKeyShape } from '../../core/security/masterKey.js'
 import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
 import { openStorage, type StorageShape } from '../../core/storage/storage.js'
+import { WebhookOutbox } from '../../core/webhooks/outbox.js'
 import { mkdirSync } from 'node:fs'
 
 export interface CommonOptions {
@@ -79,6 +80,9 @@ export interface Operator {
   readonly settings: Settings
   readonly storage: StorageShape
   readonly security: SecurityShape
+  readonly masterKey: MasterKeyShape
+  /** Writes the webhook events of this command's changes with them (a running engine delivers them). */
+  readonly webhookOutbox: WebhookOutbox
   close(): void
 }
 
@@ -91,10 +95,13 @@ export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
     value: settings.security.masterKey,
     file: settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key'),
   })
-  const security = makeSecurity(storage, makeMasterKey(key), systemClock, {
+  const masterKey = makeMasterKey(key)
+  const security = makeSecurity(storage, masterKey, systemClock, {
     secretGraceSeconds: settings.security.secretGraceSeconds,
   })
-  return { settings, storage, security, close: () => storage.close() }
+  const webhookOutbox = new WebhookOutbox(storage, systemClock)
+  webhookOutbox.install()
+  return { settings, storage, security, masterKey, webhookOutbox, close: () => storage.close() }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

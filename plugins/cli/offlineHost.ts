@@ -24,6 +24,7 @@ export const offlineHost = (op: Operator): EngineHost => ({
   storage: op.storage,
   security: op.security,
   presence: new Presence(),
+  webhookOutbox: op.webhookOutbox,
   get terminals() {
     return unavailable('the terminal hub')
   },

@@ -60,6 +60,11 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(agentRoutes(host))
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
+  // Resources other plugins add to the API (webhooks): same auth, limits, validation and document.
+  for (const name of host.names('plugin')) {
+    const plugin = host.resolve<EnginePlugin>('plugin', name)
+    if (plugin.api) await app.register(async (scope) => plugin.api!(scope))
+  }
 }
 
 export const restPlugin = definePlugin('rest', (host) => {
