@@ -30,6 +30,7 @@ import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agents/defaultAgents.js'
 import { AgentDispatcher } from './agents/dispatcher.js'
 import { containAgentFaults } from './agents/faultContainment.js'
+import { attachLiveEvents } from './webhooks/liveEvents.js'
 import { WebhookOutbox } from './webhooks/outbox.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
@@ -193,9 +194,11 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     let registry: ExtensionRegistry | undefined
     const webhookOutbox = new WebhookOutbox(Context.get(ctx, Storage), Context.get(ctx, Clock), log)
     const uninstallOutbox = webhookOutbox.install()
+    let detachLiveEvents = () => {}
     // Runs after the terminals and agents have gone (their last events), before storage closes.
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
+        detachLiveEvents()
         await webhookOutbox.flush()
         uninstallOutbox()
       }),
@@ -233,6 +236,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       resolve: (kind, name) => registry!.resolve(kind, name),
       names: (kind) => registry!.names(kind),
     }
+    detachLiveEvents = attachLiveEvents({ hub: host.terminals, agents, clock: host.clock }, webhookOutbox)
     registry = new ExtensionRegistry(host, config.extensions ?? [])
     const r = registry
     if (r.names('agentProvider').length > 0) {

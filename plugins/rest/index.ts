@@ -39,7 +39,7 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
   for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
-  await installOpenApi(app, '1.0.0')
+  await installOpenApi(app, '1.0.0', { webhooks: host.names('plugin').includes('webhooks') })
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
   // onRequest hook), then an auth refusal is raised (preParsing) before any body is read.
