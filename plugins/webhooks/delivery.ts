@@ -83,6 +83,7 @@ export class DeliveryWorker {
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
   private idleWaiters: Array<() => void> = []
+  private quietWaiters: Array<() => void> = []
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
@@ -176,6 +177,26 @@ export class DeliveryWorker {
       if (ep.record.enabled && ep.ready.some((lane) => lane.state === 'ready')) return false
     }
     return true
+  }
+
+  /** True when nothing more can start now: whatever is due waits for a free place (MAX_IN_FLIGHT per endpoint). */
+  get quiet(): boolean {
+    if (this.loadScheduled || this.pumpScheduled) return false
+    for (const ep of this.endpointStates.values()) {
+      if (ep.record.enabled && ep.inFlight < MAX_IN_FLIGHT && ep.ready.some((lane) => lane.state === 'ready')) return false
+    }
+    return true
+  }
+
+  /** Resolves once nothing more can start (attempts may still be in flight). */
+  whenQuiet(): Promise<void> {
+    if (this.quiet || !this.running) return Promise.resolve()
+    return new Promise((resolve) => this.quietWaiters.push(resolve))
+  }
+
+  /** Requests in flight to an endpoint now. */
+  inFlightOf(webhookId: string): number {
+    return this.endpointStates.get(webhookId)?.inFlight ?? 0
   }
 
   /** Resolves once the worker is idle (tests: advance the clock, then wait for the due attempts). */
@@ -285,6 +306,7 @@ export class DeliveryWorker {
     }
     this.arm()
     if (this.idleWaiters.length > 0 && this.idle) for (const resolve of this.idleWaiters.splice(0)) resolve()
+    if (this.quietWaiters.length > 0 && this.quiet) for (const resolve of this.quietWaiters.splice(0)) resolve()
   }
 
   private arm(): void {
