@@ -122,6 +122,8 @@ export const openStorage = (file: string): StorageShape => {
         result = atomically(db, f)
       } catch (e) {
         pending = []
+        // Records read inside the transaction (the webhook outbox reads the client it writes about) are gone.
+        repos.clients.invalidateAll()
         throw e
       } finally {
         depth--

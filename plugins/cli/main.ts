@@ -16,6 +16,7 @@ import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
+import { webhookCommands } from './commands/webhook.js'
 import { workspaceCommands } from './commands/workspace.js'
 
 export const buildProgram = (): Command => {
@@ -35,6 +36,7 @@ export const buildProgram = (): Command => {
   tokenCommands(program)
   usageCommand(program)
   presetCommands(program)
+  webhookCommands(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
