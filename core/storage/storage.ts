@@ -91,6 +91,8 @@ export const openStorage = (file: string): StorageShape => {
 
   let queued: Array<{ run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
   const flushQueued = () => {
+    // close() flushes what is queued itself; the turn's scheduled flush must then find nothing to do.
+    if (queued.length === 0 || !open) return
     const jobs = queued
     queued = []
     const results: unknown[] = []
