@@ -89,8 +89,16 @@ const toPending = (r: DeliveryRow): PendingDelivery => ({ ...toDelivery(r), body
 const CHUNK = 64
 
 export const webhookOutboxRepo = (db: Db) => {
-  const nextSeq = db.prepare(`INSERT INTO webhook_sequences (workspace_id, resource, seq) VALUES (?, ?, ?)
-    ON CONFLICT (workspace_id, resource) DO UPDATE SET seq = seq + excluded.seq RETURNING seq`)
+  const reserveRows = new Map<number, ReturnType<Db['prepare']>>()
+  const reserve = (n: number) => {
+    let st = reserveRows.get(n)
+    if (!st) {
+      st = db.prepare(`INSERT INTO webhook_sequences (workspace_id, resource, seq) VALUES ${Array(n).fill('(?, ?, ?)').join(', ')}
+        ON CONFLICT (workspace_id, resource) DO UPDATE SET seq = seq + excluded.seq RETURNING workspace_id, resource, seq`)
+      reserveRows.set(n, st)
+    }
+    return st
+  }
   const multi = (table: string, columns: string, perRow: number) => {
     const cache = new Map<number, ReturnType<Db['prepare']>>()
     const row = `(${Array(perRow).fill('?').join(', ')})`
@@ -121,9 +129,26 @@ export const webhookOutboxRepo = (db: Db) => {
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`)
 
   return {
-    /** Reserve `n` sequence numbers of a resource; returns the first. Inside the event's transaction. */
-    reserveSequence: (workspaceId: string, resource: string, n: number) =>
-      guard('reserve webhook sequence', () => (nextSeq.get(workspaceId, resource, n) as { seq: number }).seq - n + 1),
+    /**
+     * Reserve sequence numbers: `n` for each (workspaceId, resource), inside the events' transaction.
+     * Returns the first number of each, keyed `workspaceId NUL resource` (one statement per 64).
+     */
+    reserveSequences: (wanted: ReadonlyArray<{ workspaceId: string; resource: string; n: number }>) =>
+      guard('reserve webhook sequences', () => {
+        const first = new Map<string, number>()
+        for (let i = 0; i < wanted.length; i += CHUNK) {
+          const chunk = wanted.slice(i, i + CHUNK)
+          const rows = reserve(chunk.length).all(chunk.flatMap((w) => [w.workspaceId, w.resource, w.n])) as Array<{
+            workspace_id: string; resource: string; seq: number
+          }>
+          const asked = new Map(chunk.map((w) => [`${w.workspaceId}\u0000${w.resource}`, w.n]))
+          for (const r of rows) {
+            const key = `${r.workspace_id}\u0000${r.resource}`
+            first.set(key, r.seq - asked.get(key)! + 1)
+          }
+        }
+        return first
+      }),
     insertEvents: (events: ReadonlyArray<WebhookEventRecord>) =>
       guard('insert webhook events', () => {
         for (let i = 0; i < events.length; i += CHUNK) {

@@ -116,11 +116,12 @@ export class WebhookOutbox {
       }
       if (planned.length === 0) return []
       // One reservation per resource for the whole batch, then numbers handed out in order.
-      const next = new Map<string, number>()
-      for (const [key, n] of counts) {
-        const [workspaceId, resource] = key.split('\u0000') as [string, string]
-        next.set(key, this.storage.webhookOutbox.reserveSequence(workspaceId, resource, n))
-      }
+      const next = this.storage.webhookOutbox.reserveSequences(
+        [...counts].map(([key, n]) => {
+          const [workspaceId, resource] = key.split('\u0000') as [string, string]
+          return { workspaceId, resource, n }
+        }),
+      )
       const rows: WebhookEventRecord[] = []
       const deliveries: NewDelivery[] = []
       const now = this.clock.now()

@@ -26,6 +26,9 @@ import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender
 /** Completed deliveries (and their events) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
 const PRUNE_EVERY_MS = 3_600_000
+/** Attempt outcomes are written together, at most this long (real time) after the first waits. */
+const RECORD_BATCH_MS = 10
+const RECORD_BATCH_MAX = 64
 
 interface Lane {
   readonly endpoint: EndpointState
@@ -83,6 +86,9 @@ export class DeliveryWorker {
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
   private idleWaiters: Array<() => void> = []
+  /** Outcome writes not yet handed to storage (one transaction for many attempts). */
+  private records: Array<() => void> = []
+  private recordTimer: NodeJS.Timeout | undefined
   private quietWaiters: Array<() => void> = []
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
@@ -154,6 +160,7 @@ export class DeliveryWorker {
 
   /** Stop sending; attempts in flight are abandoned (their deliveries stay pending and go again after a restart). */
   stop(): void {
+    this.flushRecords()
     this.running = false
     for (const off of this.offs.splice(0)) off()
     this.deps.clock.clearTimeout(this.timer)
@@ -305,6 +312,7 @@ export class DeliveryWorker {
       }
     }
     this.arm()
+    if (this.idle) this.flushRecords()
     if (this.idleWaiters.length > 0 && this.idle) for (const resolve of this.idleWaiters.splice(0)) resolve()
     if (this.quietWaiters.length > 0 && this.quiet) for (const resolve of this.quietWaiters.splice(0)) resolve()
   }
@@ -378,16 +386,42 @@ export class DeliveryWorker {
       }
     }
     const health = this.health(ep, success, at)
-    this.deps.storage
-      .batch(() => {
-        this.deps.storage.webhookOutbox.recordAttempt(d.id, record)
-        health?.()
-      })
-      .catch((e: unknown) => this.deps.log.error({ err: e, deliveryId: d.deliveryId }, 'recording a webhook attempt failed'))
+    this.record(() => {
+      this.deps.storage.webhookOutbox.recordAttempt(d.id, record)
+      health?.()
+    })
     lane.state = 'idle'
     this.refresh(lane)
     this.schedulePump()
     for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
+  }
+
+  /**
+   * Queue an outcome's write. Writes go in one transaction per batch: a transaction per attempt
+   * would cost more than the attempt. A crash before the write sends the delivery again
+   * (at least once), never loses it.
+   */
+  private record(write: () => void): void {
+    this.records.push(write)
+    if (this.records.length >= RECORD_BATCH_MAX) this.flushRecords()
+    else if (this.recordTimer === undefined) {
+      // Real time: this bounds how long I/O is batched, it is no control-plane timer.
+      this.recordTimer = setTimeout(() => this.flushRecords(), RECORD_BATCH_MS)
+      this.recordTimer.unref()
+    }
+  }
+
+  private flushRecords(): void {
+    clearTimeout(this.recordTimer)
+    this.recordTimer = undefined
+    const writes = this.records
+    if (writes.length === 0) return
+    this.records = []
+    this.deps.storage
+      .batch(() => {
+        for (const write of writes) write()
+      })
+      .catch((e: unknown) => this.deps.log.error({ err: e, writes: writes.length }, 'recording webhook attempts failed'))
   }
 
   /** Track how long the endpoint has been failing; the write to make, if any. */

@@ -39,13 +39,24 @@ export interface SignedMessage {
   readonly secrets: ReadonlyArray<string>
 }
 
+/** Signers by secret (a Webhook decodes its secret once). */
+const signers = new Map<string, Webhook>()
+const signer = (secret: string): Webhook => {
+  let w = signers.get(secret)
+  if (!w) {
+    if (signers.size >= 1000) signers.clear()
+    signers.set(secret, (w = new Webhook(secret)))
+  }
+  return w
+}
+
 /** The three Standard Webhooks headers of a message. */
 export const signatureHeaders = (m: Pick<SignedMessage, 'eventId' | 'body' | 'timestamp' | 'secrets'>): Record<string, string> => {
   const at = new Date(m.timestamp)
   return {
     'webhook-id': m.eventId,
     'webhook-timestamp': String(Math.floor(m.timestamp / 1000)),
-    'webhook-signature': m.secrets.map((s) => new Webhook(s).sign(m.eventId, at, m.body)).join(' '),
+    'webhook-signature': m.secrets.map((s) => signer(s).sign(m.eventId, at, m.body)).join(' '),
   }
 }
 
