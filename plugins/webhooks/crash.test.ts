@@ -3,48 +3,23 @@
  * receiver that holds them unanswered) is killed with SIGKILL; after a restart on the same data
  * dir every event arrives, signed, once in the accepted set, in order per resource.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import Database from 'libsql'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { cliEnv, cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { killLeftovers, spawnHark } from '../cli/test/harkProcess.js'
 import { checkOrderedAndComplete, WebhookReceiver } from './test/receiver.js'
 
-interface Running {
-  readonly child: ChildProcess
-  readonly ports: Record<string, number>
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
+afterEach(killLeftovers)
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-})
-
-const env = { HARK_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' }
-
-const start = (dataDir: string): Promise<Running> => {
-  const child = spawn(
-    process.execPath,
-    [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'warn'],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv(env) },
+const start = async (dataDir: string) => {
+  const hark = spawnHark(
+    [process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'warn'],
+    { env: { HARK_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } },
   )
-  children.push(child)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  )
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      const m = /running on \S+ \(([^)]*)\)/.exec(line)
-      if (!m) return
-      const ports = Object.fromEntries(m[1]!.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k!, Number(v)]))
-      resolve({ child, ports, exited })
-    })
-    void exited.then((e) => reject(new Error(`hark start exited early (${e.code ?? e.signal})`)))
-  })
+  return { hark, ports: await hark.running() }
 }
 
 /** Event ids the engine committed, read straight from the libSQL file. */
@@ -105,8 +80,7 @@ describe('webhooks across a crash (real engine process, SIGKILL)', () => {
       expect(events).toHaveLength(expected)
       expect(receiver.accepted.items).toHaveLength(0)
 
-      first.child.kill('SIGKILL')
-      expect((await first.exited).signal).toBe('SIGKILL')
+      expect(await first.hark.stop('SIGKILL')).toBeNull()
       receiver.respond = () => 200
 
       const second = await start(dir.path)
@@ -118,8 +92,7 @@ describe('webhooks across a crash (real engine process, SIGKILL)', () => {
       expect(byResource.get('client:dev-0')!.map((e) => e.type)).toEqual(['client.created', 'client.updated'])
       expect(byResource.get('room:room-2')!.map((e) => e.type)).toEqual(['room.started', 'room.finished'])
 
-      second.child.kill('SIGTERM')
-      expect((await second.exited).code).toBe(0)
+      expect(await second.hark.stop('SIGTERM')).toBe(0)
     } finally {
       await receiver.close()
       dir.remove()

@@ -1,4 +1,7 @@
+import { Schema } from 'effect'
 import { afterEach, describe, expect, it } from 'vitest'
+import { echoAgent } from '../../agents/echo/index.js'
+import { defineAgentProvider } from '../../core/index.js'
 import { ManualClock } from '../../core/index.js'
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/events.js'
 import { RETRY_DELAYS_MS } from './schedule.js'
@@ -45,6 +48,30 @@ describe('webhook delivery', () => {
     expect(request.headers['webhook-id']).toBe(connected!.id)
     expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
     expect(request.headers['content-type']).toBe('application/json')
+  })
+
+  it('tells agent.started and agent.stopped of a dispatched agent, and agent.failed (no start) of one whose provider fails', async () => {
+    const thrower = defineAgentProvider('thrower', () => ({
+      configSchema: Schema.Struct({}),
+      start: () => {
+        throw new Error('upstream said no')
+      },
+    }))
+    const { t, receiver } = await setup({ config: { extensions: [echoAgent, thrower], agents: { startTimeoutMs: 2000 } } })
+    const ws = await t.workspaceWithEndpoint(receiver, 'agents', ['agent.started', 'agent.stopped', 'agent.failed'])
+    const started = await ws.api.post('/agents', { room: 'lobby' })
+    expect(started.status).toBe(201)
+    expect((await ws.api.delete(`/agents/${started.body.agentId}`)).status).toBe(200)
+    expect((await ws.api.post('/agent-presets', { presetId: 'boom', provider: 'thrower' })).status).toBe(201)
+    const failed = await ws.api.post('/agents', { room: 'lobby', presetId: 'boom' })
+    expect(failed.status).toBe(502)
+    await receiver.acceptedCount(3)
+    const [a, b, c] = receiver.accepted.items
+    const echo = { agentId: started.body.agentId, room: 'lobby', identity: 'agent@default', provider: 'echo', presetId: null }
+    expect(a).toMatchObject({ type: 'agent.started', resource: `agent:${started.body.agentId}`, sequence: 1, data: echo })
+    expect(b).toMatchObject({ type: 'agent.stopped', resource: `agent:${started.body.agentId}`, sequence: 2, data: { ...echo, reason: 'stopped by request' } })
+    expect(c).toMatchObject({ type: 'agent.failed', sequence: 1, data: { room: 'lobby', identity: 'agent@boom', provider: 'thrower', presetId: 'boom' } })
+    expect(c!.data.reason).toEqual(expect.any(String))
   })
 
   it('delivers every event, none twice, in order per resource, while the receiver fails first attempts (driven clock)', async () => {

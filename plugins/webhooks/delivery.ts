@@ -392,8 +392,9 @@ export class DeliveryWorker {
     })
     lane.state = 'idle'
     this.refresh(lane)
-    this.schedulePump()
     for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
+    // The lane's next delivery leaves in this turn: under load a turn can be long.
+    this.pump()
   }
 
   /**
