@@ -27,9 +27,9 @@ import type { Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
 import { UsageMeter } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
-import { RoomDefaultAgents } from './agents/defaultAgents.js'
-import { AgentDispatcher } from './agents/dispatcher.js'
-import { containAgentFaults } from './agents/faultContainment.js'
+import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
+import { AgentDispatcher } from './agentRuntime/dispatcher.js'
+import { containAgentFaults } from './agentRuntime/faultContainment.js'
 
 export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}

@@ -15,7 +15,7 @@ import type { StorageShape } from './storage/storage.js'
 import type { TlsMaterial } from './tls.js'
 import type { TerminalHub } from './terminals.js'
 import type { EngineServices } from './services.js'
-import type { AgentDispatcher } from './agents/dispatcher.js'
+import type { AgentDispatcher } from './agentRuntime/dispatcher.js'
 
 export interface EngineHost {
   readonly settings: Settings

@@ -4,7 +4,7 @@
  * (unknown or secret fields are a 400). Running agents keep the config they started with.
  */
 import type { FastifyInstance } from 'fastify'
-import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../core/agents/presets.js'
+import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../core/agentRuntime/presets.js'
 import type { EngineHost } from '../../core/host.js'
 import { principalOf } from './auth.js'
 import { configObject, presetId, providerName } from './agentSchemas.js'

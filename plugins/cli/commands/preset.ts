@@ -6,10 +6,10 @@
  */
 import type { Command } from 'commander'
 import type { AgentProvider } from '../../../core/agentProvider.js'
-import { validateAgentConfig } from '../../../core/agents/agentConfig.js'
+import { validateAgentConfig } from '../../../core/agentRuntime/agentConfig.js'
 import {
   createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator, type PresetView,
-} from '../../../core/agents/presets.js'
+} from '../../../core/agentRuntime/presets.js'
 import { ValidationFailed } from '../../../core/errors.js'
 import { CliError, loadConfig, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
 import { offlineHost } from '../offlineHost.js'
