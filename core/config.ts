@@ -4,7 +4,7 @@
  * (`rest.port`), one environment variable (`HARK_REST_PORT`) and one flag (`--rest-port`);
  * all three are derived from the schema so they cannot drift apart.
  */
-import { Schema, SchemaIssue } from 'effect'
+import { Context, Schema, SchemaIssue } from 'effect'
 import type { Extension } from './extension.js'
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
@@ -122,6 +122,9 @@ export const SettingsSchema = Schema.Struct({
 })
 
 export type Settings = typeof SettingsSchema.Type
+
+/** The engine's resolved settings as an Effect service. */
+export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
 
 /** The documented defaults; engine.config.ts spells every one of them out. */
 export const defaultSettings: Settings = {

@@ -9,14 +9,14 @@ import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import { EngineSettings, resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { createHttpServer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import { Presence } from './presence.js'
+import { Presence, PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
@@ -24,42 +24,12 @@ import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
 import type { Transport } from './transport.js'
-import { TerminalHub } from './terminals.js'
-import { UsageMeter } from './usage/meter.js'
+import { Terminals, terminalsLayer } from './terminals.js'
+import { usageLayer } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
-
-export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
-export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
-export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
-
-export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
-
-/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
-const usageLayer = Layer.effect(
-  Usage,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const settings = yield* EngineSettings
-      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
-      meter.start()
-      return meter
-    }),
-    (meter) => Effect.sync(() => meter.stop()),
-  ),
-)
-
-const terminalsLayer = Layer.effect(
-  Terminals,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      return new TerminalHub(yield* Storage, yield* Clock, yield* PresenceService, yield* Log, yield* Metrics)
-    }),
-    (hub) => Effect.sync(() => hub.stop()),
-  ),
-)
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 

@@ -3,6 +3,8 @@
  * The REST client detail and the `status` filter read it; it is memory only (a restart has no
  * one online) and is updated on control events, never per audio frame.
  */
+import { Context } from 'effect'
+
 export type TransportName = string
 
 export interface PresenceEntry {
@@ -52,3 +54,6 @@ export class Presence {
     return n
   }
 }
+
+/** The engine's presence table as an Effect service. */
+export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}

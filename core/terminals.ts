@@ -7,13 +7,14 @@
  * Transports implement `TerminalLink` (how to reach the terminal) and get a `TerminalSession`
  * back (how the terminal reaches the room). `pushAudio` is the data plane: plain calls only.
  */
+import { Context, Effect, Layer } from 'effect'
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { Registry } from 'prom-client'
 import { Counter, Gauge } from 'prom-client'
 import { clientMachine } from './actors/client.js'
 import { stopWorkspace, workspaceMachine, type RoomRef } from './actors/workspace.js'
 import type { RoomMember } from './actors/room.js'
-import type { ClockShape } from './clock.js'
+import { Clock, type ClockShape } from './clock.js'
 import type { SourcePort } from './dataplane/roomRouter.js'
 import { MAX_OPUS_BYTES } from './dataplane/frame.js'
 import {
@@ -29,11 +30,12 @@ import {
 } from './errors.js'
 import { PROTOCOL_VERSION, type AudioMode, type AudioParameters, type ParticipantInfo, type ServerEvent } from './events.js'
 import { randomBase62 } from './ids.js'
-import type { Logger } from './log.js'
-import type { Presence } from './presence.js'
+import { Log, type Logger } from './log.js'
+import { Metrics } from './metrics.js'
+import { PresenceService, type Presence } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
 import type { ChangeRecord } from './storage/changes.js'
-import type { StorageShape } from './storage/storage.js'
+import { Storage, type StorageShape } from './storage/storage.js'
 
 export const AUDIO_PARAMETERS: AudioParameters = {
   codec: 'opus',
@@ -556,3 +558,16 @@ export class TerminalHub {
     }
   }
 }
+
+/** The engine's terminal hub as an Effect service; it closes every session when the engine stops. */
+export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
+
+export const terminalsLayer = Layer.effect(
+  Terminals,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      return new TerminalHub(yield* Storage, yield* Clock, yield* PresenceService, yield* Log, yield* Metrics)
+    }),
+    (hub) => Effect.sync(() => hub.stop()),
+  ),
+)
