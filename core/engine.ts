@@ -8,8 +8,13 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
+import type { AgentProvider } from './agentProvider.js'
+import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
+import { AgentDispatcher } from './agentRuntime/dispatcher.js'
+import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { EngineSettings, resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
+import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { createHttpServer } from './http.js'
@@ -22,14 +27,11 @@ import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
-import { loadTls, Tls } from './tls.js'
-import type { Transport } from './transport.js'
 import { Terminals, terminalsLayer } from './terminals.js'
+import { loadTls, Tls } from './tls.js'
+import type { EngineServiceMap } from './tokens.js'
+import type { Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
-import type { AgentProvider } from './agentProvider.js'
-import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
-import { AgentDispatcher } from './agentRuntime/dispatcher.js'
-import { containAgentFaults } from './agentRuntime/faultContainment.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -50,7 +52,7 @@ export interface Engine {
   readonly state: EngineState
   /** Bound ports by listener name ("rest", and whatever transports report), valid once running. */
   readonly ports: Readonly<Record<string, number>>
-  /** The host facade (also what extensions get); available once running. */
+  /** The engine's services and extensions, resolved from its container (extensions receive them by injection instead); once running. */
   readonly host: EngineHost
   start(): Promise<void>
   stop(): Promise<void>
@@ -154,11 +156,10 @@ interface Running {
 }
 
 /** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
-const serve = (settings: Settings, config: EngineConfig, ports: Record<string, number>) =>
+const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
   Effect.gen(function* () {
     const ctx = yield* Effect.context<EngineServices>()
     const log = yield* Log
-    const runner = Effect.runPromiseExitWith(ctx)
     let registry: ExtensionRegistry | undefined
     const agents = new AgentDispatcher({
       hub: Context.get(ctx, Terminals),
@@ -172,7 +173,8 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
       },
     })
-    const host: EngineHost = {
+    // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
+    const services: EngineServiceMap = {
       settings,
       log,
       metrics: Context.get(ctx, Metrics),
@@ -184,16 +186,16 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       agents,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
-      run: (effect) => runThrowing(runner(effect)),
-      listening: (name, port) => {
-        ports[name] = port
-        log.info({ listener: name, host: settings.host, port }, 'listening')
+      listeners: {
+        listening: (name, port) => {
+          ports[name] = port
+          log.info({ listener: name, host: settings.host, port }, 'listening')
+        },
       },
-      resolve: (kind, name) => registry!.resolve(kind, name),
-      names: (kind) => registry!.names(kind),
     }
-    registry = new ExtensionRegistry(host, config.extensions ?? [])
+    registry = new ExtensionRegistry(services, extensions)
     const r = registry
+    const host: EngineHost = { ...services, resolve: (kind, name) => r.resolve(kind, name), names: (kind) => r.names(kind) }
     if (r.names('agentProvider').length > 0) {
       // A provider's own timers and sockets must fail its agent, not the process.
       const uninstall = containAgentFaults(log)
@@ -207,7 +209,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
 
     let ready = false
-    const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
+    const app: FastifyInstance = createHttpServer(settings, services.metrics, () => ready)
     yield* Effect.addFinalizer(() => Effect.promise(() => app.close()))
 
     const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
@@ -219,7 +221,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
     yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
     const address = app.server.address()
-    host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
+    services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
     for (const name of r.names('transport')) {
       const transport = r.resolve<Transport>('transport', name)
@@ -237,7 +239,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, log)
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, log)
     defaultAgents.start()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -261,12 +263,15 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     return { host, ports } satisfies Running
   })
 
-export const createEngine = (config: EngineConfig = {}, options: EngineOptions = {}): Engine => {
-  const settings = resolveSettings({
-    file: { source: options.configSource ?? 'engine config', settings: config },
-    env: options.env,
-    flags: options.flags,
-  })
+export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> = {} as EngineConfig<X>,
+  options: EngineOptions = {},
+): Engine => {
+  const extensions = config.extensions ?? []
+  const settings = resolveSettings(
+    { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
+    extensions.flatMap((e) => (e.settings ? [e.settings] : [])),
+  )
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }
   let state: EngineState = 'idle'
@@ -286,7 +291,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
     Effect.gen(function* () {
       yield* cacheInvalidation
       yield* housekeeping(resolved)
-      return yield* serve(resolved, config, ports)
+      return yield* serve(resolved, extensions, ports)
     }),
   ).pipe(Layer.provideMerge(services))
 

@@ -64,8 +64,11 @@ export interface TerminalSession {
   readonly clientId: string
   /** Current audio mode of this receiver. */
   readonly audioMode: AudioMode
-  /** Data plane: one uplink frame (V|level byte + Opus), already size-checked by the transport. */
-  pushAudio(uplink: Uint8Array): void
+  /**
+   * Data plane: one uplink frame (V|level byte + Opus), already checked (core/terminalInput.ts);
+   * `now` is its receive time (performance.now()) when the transport has read it already.
+   */
+  pushAudio(uplink: Uint8Array, now?: number): void
   /** Ask for per-source frames (forward) or one mixed stream (mixed). */
   setAudioMode(mode: AudioMode): void
   /** The terminal is gone (socket closed, keepalive lost). Idempotent. */
@@ -136,9 +139,9 @@ class Session implements TerminalSession, RoomMember {
     return this.identity.clientId
   }
 
-  pushAudio(uplink: Uint8Array): void {
+  pushAudio(uplink: Uint8Array, now = performance.now()): void {
     const route = this.route
-    if (route !== null) route.router.forward(route, uplink, performance.now())
+    if (route !== null) route.router.forward(route, uplink, now)
   }
 
   deliver(frame: Uint8Array): void {
