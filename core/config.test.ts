@@ -34,6 +34,7 @@ describe('settings', () => {
     expect(at('rest.port')).toMatchObject({ env: 'HARK_REST_PORT', flag: 'rest-port', defaultValue: 8080, owner: 'core' })
     expect(at('security.secretGraceSeconds')).toMatchObject({ env: 'HARK_SECURITY_SECRET_GRACE_SECONDS', flag: 'security-secret-grace-seconds' })
     expect(at('line.maxInflight')).toMatchObject({ env: 'HARK_LINE_MAX_INFLIGHT', flag: 'line-max-inflight', range: '1–65535', owner: 'line' })
+    expect(new SettingsSchema([{ kind: 'agentProvider', name: 'voice-bot', settings: voiceSettings }]).descriptors.at(-1)!.owner).toBe('agent provider voice-bot')
     expect(at('agents.voiceBot.apiKeyEnv')).toMatchObject({ env: 'HARK_AGENTS_VOICE_BOT_API_KEY_ENV', flag: 'agents-voice-bot-api-key-env', owner: 'agents.voiceBot' })
     expect(at('rest.rateLimitMax')).toMatchObject({ env: 'HARK_REST_RATE_LIMIT_MAX', owner: 'rest' })
     expect(at('dataDir').flag).toBe('data')

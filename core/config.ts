@@ -145,9 +145,18 @@ export interface SettingDescriptor {
   readonly doc: string
   /** Integer bounds when the schema has them ("1–64"), else null. */
   readonly range: string | null
-  /** "core", or the section path of the extension that declared it. */
+  /** "core", or the extension that declared it ("transport mqtt"). */
   readonly owner: string
 }
+
+/** Who declares a section: an extension (structurally, so this file needs no import of extension.ts). */
+export interface SettingsOwner {
+  readonly kind: string
+  readonly name: string
+  readonly settings: SettingsSection | null
+}
+
+const KIND_WORDS: Readonly<Record<string, string>> = { transport: 'transport', plugin: 'plugin', agentProvider: 'agent provider' }
 
 interface MutableTree {
   [key: string]: Setting | MutableTree
@@ -202,10 +211,16 @@ export class SettingsSchema {
   private readonly tree: MutableTree = {}
   private readonly schema: Schema.Codec<unknown>
 
-  constructor(sections: ReadonlyArray<SettingsSection> = []) {
+  /** `declared`: bare sections, or the extensions that declare them (named as owners in the docs). */
+  constructor(declared: ReadonlyArray<SettingsSection | SettingsOwner> = []) {
     const owners = new Map<string, string>()
     graft(this.tree, [], coreSettings, 'core', owners)
-    for (const section of sections) graft(this.tree, section.path.split('.'), section.tree, section.path, owners)
+    for (const d of declared) {
+      const section = 'tree' in d ? d : d.settings
+      if (section === null) continue
+      const owner = 'tree' in d ? section.path : `${KIND_WORDS[d.kind] ?? d.kind} ${d.name}`
+      graft(this.tree, section.path.split('.'), section.tree, owner, owners)
+    }
     this.descriptors = leaves(this.tree).map(([path, s]) => ({
       path: path.join('.'),
       env: 'HARK_' + path.map(toSnake).join('_'),
@@ -310,6 +325,6 @@ export interface SettingsLayers {
   readonly flags?: Readonly<Record<string, string>>
 }
 
-/** Resolve the settings of an engine whose extensions declare `sections` (see SettingsSchema.resolve). */
-export const resolveSettings = (layers: SettingsLayers = {}, sections: ReadonlyArray<SettingsSection> = []): Settings =>
-  new SettingsSchema(sections).resolve(layers)
+/** Resolve the settings of an engine with these sections (or extensions declaring them); see SettingsSchema.resolve. */
+export const resolveSettings = (layers: SettingsLayers = {}, declared: ReadonlyArray<SettingsSection | SettingsOwner> = []): Settings =>
+  new SettingsSchema(declared).resolve(layers)

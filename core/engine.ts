@@ -270,7 +270,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   const extensions = config.extensions ?? []
   const settings = resolveSettings(
     { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
-    extensions.flatMap((e) => (e.settings ? [e.settings] : [])),
+    extensions,
   )
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { resolveSettings, systemClock, type EngineConfig, type Extension, type Settings, type SettingsSection } from '../../core/index.js'
+import { resolveSettings, systemClock, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
 import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
 import { openStorage, type StorageShape } from '../../core/storage/storage.js'
@@ -63,13 +63,11 @@ export class CliError extends Error {
   }
 }
 
-/** The settings sections the config's extensions declare. */
-export const sectionsOf = (config: EngineConfig): SettingsSection[] => (config.extensions ?? []).flatMap((e) => (e.settings ? [e.settings] : []))
 
 export const settingsFor = async (opts: CommonOptions, flags: Record<string, string> = {}) => {
   const { source, config } = await loadConfig(opts.config)
   const allFlags = opts.data ? { ...flags, dataDir: opts.data } : flags
-  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, sectionsOf(config))
+  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, config.extensions ?? [])
   return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
 }
 

@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander'
 import { SettingsSchema } from '../../../core/index.js'
-import { loadConfig, output, sectionsOf, withCommon, type CommonOptions } from '../context.js'
-import { settingsTable } from '../settingsTable.js'
+import { loadConfig, output, withCommon, type CommonOptions } from '../context.js'
+import { settingsTable } from '../docs.js'
 
 export const settingsCommand = (program: Command) => {
   withCommon(program.command('settings'))
@@ -13,7 +13,7 @@ export const settingsCommand = (program: Command) => {
     .option('--markdown', 'the settings table of README.md')
     .action(async (opts: CommonOptions & { markdown?: boolean }) => {
       const { config } = await loadConfig(opts.config)
-      const descriptors = new SettingsSchema(sectionsOf(config)).descriptors
+      const descriptors = new SettingsSchema(config.extensions ?? []).descriptors
       if (opts.markdown && !opts.json) {
         process.stdout.write(settingsTable(descriptors) + '\n')
         return

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { createEngine, SettingsSchema } from '../../../core/index.js'
-import { CliError, loadConfig, sectionsOf, settingsFor, withCommon, type CommonOptions } from '../context.js'
+import { CliError, loadConfig, settingsFor, withCommon, type CommonOptions } from '../context.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
 const STOP_BUDGET_MS = 4500
@@ -37,7 +37,7 @@ export const startCommand = (program: Command) => {
   )
   cmd.action(async (_settings: string[], opts: CommonOptions) => {
     const { config } = await loadConfig(opts.config)
-    const descriptors = new SettingsSchema(sectionsOf(config)).descriptors.filter((d) => d.path !== 'dataDir') // --data
+    const descriptors = new SettingsSchema(config.extensions ?? []).descriptors.filter((d) => d.path !== 'dataDir') // --data
     const flags = settingFlags(cmd.args, new Map(descriptors.map((d) => [d.flag, d.path])))
     const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
     const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
