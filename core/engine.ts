@@ -14,6 +14,7 @@ import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
+import { masterKeyFileOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
@@ -66,7 +67,7 @@ export const runThrowing = async <A, E>(run: Promise<Exit.Exit<A, E>>): Promise<
 }
 
 const baseLayer = (settings: Settings, options: EngineOptions) => {
-  const masterKeyFile = settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key')
+  const masterKeyFile = masterKeyFileOf(settings)
   const basics = Layer.mergeAll(
     Layer.succeed(EngineSettings, settings),
     clockLayer(options.clock),

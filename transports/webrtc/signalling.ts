@@ -10,24 +10,7 @@
  * string is refused. Statuses, bodies and every refusal are specified in spec/webrtc.md.
  * Responses allow any origin (CORS): the credential is a header, never a cookie.
  */
-import {
-  errorResponse,
-  jsonResponse,
-  type GatewayRequest,
-  type GatewayResponse,
-  type GatewayRoute,
-} from '../../core/index.js'
-import {
-  isHarkError,
-  MalformedJson,
-  NotFound,
-  ServerShuttingDown,
-  TokenInvalid,
-  UnsupportedMediaType,
-  ValidationFailed,
-  wireCodesOf,
-} from '../../core/index.js'
-import type { TerminalIdentity } from '../../core/index.js'
+import { errorResponse, type GatewayRequest, type GatewayResponse, type GatewayRoute, isHarkError, jsonResponse, MalformedJson, NotFound, ServerShuttingDown, type TerminalIdentity, TokenInvalid, UnsupportedMediaType, ValidationFailed, wireCodesOf } from '../../core/index.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
 

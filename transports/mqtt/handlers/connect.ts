@@ -4,20 +4,7 @@
  * session (clean or resumed), keepalive, and the CONNACK that announces what this server offers.
  */
 import type { IConnectPacket, IConnackPacket } from 'mqtt-packet'
-import {
-  AuthenticationMethodUnsupported,
-  ClientIdentifierInvalid,
-  CredentialMissing,
-  Internal,
-  MalformedPacket,
-  ProtocolError,
-  RetainNotSupported,
-  TopicNotAuthorized,
-  UsernameInvalid,
-  isHarkError,
-  type HarkError,
-} from '../../../core/index.js'
-import type { TerminalCredential } from '../../../core/index.js'
+import { AuthenticationMethodUnsupported, ClientIdentifierInvalid, CredentialMissing, type HarkError, Internal, isHarkError, MalformedPacket, ProtocolError, RetainNotSupported, type TerminalCredential, TopicNotAuthorized, UsernameInvalid } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { OutboundEvents } from '../outboundEvents.js'
 import { Subscriptions } from '../subscriptions.js'

@@ -11,6 +11,7 @@ import type { Extension } from '../../../core/extension.js'
 import { Inbox, nextEvent, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { mqttTransport } from '../index.js'
 import { topicNamespace } from '../topics.js'
+import { varint } from '../varint.js'
 
 export type TestEngine = Awaited<ReturnType<typeof startTestEngine>>
 
@@ -98,16 +99,7 @@ const str = (s: string | Buffer) => {
 }
 
 /** Encode a remaining length (MQTT variable byte integer). */
-export const varint = (n: number): number[] => {
-  const out: number[] = []
-  do {
-    let b = n % 128
-    n = Math.floor(n / 128)
-    if (n > 0) b |= 0x80
-    out.push(b)
-  } while (n > 0)
-  return out
-}
+export { varint }
 
 /** Wrap a body into a packet with the given first byte. */
 export const packetBytes = (first: number, body: Buffer | number[]): Buffer => {
