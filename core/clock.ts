@@ -120,11 +120,12 @@ export class ManualClock implements ClockShape {
     await this.fake.tickAsync(ms)
   }
 
-  /** Jump to an instant: forward like `advance`; backward moves wall time only (no timer fires). */
+  /**
+   * Set the wall time, as a system clock adjustment would: `now()` jumps, forward or back; no
+   * timer fires and monotonic time stays (timers count elapsed time: use `advance` for that).
+   */
   set(ms: number): void {
-    const delta = ms - this.fake.now
-    if (delta >= 0) this.fake.tick(delta)
-    else this.fake.setSystemTime(ms)
+    this.fake.setSystemTime(ms)
   }
 
   /** Timers armed and not yet fired (tests check that nothing is left behind). */

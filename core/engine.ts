@@ -16,7 +16,7 @@ import { createHttpServer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import { Presence } from './presence.js'
+import type { Presence } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
@@ -25,6 +25,7 @@ import { Storage, storageLayer } from './storage/storage.js'
 import { loadTls, Tls } from './tls.js'
 import type { Transport } from './transport.js'
 import { TerminalHub } from './terminals.js'
+import { installTerminalMetrics } from './terminalMetrics.js'
 import { UsageMeter } from './usage/meter.js'
 import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
@@ -51,14 +52,27 @@ const usageLayer = Layer.effect(
   ),
 )
 
+/** The workspace actors behind their facade; presence is read from the same actors. */
 const terminalsLayer = Layer.effect(
   Terminals,
   Effect.acquireRelease(
     Effect.gen(function* () {
-      return new TerminalHub(yield* Storage, yield* Clock, yield* PresenceService, yield* Log, yield* Metrics)
+      const hub = new TerminalHub(yield* Storage, yield* Clock, yield* Log)
+      return { hub, uninstallMetrics: installTerminalMetrics(hub, yield* Metrics) }
     }),
-    (hub) => Effect.sync(() => hub.stop()),
-  ),
+    ({ hub, uninstallMetrics }) =>
+      Effect.sync(() => {
+        uninstallMetrics()
+        hub.stop()
+      }),
+  ).pipe(Effect.map(({ hub }) => hub)),
+)
+const presenceLayer = Layer.effect(
+  PresenceService,
+  Effect.gen(function* () {
+    const presence: Presence = yield* Terminals
+    return presence
+  }),
 )
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
@@ -100,7 +114,6 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
     clockLayer(options.clock),
     logLayer(options.logger ?? createLogger(settings.log.level)),
     metricsLayer,
-    Layer.sync(PresenceService, () => new Presence()),
   )
   const masterKey = Layer.effect(
     MasterKey,
@@ -267,7 +280,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, log)
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, host.clock, log)
     defaultAgents.start()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -304,7 +317,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   const ports: Record<string, number> = {}
 
   const services = Layer.mergeAll(
-    usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
+    usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
     Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),

@@ -7,7 +7,7 @@
 import { Registry } from 'prom-client'
 import type { EngineHost } from '../../core/host.js'
 import { createLogger } from '../../core/log.js'
-import { Presence } from '../../core/presence.js'
+import { nobodyOnline } from '../../core/presence.js'
 import { systemClock } from '../../core/clock.js'
 import type { Operator } from './context.js'
 import { CliError } from './context.js'
@@ -23,7 +23,7 @@ export const offlineHost = (op: Operator): EngineHost => ({
   clock: systemClock,
   storage: op.storage,
   security: op.security,
-  presence: new Presence(),
+  presence: nobodyOnline,
   get terminals() {
     return unavailable('the terminal hub')
   },

@@ -29,7 +29,7 @@ import type { ServerEvent } from '../../core/events.js'
 import type { EngineHost } from '../../core/host.js'
 import type { Logger } from '../../core/log.js'
 import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
+import type { TerminalLink, TerminalSession } from '../../core/session.js'
 import { TokenBucket } from '../../core/tokenBucket.js'
 import { PacketFramer } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
@@ -112,8 +112,6 @@ export class MqttConnection implements TerminalLink, Flushable {
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0
-  /** The room the terminal is in, as the hub told it (session / room.changed). */
-  room: string | null = null
   lastHeard = performance.now()
 
   private readonly framer: PacketFramer
@@ -335,8 +333,6 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */
   sendEvent(event: ServerEvent): void {
-    if (event.type === 'session') this.room = event.room
-    else if (event.type === 'room.changed') this.room = event.to
     if (this.state !== 'open') return
     const subscribed = this.subscriptions.eventsQos
     if (subscribed < 0) return
@@ -424,8 +420,10 @@ export class MqttConnection implements TerminalLink, Flushable {
     }
     if (!wasOpen) return
     if (this.ctx.live.get(this.key) === this) this.ctx.live.delete(this.key)
+    // The will goes to the room the terminal was in: asked of the session before it ends.
+    const room = this.session?.room ?? null
     this.session?.end()
-    const { will, room, identity } = this
+    const { will, identity } = this
     if (ending === 'ungraceful' && will !== null && room !== null && identity !== null) {
       this.ctx.wills.publish(
         this.key,

@@ -20,7 +20,7 @@ import {
 } from '../../core/errors.js'
 import type { ServerEvent } from '../../core/events.js'
 import type { Logger } from '../../core/log.js'
-import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
+import type { TerminalLink, TerminalSession } from '../../core/session.js'
 import { TokenBucket } from '../../core/tokenBucket.js'
 import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 import type { ClockShape } from '../../core/clock.js'

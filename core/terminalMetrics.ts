@@ -1,0 +1,76 @@
+/**
+ * Prometheus collectors of sessions and rooms. Counts follow what the workspace actors announce
+ * (sessions opened and ended, rooms closed); gauges and frame totals are read off their snapshots
+ * when scraped, never per audio frame.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { RoomTotals } from './actors/workspace.js'
+import type { TerminalHub } from './terminals.js'
+
+/** Register the collectors on `registry`; returns the function that unsubscribes them. */
+export const installTerminalMetrics = (hub: TerminalHub, registry: Registry): (() => void) => {
+  const live = new Gauge({ name: 'hark_sessions', help: 'Live terminal sessions', labelNames: ['transport'], registers: [registry] })
+  const opened = new Counter({ name: 'hark_sessions_opened_total', help: 'Terminal sessions opened', labelNames: ['transport'], registers: [registry] })
+  const closed = new Counter({ name: 'hark_sessions_closed_total', help: 'Terminal sessions ended', labelNames: ['transport'], registers: [registry] })
+  // Totals of rooms that have closed, so the counters never go backwards.
+  const retired: { -readonly [K in keyof RoomTotals]: number } = { framesIn: 0, framesOut: 0, framesDecoded: 0, framesEncoded: 0 }
+  const totals = (): RoomTotals => {
+    const sum = { ...retired }
+    for (const room of hub.openRooms()) {
+      const router = room.getSnapshot().context.router
+      sum.framesIn += router.framesIn
+      sum.framesOut += router.framesOut
+      sum.framesDecoded += router.mixStats.framesDecoded
+      sum.framesEncoded += router.mixStats.framesEncoded
+    }
+    return sum
+  }
+  new Gauge({
+    name: 'hark_rooms',
+    help: 'Occupied rooms',
+    registers: [registry],
+    collect() {
+      let n = 0
+      for (const _ of hub.openRooms()) n++
+      this.set(n)
+    },
+  })
+  new Counter({
+    name: 'hark_audio_frames_routed_total',
+    help: 'Audio frames received from sources and delivered to sinks by room routers',
+    labelNames: ['direction'],
+    registers: [registry],
+    collect() {
+      const t = totals()
+      this.reset()
+      this.inc({ direction: 'in' }, t.framesIn)
+      this.inc({ direction: 'out' }, t.framesOut)
+    },
+  })
+  new Counter({
+    name: 'hark_audio_mixer_frames_total',
+    help: 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream',
+    labelNames: ['op'],
+    registers: [registry],
+    collect() {
+      const t = totals()
+      this.reset()
+      this.inc({ op: 'decode' }, t.framesDecoded)
+      this.inc({ op: 'encode' }, t.framesEncoded)
+    },
+  })
+  const off = [
+    hub.on('session.opened', ({ session }) => {
+      live.inc({ transport: session.transport })
+      opened.inc({ transport: session.transport })
+    }),
+    hub.on('session.ended', ({ session }) => {
+      live.dec({ transport: session.transport })
+      closed.inc({ transport: session.transport })
+    }),
+    hub.on('room.closed', ({ totals: t }) => {
+      for (const k of Object.keys(retired) as Array<keyof RoomTotals>) retired[k] += t[k]
+    }),
+  ]
+  return () => off.forEach((f) => f())
+}
