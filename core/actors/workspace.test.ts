@@ -87,15 +87,20 @@ describe('workspace actor', () => {
 
   it('lets a newer session of a client replace the older: one member, one session, both announced', () => {
     const w = start()
+    const observer = w.open('o', 'lobby')
     const older = w.open('a', 'lobby')
     const newer = w.open('a', 'lobby')
+    // The room sees the older leave, then the newer join.
+    expect(observer.link.events.items.filter((e) => 'participant' in e).map((e) => e.type)).toEqual([
+      'participant.joined', 'participant.left', 'participant.joined',
+    ])
     expect(older.link.closedWith?._tag).toBe('SessionReplaced')
     expect(newer.session.room).toBe('lobby')
     expect(older.session.room).toBe(null)
     const members = [...HashMap.values(w.ws.getSnapshot().context.rooms)][0]!.getSnapshot().context.members
-    expect([...members.values()].map((e) => e.member)).toEqual([newer.session])
-    expect(w.sessions()).toEqual(['a'])
-    expect(w.emitted.filter((e) => e.startsWith('session.'))).toEqual(['session.opened a', 'session.opened a', 'session.ended a'])
+    expect([...members.values()].map((e) => e.member)).toEqual([observer.session, newer.session])
+    expect(w.sessions()).toEqual(['a', 'o'])
+    expect(w.emitted.filter((e) => e.startsWith('session.') && e.endsWith(' a'))).toEqual(['session.opened a', 'session.opened a', 'session.ended a'])
   })
 
   it('closes sessions on deletion, revoke-all, a device password reset and a token revocation, each for its credential', () => {

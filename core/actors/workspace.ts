@@ -145,10 +145,14 @@ export const workspaceMachine = setup({
       assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED', 'JOIN_ROOM'])
       return withRoom(context, event.room, (e) => self.send(e))
     }),
+    // The older session leaves before the newer joins: the room sees left, then joined.
     replacePrevious: ({ context, event }) => {
       assertEvent(event, 'SESSION_OPEN')
       const previous = lookup(context.sessions, event.session.clientId)
-      previous?.send({ type: 'CLOSE', reason: new SessionReplaced({ message: 'replaced by a newer session of the same client' }) })
+      if (previous === undefined) return
+      const session = sessionOf(previous)
+      if (session.room !== null) lookup(context.rooms, session.room)?.send({ type: 'LEAVE', member: session })
+      previous.send({ type: 'CLOSE', reason: new SessionReplaced({ message: 'replaced by a newer session of the same client' }) })
     },
     admit: assign(({ context, event, self }) => {
       assertEvent(event, 'SESSION_OPEN')
