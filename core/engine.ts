@@ -8,72 +8,30 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
+import type { AgentProvider } from './agentProvider.js'
+import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
+import { AgentDispatcher } from './agentRuntime/dispatcher.js'
+import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
+import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { createHttpServer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import type { Presence } from './presence.js'
+import { PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
+import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
+import type { EngineServiceMap } from './tokens.js'
 import type { Transport } from './transport.js'
-import { TerminalHub } from './terminals.js'
-import { installTerminalMetrics } from './terminalMetrics.js'
-import { UsageMeter } from './usage/meter.js'
-import type { AgentProvider } from './agentProvider.js'
-import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
-import { AgentDispatcher } from './agentRuntime/dispatcher.js'
-import { containAgentFaults } from './agentRuntime/faultContainment.js'
-
-export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
-export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
-export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
-
-export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
-
-/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
-const usageLayer = Layer.effect(
-  Usage,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const settings = yield* EngineSettings
-      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
-      meter.start()
-      return meter
-    }),
-    (meter) => Effect.sync(() => meter.stop()),
-  ),
-)
-
-/** The workspace actors behind their facade; presence is read from the same actors. */
-const terminalsLayer = Layer.effect(
-  Terminals,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const hub = new TerminalHub(yield* Storage, yield* Clock, yield* Log)
-      return { hub, uninstallMetrics: installTerminalMetrics(hub, yield* Metrics) }
-    }),
-    ({ hub, uninstallMetrics }) =>
-      Effect.sync(() => {
-        uninstallMetrics()
-        hub.stop()
-      }),
-  ).pipe(Effect.map(({ hub }) => hub)),
-)
-const presenceLayer = Layer.effect(
-  PresenceService,
-  Effect.gen(function* () {
-    const presence: Presence = yield* Terminals
-    return presence
-  }),
-)
+import { usageLayer } from './usage/meter.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -94,7 +52,7 @@ export interface Engine {
   readonly state: EngineState
   /** Bound ports by listener name ("rest", and whatever transports report), valid once running. */
   readonly ports: Readonly<Record<string, number>>
-  /** The host facade (also what extensions get); available once running. */
+  /** The engine's services and extensions, resolved from its container (extensions receive them by injection instead); once running. */
   readonly host: EngineHost
   start(): Promise<void>
   stop(): Promise<void>
@@ -197,11 +155,10 @@ interface Running {
 }
 
 /** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
-const serve = (settings: Settings, config: EngineConfig, ports: Record<string, number>) =>
+const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
   Effect.gen(function* () {
     const ctx = yield* Effect.context<EngineServices>()
     const log = yield* Log
-    const runner = Effect.runPromiseExitWith(ctx)
     let registry: ExtensionRegistry | undefined
     const agents = new AgentDispatcher({
       hub: Context.get(ctx, Terminals),
@@ -215,7 +172,8 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
       },
     })
-    const host: EngineHost = {
+    // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
+    const services: EngineServiceMap = {
       settings,
       log,
       metrics: Context.get(ctx, Metrics),
@@ -227,16 +185,16 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       agents,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
-      run: (effect) => runThrowing(runner(effect)),
-      listening: (name, port) => {
-        ports[name] = port
-        log.info({ listener: name, host: settings.host, port }, 'listening')
+      listeners: {
+        listening: (name, port) => {
+          ports[name] = port
+          log.info({ listener: name, host: settings.host, port }, 'listening')
+        },
       },
-      resolve: (kind, name) => registry!.resolve(kind, name),
-      names: (kind) => registry!.names(kind),
     }
-    registry = new ExtensionRegistry(host, config.extensions ?? [])
+    registry = new ExtensionRegistry(services, extensions)
     const r = registry
+    const host: EngineHost = { ...services, resolve: (kind, name) => r.resolve(kind, name), names: (kind) => r.names(kind) }
     if (r.names('agentProvider').length > 0) {
       // A provider's own timers and sockets must fail its agent, not the process.
       const uninstall = containAgentFaults(log)
@@ -250,7 +208,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
 
     let ready = false
-    const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
+    const app: FastifyInstance = createHttpServer(settings, services.metrics, () => ready)
     yield* Effect.addFinalizer(() => Effect.promise(() => app.close()))
 
     const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
@@ -262,7 +220,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
     yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
     const address = app.server.address()
-    host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
+    services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
     for (const name of r.names('transport')) {
       const transport = r.resolve<Transport>('transport', name)
@@ -280,7 +238,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, host.clock, log)
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
     defaultAgents.start()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -304,12 +262,15 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     return { host, ports } satisfies Running
   })
 
-export const createEngine = (config: EngineConfig = {}, options: EngineOptions = {}): Engine => {
-  const settings = resolveSettings({
-    file: { source: options.configSource ?? 'engine config', settings: config },
-    env: options.env,
-    flags: options.flags,
-  })
+export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> = {} as EngineConfig<X>,
+  options: EngineOptions = {},
+): Engine => {
+  const extensions = config.extensions ?? []
+  const settings = resolveSettings(
+    { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
+    extensions,
+  )
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }
   let state: EngineState = 'idle'
@@ -329,7 +290,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
     Effect.gen(function* () {
       yield* cacheInvalidation
       yield* housekeeping(resolved)
-      return yield* serve(resolved, config, ports)
+      return yield* serve(resolved, extensions, ports)
     }),
   ).pipe(Layer.provideMerge(services))
 

@@ -1,9 +1,13 @@
 /**
  * Who is online: the live terminal sessions of each workspace. Presence holds nothing itself: the
- * workspace actors own the sessions and the room actors the membership, and the terminal hub
- * (core/terminals.ts) answers these reads from their snapshots. The REST client detail and the
+ * workspace actors own the sessions and the room actors the membership, and these reads go to
+ * their snapshots (found through the terminal hub, core/terminals.ts). The REST client detail and the
  * `status` filter read it; it is memory only (a restart has no one online).
  */
+import { Context, HashMap } from 'effect'
+import { liveSession, liveSessions, type WorkspaceContexts } from './actors/workspace.js'
+import type { Session } from './session.js'
+
 export type TransportName = string
 
 export interface PresenceEntry {
@@ -32,3 +36,30 @@ export const nobodyOnline: Presence = {
   list: () => [],
   size: 0,
 }
+
+const entryOf = (session: Session): PresenceEntry => ({ ...session.info, room: session.room })
+
+/** Presence read from the workspace actors' snapshots: nothing is stored here. */
+export const presenceOf = (actors: WorkspaceContexts): Presence => ({
+  get(workspaceId, clientId) {
+    const context = actors.context(workspaceId)
+    const session = context && liveSession(context, clientId)
+    return session && entryOf(session)
+  },
+  isOnline(workspaceId, clientId) {
+    const context = actors.context(workspaceId)
+    return context !== undefined && HashMap.has(context.sessions, clientId)
+  },
+  list(workspaceId) {
+    const context = actors.context(workspaceId)
+    return context ? liveSessions(context).map(entryOf) : []
+  },
+  get size() {
+    let n = 0
+    for (const context of actors.contexts()) n += HashMap.size(context.sessions)
+    return n
+  },
+})
+
+/** The engine's presence as an Effect service. */
+export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}

@@ -46,8 +46,11 @@ export interface TerminalSession {
   readonly audioMode: AudioMode
   /** The room the terminal is in now (its room's membership, read through the port); null for none. */
   readonly room: string | null
-  /** Data plane: one uplink frame (V|level byte + Opus), already size-checked by the transport. */
-  pushAudio(uplink: Uint8Array): void
+  /**
+   * Data plane: one uplink frame (V|level byte + Opus), already checked (core/terminalInput.ts);
+   * `now` is its receive time (performance.now()) when the transport has read it already.
+   */
+  pushAudio(uplink: Uint8Array, now?: number): void
   /** Ask for per-source frames (forward) or one mixed stream (mixed). */
   setAudioMode(mode: AudioMode): void
   /** The terminal is gone (socket closed, keepalive lost). Idempotent. */
@@ -126,9 +129,9 @@ export class Session implements TerminalSession, RoomMember {
     this.client = client
   }
 
-  pushAudio(uplink: Uint8Array): void {
+  pushAudio(uplink: Uint8Array, now = performance.now()): void {
     const port = this.port
-    if (port !== null) port.router.forward(port, uplink, performance.now())
+    if (port !== null) port.router.forward(port, uplink, now)
   }
 
   deliver(frame: Uint8Array): void {

@@ -3,20 +3,23 @@
  * (sessions opened and ended, rooms closed); gauges and frame totals are read off their snapshots
  * when scraped, never per audio frame.
  */
+import { HashMap } from 'effect'
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { RoomTotals } from './actors/workspace.js'
-import type { TerminalHub } from './terminals.js'
+import type { RoomTotals, WorkspaceContexts, WorkspaceEvents } from './actors/workspace.js'
 
 /** Register the collectors on `registry`; returns the function that unsubscribes them. */
-export const installTerminalMetrics = (hub: TerminalHub, registry: Registry): (() => void) => {
+export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents, registry: Registry): (() => void) => {
   const live = new Gauge({ name: 'hark_sessions', help: 'Live terminal sessions', labelNames: ['transport'], registers: [registry] })
   const opened = new Counter({ name: 'hark_sessions_opened_total', help: 'Terminal sessions opened', labelNames: ['transport'], registers: [registry] })
   const closed = new Counter({ name: 'hark_sessions_closed_total', help: 'Terminal sessions ended', labelNames: ['transport'], registers: [registry] })
+  const openRooms = function* () {
+    for (const context of hub.contexts()) yield* HashMap.values(context.rooms)
+  }
   // Totals of rooms that have closed, so the counters never go backwards.
   const retired: { -readonly [K in keyof RoomTotals]: number } = { framesIn: 0, framesOut: 0, framesDecoded: 0, framesEncoded: 0 }
   const totals = (): RoomTotals => {
     const sum = { ...retired }
-    for (const room of hub.openRooms()) {
+    for (const room of openRooms()) {
       const router = room.getSnapshot().context.router
       sum.framesIn += router.framesIn
       sum.framesOut += router.framesOut
@@ -31,7 +34,7 @@ export const installTerminalMetrics = (hub: TerminalHub, registry: Registry): ((
     registers: [registry],
     collect() {
       let n = 0
-      for (const _ of hub.openRooms()) n++
+      for (const context of hub.contexts()) n += HashMap.size(context.rooms)
       this.set(n)
     },
   })

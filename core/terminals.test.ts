@@ -40,7 +40,8 @@ describe('terminal hub', () => {
     expect([...frame.opus]).toEqual([10, 20, 30])
     expect(a.link.frames.items).toHaveLength(0)
     expect(c.link.frames.items).toHaveLength(0)
-    expect(engine.host.terminals.listRooms(seed.workspaceId).map((r) => [r.room, r.participants.map((p) => p.id)])).toEqual([
+    const { terminals } = engine.host
+    expect(terminals.roomNames(seed.workspaceId).map((r) => [r, terminals.roomView(seed.workspaceId, r)!.participants.map((p) => p.id)])).toEqual([
       ['lobby', ['a', 'b']],
       ['other', ['c']],
     ])

@@ -2,36 +2,29 @@
  * The terminal hub: a thin facade over the workspace actors (core/actors/workspace.ts), which own
  * every session and room. A transport hands an authenticated terminal to `open` and gets its
  * session back; agents join and leave rooms through it; committed storage changes become events
- * to the workspace concerned. Everything it answers (sessions, rooms, presence) is read from the
- * actors' snapshots, and `on` subscribes to what they emit — it keeps no state of its own beyond
+ * to the workspace concerned. What it answers (rooms, sessions, presence) is read from the
+ * actors' snapshots, and `on` subscribes to what they emit: it keeps no state of its own beyond
  * the directory of workspace actors.
  */
-import { HashMap, Option } from 'effect'
+import { Context, Effect, HashMap, Layer } from 'effect'
 import { createActor, type ActorRefFrom } from 'xstate'
-import { sessionOf, stopWorkspace, workspaceMachine, type WorkspaceEmitted, type WorkspaceEvent } from './actors/workspace.js'
 import type { RoomMember } from './actors/room.js'
-import type { ClockShape } from './clock.js'
+import { liveSession, roomOf, roomView, stopWorkspace, workspaceMachine, type RoomView } from './actors/workspace.js'
+import type { WorkspaceContext, WorkspaceContexts, WorkspaceEmitted, WorkspaceEvent, WorkspaceEvents } from './actors/workspace.js'
+import { Clock, type ClockShape } from './clock.js'
 import { ServerShuttingDown } from './errors.js'
-import type { ParticipantInfo, ServerEvent } from './events.js'
-import type { Logger } from './log.js'
-import type { Presence, PresenceEntry } from './presence.js'
+import type { ServerEvent } from './events.js'
+import { Log, type Logger } from './log.js'
+import { Metrics } from './metrics.js'
+import { presenceOf, PresenceService } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
 import { Session, type OpenOptions, type TerminalLink, type TerminalSession } from './session.js'
 import type { ChangeRecord } from './storage/changes.js'
-import type { StorageShape } from './storage/storage.js'
+import { Storage, type StorageShape } from './storage/storage.js'
+import { installTerminalMetrics } from './terminalMetrics.js'
 
-type WorkspaceRef = ActorRefFrom<typeof workspaceMachine>
-
-/** A live view of a room for listings. */
-export interface RoomView {
-  readonly room: string
-  readonly participants: ReadonlyArray<ParticipantInfo & { readonly transport: string | null }>
-}
-
-type Listener<T extends WorkspaceEmitted['type']> = (event: Extract<WorkspaceEmitted, { type: T }>) => void
-
-export class TerminalHub implements Presence {
-  private readonly workspaces = new Map<string, WorkspaceRef>()
+export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
+  private readonly workspaces = new Map<string, ActorRefFrom<typeof workspaceMachine>>()
   private readonly listeners = new Map<string, Set<(event: WorkspaceEmitted) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
@@ -45,7 +38,7 @@ export class TerminalHub implements Presence {
   }
 
   /** Hear what every workspace actor announces (now and later ones). Returns the unsubscribe function. */
-  on<T extends WorkspaceEmitted['type']>(type: T, listener: Listener<T>): () => void {
+  on<T extends WorkspaceEmitted['type']>(type: T, listener: (event: Extract<WorkspaceEmitted, { type: T }>) => void): () => void {
     let set = this.listeners.get(type)
     if (!set) this.listeners.set(type, (set = new Set()))
     const entry = listener as (event: WorkspaceEmitted) => void
@@ -53,7 +46,7 @@ export class TerminalHub implements Presence {
     return () => set.delete(entry)
   }
 
-  private workspace(workspaceId: string): WorkspaceRef {
+  private workspace(workspaceId: string) {
     let ref = this.workspaces.get(workspaceId)
     if (!ref) {
       ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock: this.clock, input: { workspaceId, clock: this.clock } })
@@ -77,24 +70,25 @@ export class TerminalHub implements Presence {
     this.workspaces.get(workspaceId)?.send(event)
   }
 
-  private snapshot(workspaceId: string) {
+  /** A workspace actor's context now (a value: later events do not change it). */
+  context(workspaceId: string): WorkspaceContext | undefined {
     return this.workspaces.get(workspaceId)?.getSnapshot().context
+  }
+
+  /** Every workspace actor's context now. */
+  *contexts(): Iterable<WorkspaceContext> {
+    for (const ref of this.workspaces.values()) yield ref.getSnapshot().context
   }
 
   /** Admit an authenticated terminal. The first event it gets is `session` (or `session.closing`). */
   open(identity: TerminalIdentity, link: TerminalLink, options: OpenOptions = {}): TerminalSession {
     const session = new Session(identity, link, this.clock, options.audioMode ?? 'forward')
-    if (this.closing) {
-      session.close(new ServerShuttingDown({ message: 'server shutting down' }))
-      return session
+    if (this.closing) session.close(new ServerShuttingDown({ message: 'server shutting down' }))
+    else {
+      const { credential, client } = identity
+      const expiresAt = client.expiresAt ?? (credential.kind === 'token' ? credential.expiresAt : null)
+      this.workspace(identity.workspaceId).send({ type: 'SESSION_OPEN', session, room: client.room, expiresAt })
     }
-    const { credential, client } = identity
-    this.workspace(identity.workspaceId).send({
-      type: 'SESSION_OPEN',
-      session,
-      room: client.room,
-      expiresAt: client.expiresAt ?? (credential.kind === 'token' ? credential.expiresAt : null),
-    })
     return session
   }
 
@@ -114,75 +108,27 @@ export class TerminalHub implements Presence {
 
   /** Names of the occupied rooms of a workspace, sorted. */
   roomNames(workspaceId: string): string[] {
-    const rooms = this.snapshot(workspaceId)?.rooms
-    return rooms ? [...HashMap.keys(rooms)].sort() : []
+    const context = this.context(workspaceId)
+    return context ? [...HashMap.keys(context.rooms)].sort() : []
   }
 
-  /** Occupied rooms of a workspace with their members. */
-  listRooms(workspaceId: string): RoomView[] {
-    return this.roomNames(workspaceId).flatMap((room) => this.roomView(workspaceId, room) ?? [])
-  }
-
+  /** Who is in a room of a workspace now; null when nobody is. */
   roomView(workspaceId: string, room: string): RoomView | null {
-    const context = this.snapshot(workspaceId)
-    const ref = context && Option.getOrUndefined(HashMap.get(context.rooms, room))
-    if (!ref) return null
-    return {
-      room,
-      participants: [...ref.getSnapshot().context.members.values()].map((e) => ({
-        ...e.info,
-        transport: e.member.kind === 'terminal' ? (this.get(workspaceId, e.member.id)?.transport ?? null) : null,
-      })),
-    }
+    const context = this.context(workspaceId)
+    return context ? roomView(context, room) : null
   }
 
   /** Terminals in a room right now (agents are not counted). */
   terminalCount(workspaceId: string, room: string): number {
-    const context = this.snapshot(workspaceId)
-    const ref = context && Option.getOrUndefined(HashMap.get(context.rooms, room))
-    return ref?.getSnapshot().context.terminals ?? 0
+    const context = this.context(workspaceId)
+    return (context && roomOf(context, room)?.getSnapshot().context.terminals) ?? 0
   }
 
-  /** Every open room of every workspace (metrics). */
-  *openRooms() {
-    for (const ref of this.workspaces.values()) yield* HashMap.values(ref.getSnapshot().context.rooms)
-  }
-
-  // ---- Presence: who is online, read from the workspace actors ----
-
-  get(workspaceId: string, clientId: string): PresenceEntry | undefined {
-    const context = this.snapshot(workspaceId)
-    const client = context && Option.getOrUndefined(HashMap.get(context.sessions, clientId))
-    if (!client) return undefined
-    const session = sessionOf(client)
-    return { ...session.info, room: session.room }
-  }
-
-  isOnline(workspaceId: string, clientId: string): boolean {
-    const context = this.snapshot(workspaceId)
-    return context !== undefined && HashMap.has(context.sessions, clientId)
-  }
-
-  list(workspaceId: string): PresenceEntry[] {
-    const context = this.snapshot(workspaceId)
-    if (!context) return []
-    return [...HashMap.values(context.sessions)].map((client) => {
-      const session = sessionOf(client)
-      return { ...session.info, room: session.room }
-    })
-  }
 
   /** The live session of a client, if any. */
   session(workspaceId: string, clientId: string): TerminalSession | undefined {
-    const context = this.snapshot(workspaceId)
-    const client = context && Option.getOrUndefined(HashMap.get(context.sessions, clientId))
-    return client && sessionOf(client)
-  }
-
-  get size(): number {
-    let n = 0
-    for (const ref of this.workspaces.values()) n += HashMap.size(ref.getSnapshot().context.sessions)
-    return n
+    const context = this.context(workspaceId)
+    return context && liveSession(context, clientId)
   }
 
   /** Close every session and refuse new ones (shutdown). */
@@ -200,27 +146,36 @@ export class TerminalHub implements Presence {
   }
 
   /** A committed change (from this process or another one) as an event to its workspace. */
-  private applyChange(change: ChangeRecord): void {
-    const { workspaceId, subject } = change
+  private applyChange({ kind, workspaceId, subject }: ChangeRecord): void {
     if (!workspaceId || !subject) return
-    const clientId = subject
-    switch (change.kind) {
-      case 'client.updated':
-        if (this.isOnline(workspaceId, clientId)) {
-          const client = this.storage.clients.get(workspaceId, clientId)
-          if (client) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId, room: client.room })
-        }
-        return
-      case 'client.deleted':
-        return this.send(workspaceId, { type: 'CLIENT_DELETED', clientId })
-      case 'client.tokensRevoked':
-        return this.send(workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId })
-      case 'devicePassword.reset':
-        return this.send(workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId })
-      case 'token.revoked':
-        return this.send(workspaceId, { type: 'TOKEN_REVOKED', jti: subject })
-      default:
-        return
-    }
+    if (kind === 'client.updated' && this.session(workspaceId, subject)) {
+      const client = this.storage.clients.get(workspaceId, subject)
+      if (client) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: client.room })
+    } else if (kind === 'client.deleted') this.send(workspaceId, { type: 'CLIENT_DELETED', clientId: subject })
+    else if (kind === 'client.tokensRevoked') this.send(workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId: subject })
+    else if (kind === 'devicePassword.reset') this.send(workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId: subject })
+    else if (kind === 'token.revoked') this.send(workspaceId, { type: 'TOKEN_REVOKED', jti: subject })
   }
 }
+
+/** The engine's terminal hub as an Effect service; it closes every session when the engine stops. */
+export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
+
+export const terminalsLayer = Layer.effect(
+  Terminals,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const hub = new TerminalHub(yield* Storage, yield* Clock, yield* Log)
+      return { hub, uninstallMetrics: installTerminalMetrics(hub, yield* Metrics) }
+    }),
+    ({ hub, uninstallMetrics }) => Effect.sync(() => (uninstallMetrics(), hub.stop())),
+  ).pipe(Effect.map(({ hub }) => hub)),
+)
+
+/** Presence reads the same workspace actors. */
+export const presenceLayer = Layer.effect(
+  PresenceService,
+  Effect.gen(function* () {
+    return presenceOf(yield* Terminals)
+  }),
+)

@@ -7,8 +7,7 @@
  * how much of it was heard (`conversation.item.truncate`), and queued audio is dropped.
  */
 import WebSocket from 'ws'
-import { AgentFailure, type AgentContext, type AgentSession } from '../../core/agentProvider.js'
-import type { ServerEvent } from '../../core/events.js'
+import { AgentFailure, type AgentContext, type AgentSession, type ServerEvent } from '../../core/index.js'
 import { base64ToPcm, PcmResampler, pcmToBase64 } from './resampler.js'
 
 export const REALTIME_RATE = 24_000

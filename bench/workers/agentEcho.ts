@@ -198,7 +198,7 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
   }
   dataDir = mkdtempSync(join(tmpdir(), 'hark-agent-latency-'))
   engine = createEngine({
-    dataDir, log: { level: 'warn' }, rest: { port: 0 }, gateway: { port: 0 }, mqtt: { port: 0, tlsPort: null },
+    dataDir, log: { level: 'warn' }, rest: { port: 0 },
     extensions: [echoAgent],
   })
   await engine.start()

@@ -29,7 +29,7 @@ import {
   TokenRevoked,
   type HarkError,
 } from '../errors.js'
-import type { ServerEvent } from '../events.js'
+import type { ParticipantInfo, ServerEvent } from '../events.js'
 import type { Session, SessionInfo } from '../session.js'
 import { clientMachine, type ClientEndedEvent } from './client.js'
 import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
@@ -321,6 +321,48 @@ export const workspaceMachine = setup({
     closed: { type: 'final' },
   },
 })
+
+/** Where what every workspace actor emits can be heard (the terminal hub fans it out). */
+export interface WorkspaceEvents {
+  on<T extends WorkspaceEmitted['type']>(type: T, listener: (event: Extract<WorkspaceEmitted, { type: T }>) => void): () => void
+}
+
+/** Where the workspace actors' contexts are found (the terminal hub). */
+export interface WorkspaceContexts {
+  context(workspaceId: string): WorkspaceContext | undefined
+  contexts(): Iterable<WorkspaceContext>
+}
+
+// ---- Reads of a snapshot (listings, presence, default agents): the context is a value ----
+
+/** The room actor of `room`, if it is open. */
+export const roomOf = (context: WorkspaceContext, room: string): RoomRef | undefined => lookup(context.rooms, room)
+
+/** The live session of a client, if any. */
+export const liveSession = (context: WorkspaceContext, clientId: string): Session | undefined => {
+  const client = lookup(context.sessions, clientId)
+  return client && sessionOf(client)
+}
+
+/** A live view of a room for listings. */
+export interface RoomView {
+  readonly room: string
+  readonly participants: ReadonlyArray<ParticipantInfo & { readonly transport: string | null }>
+}
+
+/** Who is in a room now, in the order they joined (null: nobody, the room is not open). */
+export const roomView = (context: WorkspaceContext, room: string): RoomView | null => {
+  const ref = lookup(context.rooms, room)
+  if (!ref) return null
+  const participants = [...ref.getSnapshot().context.members.values()].map(({ info, member }) => ({
+    ...info,
+    transport: member.kind === 'terminal' ? (liveSession(context, member.id)?.link.transport ?? null) : null,
+  }))
+  return { room, participants }
+}
+
+/** Every live session of the workspace. */
+export const liveSessions = (context: WorkspaceContext): Session[] => [...HashMap.values(context.sessions)].map(sessionOf)
 
 /** Stop a workspace actor at once, and the rooms and client actors it holds (not xstate children). */
 export const stopWorkspace = (ref: ActorRefFrom<typeof workspaceMachine>): void => {

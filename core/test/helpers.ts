@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createEngine, type Engine, type EngineConfig, type EngineOptions } from '../index.js'
+import { createEngine, type Engine, type EngineConfig, type EngineOptions, type Extension } from '../index.js'
 import type { ServerEvent } from '../events.js'
 import type { HarkError } from '../errors.js'
 import type { TerminalIdentity } from '../security/security.js'
@@ -20,17 +20,31 @@ export const tempDir = (prefix = 'hark-test-'): { path: string; remove: () => vo
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
 }
 
+/** `{ port: 0 }` at the section of every registered extension that has a `port` setting. */
+const freePorts = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => {
+  const tree: Record<string, unknown> = {}
+  for (const section of extensions.flatMap((e) => (e.settings && 'port' in e.settings.tree ? [e.settings] : []))) {
+    const keys = section.path.split('.')
+    let node = tree
+    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>
+    node[keys[keys.length - 1]!] = { port: 0 }
+  }
+  return tree
+}
+
 /** An engine on a temp data dir, every listener on port 0 (the OS picks a free port). */
-export const startTestEngine = async (config: EngineConfig = {}, options: EngineOptions = {}) => {
+export const startTestEngine = async <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> = {} as EngineConfig<X>,
+  options: EngineOptions = {},
+) => {
   const dir = tempDir()
   const engine: Engine = createEngine(
     {
       dataDir: dir.path,
       log: { level: 'silent' },
       rest: { port: 0 },
-      gateway: { port: 0 },
-      mqtt: { port: 0, tlsPort: null },
       storage: { changePollMs: 50 },
+      ...freePorts(config.extensions ?? []),
       ...config,
     },
     options,

@@ -7,10 +7,12 @@
  * sessions, so they are never metered. Nothing here runs per audio frame.
  */
 import { hostname } from 'node:os'
-import type { ClockShape, Timer } from '../clock.js'
-import type { Logger } from '../log.js'
-import type { StorageShape } from '../storage/storage.js'
-import type { TerminalHub } from '../terminals.js'
+import { Context, Effect, Layer } from 'effect'
+import { Clock, type ClockShape, type Timer } from '../clock.js'
+import { EngineSettings } from '../config.js'
+import { Log, type Logger } from '../log.js'
+import { Storage, type StorageShape } from '../storage/storage.js'
+import { Terminals, type TerminalHub } from '../terminals.js'
 
 export const CHECKPOINT_MS = 5000
 
@@ -86,3 +88,20 @@ export class UsageMeter {
     this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
   }
 }
+
+/** The engine's usage meter as an Effect service. */
+export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
+
+/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
+export const usageLayer = Layer.effect(
+  Usage,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const settings = yield* EngineSettings
+      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
+      meter.start()
+      return meter
+    }),
+    (meter) => Effect.sync(() => meter.stop()),
+  ),
+)

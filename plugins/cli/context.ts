@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { resolveSettings, systemClock, type EngineConfig, type Settings } from '../../core/index.js'
+import { resolveSettings, systemClock, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
 import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
 import { openStorage, type StorageShape } from '../../core/storage/storage.js'
@@ -63,15 +63,18 @@ export class CliError extends Error {
   }
 }
 
+
 export const settingsFor = async (opts: CommonOptions, flags: Record<string, string> = {}) => {
   const { source, config } = await loadConfig(opts.config)
   const allFlags = opts.data ? { ...flags, dataDir: opts.data } : flags
-  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags })
+  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, config.extensions ?? [])
   return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
 }
 
 export interface Operator {
   readonly settings: Settings
+  /** The extensions of the config the engine runs with (engine.config.ts or --config). */
+  readonly extensions: ReadonlyArray<Extension>
   readonly storage: StorageShape
   readonly security: SecurityShape
   close(): void
@@ -79,7 +82,7 @@ export interface Operator {
 
 /** Open the data dir for an operator command (the engine may be running on it at the same time). */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
-  const { settings } = await settingsFor(opts)
+  const { settings, config } = await settingsFor(opts)
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 })
   const storage = openStorage(join(settings.dataDir, 'hark.db'))
   const { key } = loadMasterKey({
@@ -89,7 +92,7 @@ export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
   const security = makeSecurity(storage, makeMasterKey(key), systemClock, {
     secretGraceSeconds: settings.security.secretGraceSeconds,
   })
-  return { settings, storage, security, close: () => storage.close() }
+  return { settings, extensions: config.extensions ?? [], storage, security, close: () => storage.close() }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

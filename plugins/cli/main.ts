@@ -12,6 +12,7 @@ import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
 import { presetCommands } from './commands/preset.js'
 import { secretCommands } from './commands/secret.js'
+import { settingsCommand } from './commands/settings.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
@@ -24,6 +25,7 @@ export const buildProgram = (): Command => {
     .showSuggestionAfterError(true)
     .exitOverride()
   startCommand(program)
+  settingsCommand(program)
   workspaceCommands(program)
   apikeyCommands(program)
   clientCommands(program)

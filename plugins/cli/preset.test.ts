@@ -47,7 +47,7 @@ describe('hark preset (real process)', () => {
 
     // An engine on the same data dir dispatches the preset the CLI made.
     const engine = createEngine({
-      dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, gateway: { port: 0 }, mqtt: { port: 0, tlsPort: null },
+      dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 },
       extensions: [echoAgent],
     })
     await engine.start()

@@ -6,16 +6,16 @@
  */
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
-import type { Settings } from '../../core/config.js'
 import { RateLimited } from '../../core/errors.js'
 import { workspaceOf } from './auth.js'
+import type { RestSettings } from './services.js'
 
-export const installRateLimit = async (app: FastifyInstance, settings: Settings): Promise<void> => {
+export const installRateLimit = async (app: FastifyInstance, settings: RestSettings): Promise<void> => {
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    max: settings.rest.rateLimitMax,
-    timeWindow: settings.rest.rateLimitWindowSeconds * 1000,
+    max: settings.rateLimitMax,
+    timeWindow: settings.rateLimitWindowSeconds * 1000,
     enableDraftSpec: true,
     // Distinct keys remembered at once (workspaces plus unauthenticated IPs); older ones start afresh.
     cache: 10_000,

@@ -10,45 +10,45 @@
  */
 import type { Socket } from 'node:net'
 import { generate, type Packet } from 'mqtt-packet'
-import type { Settings } from '../../core/config.js'
 import {
   FrameTooLarge,
   KeepAliveTimeout,
   MalformedPacket,
   ProtocolError,
   ReceiverTooSlow,
+  TerminalInput,
   UnsupportedProtocolVersion,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
+  type ClockShape,
+  type DropCell,
+  type Flushable,
   type HarkError,
-} from '../../core/errors.js'
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { MAX_UPLINK_BYTES, uplinkProblem } from '../../core/dataplane/frame.js'
-import type { ServerEvent } from '../../core/events.js'
-import type { EngineHost } from '../../core/host.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalLink, TerminalSession } from '../../core/session.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
+  type Logger,
+  type ServerEvent,
+  type TerminalCredential,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TerminalLink,
+  type TerminalSession,
+  type WriteBatch,
+} from '../../core/index.js'
 import { PacketFramer } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND } from '../../core/events.js'
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
 import { createStrictParser, type StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore } from './sessionStore.js'
+import type { MqttSettings } from './settings.js'
 import { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
 import type { WillDelivery, WillMessage } from './will.js'
-import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 /** Name in presence, metrics and logs. */
 export const TRANSPORT_NAME = 'mqtt'
-
-export type MqttSettings = Settings['mqtt']
 
 /** Plain counters read by the metrics collectors (never a prom-client call per frame). */
 export interface MqttCounters {
@@ -62,7 +62,10 @@ export interface MqttCounters {
 
 /** What every connection of one transport shares. */
 export interface ConnectionContext {
-  readonly host: EngineHost
+  readonly hub: TerminalHub
+  readonly clock: ClockShape
+  /** Check a CONNECT's credential (token or device password). */
+  readonly authenticate: (credential: TerminalCredential) => Promise<TerminalIdentity>
   readonly settings: MqttSettings
   readonly log: Logger
   readonly scheduler: WriteBatch
@@ -112,6 +115,7 @@ export class MqttConnection implements TerminalLink, Flushable {
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0
+  /** When the last packet arrived (performance.now(), read once per packet): keepalive, and the receive time of its audio. */
   lastHeard = performance.now()
 
   private readonly framer: PacketFramer
@@ -120,9 +124,8 @@ export class MqttConnection implements TerminalLink, Flushable {
   private held: Packet[] | null = null
   /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
   private upAudioPrefix: Buffer | null = null
-  /** Uplink audio and control message rates (limits.ts); started at CONNECT. */
-  audioRate!: TokenBucket
-  controlRate!: TokenBucket
+  /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
+  input: TerminalInput | null = null
   private keepaliveMs = 0
   private timer: NodeJS.Timeout | undefined
   private sessionHandedOver = false
@@ -235,15 +238,13 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
     this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    const now = performance.now()
-    this.audioRate = new TokenBucket(AUDIO_FRAMES_PER_SECOND, AUDIO_FRAME_BURST, now)
-    this.controlRate = new TokenBucket(CONTROL_MESSAGES_PER_SECOND, CONTROL_MESSAGE_BURST, now)
+    this.input = new TerminalInput({ rateDrops: this.ctx.counters.audioRate }, performance.now())
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
     for (const packet of this.outbound.resume(this.encodeEvent)) this.sendBytes(packet)
     // The hub sends `session` (and replaces an older session of this client) inside open().
-    this.session = this.ctx.host.terminals.open(identity, this)
+    this.session = this.ctx.hub.open(identity, this)
     this.armKeepalive()
     const held = this.held ?? []
     this.held = null
@@ -366,19 +367,10 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.finish('administrative')
   }
 
-  /** Data plane, uplink: one frame from up/audio (size-checked, rate-limited) into the room. */
+  /** Data plane, uplink: one frame from up/audio into the room (core/terminalInput.ts checks it). */
   uplinkAudio(payload: Buffer, now: number): void {
-    const problem = uplinkProblem(payload.length)
-    if (problem !== null) {
-      return this.fail(
-        problem === 'too-large'
-          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
-          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
-      )
-    }
-    // Over the rate the frame is dropped, not forwarded.
-    if (this.audioRate.take(now)) this.session!.pushAudio(payload)
-    else this.ctx.counters.audioRate.count++
+    const error = this.input!.audio(this.session, payload, now)
+    if (error !== null) this.fail(error)
   }
 
   // ---- endings ----------------------------------------------------------------------------------

@@ -7,8 +7,8 @@
  * purpose (revocation, deletion, a newer session, shutdown) publish no will.
  */
 import { isUtf8 } from 'node:buffer'
-import type { ServerEvent } from '../../core/events.js'
-import type { TerminalHub } from '../../core/terminals.js'
+import type { ServerEvent } from '../../core/index.js'
+import type { TerminalHub } from '../../core/index.js'
 
 export interface WillMessage {
   readonly topic: string

@@ -25,30 +25,30 @@ import {
   type RTCPeerConnection,
   type RTCRtpSender,
 } from 'werift'
-import { answerClientMessage, parseClientMessage } from '../../core/clientMessages.js'
-import type { ClockShape } from '../../core/clock.js'
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { DOWNLINK_HEADER_BYTES, MAX_OPUS_BYTES, MAX_UPLINK_BYTES } from '../../core/dataplane/frame.js'
 import {
   CapacityExceeded,
-  FrameTooLarge,
+  DOWNLINK_HEADER_BYTES,
   Internal,
   isHarkError,
   ProtocolError,
   publicMessage,
-  RateLimited,
+  randomBase62,
   ReceiverTooSlow,
+  TerminalInput,
   ValidationFailed,
   wireCodesOf,
+  type ClientMessage,
+  type ClockShape,
+  type DropCell,
   type HarkError,
-} from '../../core/errors.js'
-import type { ServerEvent } from '../../core/events.js'
-import { randomBase62 } from '../../core/ids.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalLink, TerminalSession } from '../../core/session.js'
-import type { TerminalHub } from '../../core/terminals.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
+  type InputLimits,
+  type Logger,
+  type ServerEvent,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TerminalLink,
+  type TerminalSession,
+} from '../../core/index.js'
 import { finishAnswer } from './offer.js'
 import { opusPacketSamples48k } from './opusPacket.js'
 import { OutboundClock } from './outboundClock.js'
@@ -75,12 +75,13 @@ export const MAX_EVENT_BACKLOG_BYTES = 1024 * 1024
 const LEVEL_PAYLOADS: readonly Buffer[] = Array.from({ length: 256 }, (_, i) => Buffer.of(i))
 const ignore = (): void => {}
 
-export interface PeerLimits {
-  readonly audioFramesPerSecond: number
-  readonly audioFrameBurst: number
-  readonly controlMessagesPerSecond: number
-  readonly controlMessageBurst: number
-}
+export type PeerLimits = InputLimits
+
+/** One audio track carries one stream: per-source frames have nowhere to go. */
+const mixedOnly = (message: ClientMessage): HarkError | null =>
+  message.type === 'audio.mode' && message.audioMode !== 'mixed'
+    ? new ValidationFailed({ field: 'audioMode', message: 'a WebRTC peer receives the mixed stream only ("audioMode" must be "mixed")' })
+    : null
 
 export interface PeerContext {
   readonly hub: TerminalHub
@@ -110,9 +111,7 @@ export class WebRtcPeer implements TerminalLink {
   private sender: RTCRtpSender | null = null
   private levelExtensionId = 0
   private readonly outbound = new OutboundClock()
-  private readonly uplink = new Uint8Array(MAX_UPLINK_BYTES)
-  private readonly audioRate: TokenBucket
-  private readonly controlRate: TokenBucket
+  private readonly input: TerminalInput
   private connectTimer: NodeJS.Timeout | undefined
   private graceTimer: NodeJS.Timeout | undefined
   private failing = false
@@ -124,9 +123,7 @@ export class WebRtcPeer implements TerminalLink {
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
   ) {
-    const now = performance.now()
-    this.audioRate = new TokenBucket(ctx.limits.audioFramesPerSecond, ctx.limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(ctx.limits.controlMessagesPerSecond, ctx.limits.controlMessageBurst, now)
+    this.input = new TerminalInput({ limits: ctx.limits, rateDrops: ctx.drops.rate, refuse: mixedOnly }, performance.now())
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
   }
 
@@ -251,30 +248,11 @@ export class WebRtcPeer implements TerminalLink {
       this.fail(new ProtocolError({ message: 'binary data channel messages are not part of the protocol (audio travels as RTP)' }))
       return
     }
-    if (!this.controlRate.take(performance.now())) {
-      const rate = this.ctx.limits.controlMessagesPerSecond
-      this.fail(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
-      return
-    }
-    const result = parseClientMessage(data, Buffer.byteLength(data))
-    if (!result.ok) {
-      if (result.fatal) this.fail(result.error)
-      else this.sendEvent(result.event)
-      return
-    }
-    const message = result.message
-    if (message.type === 'audio.mode' && message.audioMode !== 'mixed') {
-      // One audio track carries one stream: per-source frames have nowhere to go.
-      this.sendEvent({
-        type: 'error',
-        code: wireCodesOf(new ValidationFailed({ field: 'audioMode', message: '' })).code,
-        message: 'a WebRTC peer receives the mixed stream only ("audioMode" must be "mixed")',
-        id: message.id,
-      })
-      return
-    }
-    answerClientMessage(message, session, (event) => this.sendEvent(event), this.ctx.clock.now())
+    const refusal = this.input.control(session, data, this.reply, this.ctx.clock.now(), performance.now())
+    if (refusal?.fatal) this.fail(refusal.error)
   }
+
+  private readonly reply = (event: ServerEvent): void => this.sendEvent(event)
 
   // ---- Media ----
 
@@ -282,25 +260,12 @@ export class WebRtcPeer implements TerminalLink {
   private readonly onRtp = (rtp: RtpPacket, extensions?: Extensions): void => {
     const session = this.session
     if (session === null || this.state !== 'open') return
-    const payload = rtp.payload
-    const n = payload.length
-    // Padding-only packets carry no audio.
-    if (n === 0) return
-    if (n > MAX_OPUS_BYTES) {
-      this.fail(new FrameTooLarge({ message: `Opus packet of ${n} bytes exceeds ${MAX_OPUS_BYTES}` }))
-      return
-    }
-    if (!this.audioRate.take(performance.now())) {
-      this.ctx.drops.rate.count++
-      return
-    }
     const level = extensions?.[AUDIO_LEVEL_URI] as { v: boolean; level: number } | undefined
-    const frame = this.uplink
-    frame[0] =
+    const levelByte =
       level === undefined ? UNMEASURED_LEVEL_BYTE : ((level.v && level.level <= VOICED_MAX_DBOV ? 0x80 : 0) | (level.level & 0x7f))
-    frame.set(payload, 1)
-    // The router copies the frame before returning, so the scratch buffer is reused.
-    session.pushAudio(frame.subarray(0, n + 1))
+    // Padding-only packets carry no audio; the frame is copied by the router before this returns.
+    const error = this.input.audioFromOpus(session, levelByte, rtp.payload, performance.now())
+    if (error !== null) this.fail(error)
   }
 
   // ---- TerminalLink (what the hub calls) ----

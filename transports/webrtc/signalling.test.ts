@@ -270,7 +270,7 @@ describe('network settings', () => {
     [{ iceServerUrls: 'turn:x:3478' }, 'webrtc.iceServerUrls'],
   ])('refuses to start with bad webrtc settings, naming the setting (%#)', async (webrtc, setting) => {
     const dir = tempDir()
-    const engine = createEngine({ dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, gateway: { port: 0 }, webrtc, extensions: [webrtcTransport] })
+    const engine = createEngine({ dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, webrtc, extensions: [webrtcTransport] })
     let error: unknown
     try {
       await engine.start()

@@ -16,7 +16,7 @@ import {
   type GatewayRequest,
   type GatewayResponse,
   type GatewayRoute,
-} from '../../core/gatewayRoutes.js'
+} from '../../core/index.js'
 import {
   isHarkError,
   MalformedJson,
@@ -26,8 +26,8 @@ import {
   UnsupportedMediaType,
   ValidationFailed,
   wireCodesOf,
-} from '../../core/errors.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
+} from '../../core/index.js'
+import type { TerminalIdentity } from '../../core/index.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
 

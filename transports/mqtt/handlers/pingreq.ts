@@ -1,6 +1,6 @@
 /** PINGREQ: answered with PINGRESP (any packet already counts for the keepalive). */
 import type { IPingreqPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/errors.js'
+import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const handlePingreq = (c: MqttConnection, packet: IPingreqPacket): void => {

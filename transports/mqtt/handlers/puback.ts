@@ -1,6 +1,6 @@
 /** PUBACK: the terminal took a QoS 1 event; its inflight slot goes to the next queued event. */
 import type { IPubackPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/errors.js'
+import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const handlePuback = (c: MqttConnection, packet: IPubackPacket): void => {

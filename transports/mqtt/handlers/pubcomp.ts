@@ -1,6 +1,6 @@
 /** PUBCOMP: ends a QoS 2 flow the server never starts (see pubrec.ts); nothing to do but check it. */
 import type { IPubcompPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/errors.js'
+import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const handlePubcomp = (c: MqttConnection, packet: IPubcompPacket): void => {

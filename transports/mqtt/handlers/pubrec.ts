@@ -3,7 +3,7 @@
  * PUBREL (MQTT 5: reason 0x92, Packet Identifier not found) so the client's flow can end.
  */
 import type { IPubrecPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/errors.js'
+import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const PACKET_IDENTIFIER_NOT_FOUND = 0x92

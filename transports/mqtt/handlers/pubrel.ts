@@ -1,6 +1,6 @@
 /** PUBREL: the terminal releases a QoS 2 publish we took; PUBCOMP ends the exchange. */
 import type { IPubrelPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/errors.js'
+import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { PACKET_IDENTIFIER_NOT_FOUND } from './pubrec.js'
 

@@ -4,7 +4,7 @@
  * (outside the namespace) or 0x8F (not a valid filter) on MQTT 5. Wildcards work inside the namespace.
  */
 import type { ISubscribePacket } from 'mqtt-packet'
-import { MalformedPacket, ProtocolError, SubscriptionIdentifiersUnsupported, wireCodes } from '../../../core/errors.js'
+import { MalformedPacket, ProtocolError, SubscriptionIdentifiersUnsupported, wireCodes } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { isInNamespace, isValidTopicFilter } from '../topics.js'
 import { duplicateProperty } from './properties.js'

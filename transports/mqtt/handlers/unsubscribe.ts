@@ -3,7 +3,7 @@
  * events only unsubscribes from its down/audio topic). MQTT 5 gets a reason code per filter.
  */
 import type { IUnsubscribePacket } from 'mqtt-packet'
-import { MalformedPacket, ProtocolError, wireCodes } from '../../../core/errors.js'
+import { MalformedPacket, ProtocolError, wireCodes } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { isInNamespace, isValidTopicFilter } from '../topics.js'
 

@@ -4,14 +4,13 @@
  * limits), with a seeded workspace and helpers for tokens, room moves and the transport itself.
  */
 import defaultConfig from '../../../engine.config.js'
-import type { EngineConfig } from '../../../core/config.js'
-import type { Extension } from '../../../core/extension.js'
+import type { EngineConfig, Extension } from '../../../core/index.js'
 import { seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { webrtcTransport } from '../index.js'
 import type { WebRtcTransport } from '../transport.js'
 
 export const startWebRtcEngine = async (config: EngineConfig = {}, webrtc: Extension = webrtcTransport) => {
-  const extensions = [...defaultConfig.extensions.filter((e) => e.name !== 'webrtc'), webrtc]
+  const extensions = [...(defaultConfig.extensions ?? []).filter((e) => e.name !== 'webrtc'), webrtc]
   const t = await startTestEngine({ ...config, extensions })
   const engine = t.engine
   const seed = seedWorkspace(engine)
