@@ -7,10 +7,13 @@
  * (`clockLayer`), so `Schedule`s and `Effect.sleep` move with it too. A test hands the engine a
  * `ManualClock` and drives all of them by advancing one clock; nothing waits in real time.
  *
- * Not control-plane time: the data plane (per audio frame: uplink rate limits, speaking activity,
- * the mixer's and the agents' 20 ms pacing, WebRTC RTP timestamps) reads `performance.now()` and
- * keeps its own timers. Frames arrive in real time, and pacing them from a clock a test can stop
- * would only make the audio wrong.
+ * Not control-plane time, and left on real time on purpose:
+ *   - the data plane (per audio frame: uplink rate limits, receive stamps, speaking activity, the
+ *     mixer's and the agents' 20 ms pacing, WebRTC RTP timestamps) reads `performance.now()` and
+ *     keeps its own timers: frames arrive in real time, and pacing them from a clock a test can
+ *     stop would only make the audio wrong;
+ *   - grace periods that bound real I/O (a socket's or a data channel's last flush, ICE gathering):
+ *     the network runs in real time whatever the engine's clock says.
  */
 import FakeTimers from '@sinonjs/fake-timers'
 import { Context, Duration, Effect, Layer } from 'effect'
