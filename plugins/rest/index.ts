@@ -54,7 +54,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
   // onRequest), then an auth refusal is raised (preParsing) before any body is read.
   installAuth(app, host.security)
-  await installRateLimit(app, host.rest)
+  await installRateLimit(app, host.rest, host.clock)
   installJsonOnly(app)
   // Handlers run in the check phase of the event loop: every request that arrived this turn is read
   // first, then all are answered together — the REST counterpart of the transports' per-turn write
