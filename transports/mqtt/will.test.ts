@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
 import { RecordingLink } from '../../core/test/helpers.js'
+import { mqttTransport } from './index.js'
 import { connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 let room: RecordingLink
+// Will delays run on the engine's clock: they pass only when a test advances it.
+const clock = new ManualClock(Date.now())
 beforeAll(async () => {
-  t = await startMqttEngine()
+  t = await startMqttEngine({}, [mqttTransport], { clock })
   for (const id of ['w', 'x', 'y', 'listener']) t.seed.addClient(id, 'lobby')
   room = new RecordingLink('test')
   t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('listener') }), room)
@@ -74,8 +78,13 @@ describe('will', () => {
     x.destroy()
     y.destroy()
     await room.event('participant.left', (e) => e.participant.id === 'x')
+    await room.event('participant.left', (e) => e.participant.id === 'y')
     const back = await RawClient.open(t.port, 5)
     await back.connect('x', await t.token('x'), { clean: false, properties: { sessionExpiryInterval: 60 } })
+    clock.advance(1999)
+    await settle()
+    expect(wills()).toHaveLength(before)
+    clock.advance(1)
     const will = await room.event('participant.will', (e) => e.participantId === 'y')
     expect(will).toMatchObject({ payload: 'y gone' })
     expect(wills().slice(before).map((e) => (e.type === 'participant.will' ? e.participantId : ''))).toEqual(['y'])
