@@ -64,7 +64,9 @@ export class UsageMeter {
   /** Checkpoint this process's open sessions and recover orphans; also called on the timer. */
   tick(): void {
     try {
-      this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+      const at = this.clock.now()
+      const sessions = this.storage.usage.checkpoint(this.storage.origin, at)
+      if (sessions > 0) this.log.debug({ sessions, at }, 'usage checkpoint')
       this.recover()
     } catch (e) {
       this.log.error({ err: e }, 'usage checkpoint failed')
