@@ -81,6 +81,7 @@ describe('live sessions closed by the server', () => {
     clock.advance(999)
     expect(t.engine.host.presence.isOnline(t.seed.workspaceId, 'tok')).toBe(true)
     clock.advance(1)
+    expect(t.engine.host.presence.isOnline(t.seed.workspaceId, 'tok')).toBe(false)
     expect(await device.event('session.closing')).toMatchObject({ code: 'token_expired' })
     expect(await device.disconnects.next()).toMatchObject({ reasonCode: 0x87, properties: { reasonString: 'credential expired' } })
     await device.closed

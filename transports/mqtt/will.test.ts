@@ -62,18 +62,19 @@ describe('will', () => {
 
   it('MQTT 5: the Will Delay Interval holds the will back, and a reconnect within it cancels it', async () => {
     const before = wills().length
-    // x: 1 s delay, reconnects at once (cancelled). y: 2 s delay, never returns (delivered).
+    // x: 60 s delay, reconnects at once (cancelled). y: 120 s delay, never returns (delivered).
+    // Minutes of the engine's clock: far longer than the test runs in real time.
     const x = await RawClient.open(t.port, 5)
     await x.connect('x', await t.token('x'), {
       clean: false,
-      properties: { sessionExpiryInterval: 60 },
-      will: { topic: 'hark/x/will', payload: Buffer.from('x gone'), qos: 0, retain: false, properties: { willDelayInterval: 1 } },
+      properties: { sessionExpiryInterval: 600 },
+      will: { topic: 'hark/x/will', payload: Buffer.from('x gone'), qos: 0, retain: false, properties: { willDelayInterval: 60 } },
     })
     const y = await RawClient.open(t.port, 5)
     await y.connect('y', await t.token('y'), {
       clean: false,
-      properties: { sessionExpiryInterval: 60 },
-      will: { topic: 'hark/y/will', payload: Buffer.from('y gone'), qos: 0, retain: false, properties: { willDelayInterval: 2 } },
+      properties: { sessionExpiryInterval: 600 },
+      will: { topic: 'hark/y/will', payload: Buffer.from('y gone'), qos: 0, retain: false, properties: { willDelayInterval: 120 } },
     })
     x.destroy()
     y.destroy()
@@ -81,7 +82,7 @@ describe('will', () => {
     await room.event('participant.left', (e) => e.participant.id === 'y')
     const back = await RawClient.open(t.port, 5)
     await back.connect('x', await t.token('x'), { clean: false, properties: { sessionExpiryInterval: 60 } })
-    clock.advance(1999)
+    clock.advance(119_999)
     await settle()
     expect(wills()).toHaveLength(before)
     clock.advance(1)
