@@ -38,29 +38,26 @@ export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents,
       this.set(n)
     },
   })
-  new Counter({
-    name: 'hark_audio_frames_routed_total',
-    help: 'Audio frames received from sources and delivered to sinks by room routers',
-    labelNames: ['direction'],
-    registers: [registry],
-    collect() {
-      const t = totals()
-      this.reset()
-      this.inc({ direction: 'in' }, t.framesIn)
-      this.inc({ direction: 'out' }, t.framesOut)
-    },
+  /** A counter whose labels each read one of the room totals when scraped. */
+  const totalsCounter = (name: string, help: string, label: string, keys: Record<string, keyof RoomTotals>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        for (const [value, key] of Object.entries(keys)) this.inc({ [label]: value }, t[key])
+      },
+    })
+  totalsCounter('hark_audio_frames_routed_total', 'Audio frames received from sources and delivered to sinks by room routers', 'direction', {
+    in: 'framesIn',
+    out: 'framesOut',
   })
-  new Counter({
-    name: 'hark_audio_mixer_frames_total',
-    help: 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream',
-    labelNames: ['op'],
-    registers: [registry],
-    collect() {
-      const t = totals()
-      this.reset()
-      this.inc({ op: 'decode' }, t.framesDecoded)
-      this.inc({ op: 'encode' }, t.framesEncoded)
-    },
+  totalsCounter('hark_audio_mixer_frames_total', 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream', 'op', {
+    decode: 'framesDecoded',
+    encode: 'framesEncoded',
   })
   const off = [
     hub.on('session.opened', ({ session }) => {
