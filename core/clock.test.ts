@@ -34,15 +34,19 @@ describe('ManualClock', () => {
     expect(fired).toBe(1)
   })
 
-  it('jumps back in wall time only: timers and monotonic time stay put', () => {
+  it('sets wall time forward or back without firing timers or moving monotonic time', () => {
     const clock = new ManualClock(T0)
     let fired = false
     clock.setTimeout(() => (fired = true), 1000)
     clock.set(T0 - 60_000)
     expect(clock.now()).toBe(T0 - 60_000)
+    clock.set(T0 + 86_400_000)
+    expect(clock.now()).toBe(T0 + 86_400_000)
     expect(fired).toBe(false)
+    expect(clock.monotonic()).toBe(0)
     clock.advance(1000)
     expect(fired).toBe(true)
+    expect(clock.now()).toBe(T0 + 86_400_000 + 1000)
     expect(clock.monotonic()).toBe(1000)
   })
 })

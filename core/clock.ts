@@ -7,10 +7,13 @@
  * (`clockLayer`), so `Schedule`s and `Effect.sleep` move with it too. A test hands the engine a
  * `ManualClock` and drives all of them by advancing one clock; nothing waits in real time.
  *
- * Not control-plane time: the data plane (per audio frame: uplink rate limits, speaking activity,
- * the mixer's and the agents' 20 ms pacing, WebRTC RTP timestamps) reads `performance.now()` and
- * keeps its own timers. Frames arrive in real time, and pacing them from a clock a test can stop
- * would only make the audio wrong.
+ * Not control-plane time, and left on real time on purpose:
+ *   - the data plane (per audio frame: uplink rate limits, receive stamps, speaking activity, the
+ *     mixer's and the agents' 20 ms pacing, WebRTC RTP timestamps) reads `performance.now()` and
+ *     keeps its own timers: frames arrive in real time, and pacing them from a clock a test can
+ *     stop would only make the audio wrong;
+ *   - grace periods that bound real I/O (a socket's or a data channel's last flush, ICE gathering):
+ *     the network runs in real time whatever the engine's clock says.
  */
 import FakeTimers from '@sinonjs/fake-timers'
 import { Context, Duration, Effect, Layer } from 'effect'
@@ -120,11 +123,12 @@ export class ManualClock implements ClockShape {
     await this.fake.tickAsync(ms)
   }
 
-  /** Jump to an instant: forward like `advance`; backward moves wall time only (no timer fires). */
+  /**
+   * Set the wall time, as a system clock adjustment would: `now()` jumps, forward or back; no
+   * timer fires and monotonic time stays (timers count elapsed time: use `advance` for that).
+   */
   set(ms: number): void {
-    const delta = ms - this.fake.now
-    if (delta >= 0) this.fake.tick(delta)
-    else this.fake.setSystemTime(ms)
+    this.fake.setSystemTime(ms)
   }
 
   /** Timers armed and not yet fired (tests check that nothing is left behind). */

@@ -22,13 +22,13 @@ import { createHttpServer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import { Presence, PresenceService } from './presence.js'
+import { PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
-import { Terminals, terminalsLayer } from './terminals.js'
+import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
 import type { EngineServiceMap } from './tokens.js'
 import type { Transport } from './transport.js'
@@ -73,7 +73,6 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
     clockLayer(options.clock),
     logLayer(options.logger ?? createLogger(settings.log.level)),
     metricsLayer,
-    Layer.sync(PresenceService, () => new Presence()),
   )
   const masterKey = Layer.effect(
     MasterKey,
@@ -240,7 +239,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, log)
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
     defaultAgents.start()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -280,7 +279,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   const ports: Record<string, number> = {}
 
   const services = Layer.mergeAll(
-    usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
+    usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
     Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),

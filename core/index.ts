@@ -43,7 +43,9 @@ export type { EnginePlugin } from './plugin.js'
 export * from './agentProvider.js'
 
 // ---- What a transport builds on (spec/extensions.md) ----
-export type { TerminalHub, TerminalLink, TerminalSession, OpenOptions } from './terminals.js'
+export type { TerminalHub } from './terminals.js'
+export type { RoomView, WorkspaceEmitted } from './actors/workspace.js'
+export type { TerminalLink, TerminalSession, OpenOptions, SessionInfo } from './session.js'
 export { TerminalInput, PROTOCOL_LIMITS, type InputLimits, type TerminalInputOptions, type ControlRefusal } from './terminalInput.js'
 export { parseClientMessage, answerClientMessage, type ClientMessageResult } from './clientMessages.js'
 export * from './dataplane/frame.js'
@@ -72,5 +74,5 @@ export {
   type GatewayRoute,
   type GatewayRouteMatch,
 } from './gatewayRoutes.js'
-export { ManualClock, systemClock, type ClockShape } from './clock.js'
+export { ManualClock, systemClock, type ClockShape, type Timer } from './clock.js'
 export * as errors from './errors.js'

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ManualClock } from './clock.js'
 import { parseDownlink } from './dataplane/frame.js'
 import type { Engine } from './engine.js'
 import { ValidationFailed } from './errors.js'
@@ -24,7 +25,7 @@ const pair = async (input: TerminalInput) => {
   const a = await open('a')
   const b = await open('b')
   const replies: ServerEvent[] = []
-  const control = (message: Uint8Array | string, now = 0) => input.control(a.session, message, (e) => replies.push(e), 1234, now)
+  const control = (message: Uint8Array | string) => input.control(a.session, message, (e) => replies.push(e))
   return { a, b, replies, control }
 }
 
@@ -39,7 +40,7 @@ describe('terminal input, the same checks for every transport', () => {
   it('takes audio into the room, drops and counts it over the frame rate, and refuses malformed frames', async () => {
     const drops = { count: 0 }
     const input = new TerminalInput(
-      { rateDrops: drops, limits: { audioFramesPerSecond: 10, audioFrameBurst: 2, controlMessagesPerSecond: 10, controlMessageBurst: 2 } },
+      { clock: new ManualClock(0), rateDrops: drops, limits: { audioFramesPerSecond: 10, audioFrameBurst: 2, controlMessagesPerSecond: 10, controlMessageBurst: 2 } },
       0,
     )
     const { a, b } = await pair(input)
@@ -61,8 +62,10 @@ describe('terminal input, the same checks for every transport', () => {
   })
 
   it('answers control messages, sends error events for bad fields, and refuses the fatal ones', async () => {
+    const clock = new ManualClock(1234)
     const input = new TerminalInput(
       {
+        clock,
         rateDrops: { count: 0 },
         limits: { audioFramesPerSecond: 10, audioFrameBurst: 10, controlMessagesPerSecond: 1, controlMessageBurst: 4 },
         refuse: (m) => (m.type === 'audio.mode' && m.audioMode === 'forward' ? new ValidationFailed({ field: 'audioMode', message: 'mixed only' }) : null),
@@ -77,9 +80,11 @@ describe('terminal input, the same checks for every transport', () => {
     expect(control('{"type":"audio.mode","audioMode":"mixed"}')).toBeNull()
     expect(await a.link.event('audio.mode')).toEqual({ type: 'audio.mode', audioMode: 'mixed' })
     expect(control(Uint8Array.of(0x7b, 0xff, 0x7d))).toMatchObject({ fatal: true, error: { _tag: 'ProtocolError', message: 'control message is not valid UTF-8' } })
-    expect(control('x', 1000)).toMatchObject({ fatal: true, error: { _tag: 'ProtocolError' } })
-    expect(control(new Uint8Array(5000), 2000)).toMatchObject({ fatal: true, error: { _tag: 'FrameTooLarge' } })
-    expect(control('{"type":"ping"}', 2000)).toMatchObject({ fatal: true, error: { _tag: 'RateLimited' } })
-    expect(input.control(null, '{"type":"ping"}', () => {}, 0, 9000)).toMatchObject({ fatal: true, error: { message: 'control message sent before the session event' } })
+    clock.advance(1000) // one message back at 1/s
+    expect(control('x')).toMatchObject({ fatal: true, error: { _tag: 'ProtocolError' } })
+    clock.advance(1000)
+    expect(control(new Uint8Array(5000))).toMatchObject({ fatal: true, error: { _tag: 'FrameTooLarge' } })
+    expect(control('{"type":"ping"}')).toMatchObject({ fatal: true, error: { _tag: 'RateLimited' } })
+    expect(input.control(null, '{"type":"ping"}', () => {})).toMatchObject({ fatal: true, error: { message: 'control message sent before the session event' } })
   })
 })

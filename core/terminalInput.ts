@@ -13,6 +13,7 @@
  * The audio path is the per-frame path: plain numbers, no allocation unless the frame is refused.
  */
 import { answerClientMessage, parseClientMessage } from './clientMessages.js'
+import type { ClockShape } from './clock.js'
 import type { DropCell } from './dataplane/drops.js'
 import { MAX_OPUS_BYTES, MAX_UPLINK_BYTES, UPLINK_HEADER_BYTES } from './dataplane/frame.js'
 import { FrameTooLarge, ProtocolError, RateLimited, wireCodesOf, type HarkError } from './errors.js'
@@ -25,7 +26,7 @@ import {
   type ClientMessage,
   type ServerEvent,
 } from './events.js'
-import type { TerminalSession } from './terminals.js'
+import type { TerminalSession } from './session.js'
 import { TokenBucket } from './tokenBucket.js'
 
 /** Per-connection input limits; the protocol's are PROTOCOL_LIMITS (tests and the bench may change them). */
@@ -44,6 +45,8 @@ export const PROTOCOL_LIMITS: InputLimits = {
 }
 
 export interface TerminalInputOptions {
+  /** The engine's clock: the control-message rate window and the server time of answers run on it. */
+  readonly clock: ClockShape
   readonly limits?: InputLimits
   /** Counts uplink frames dropped over the rate (audioDrops(metrics).cell(transport, 'rate')). */
   readonly rateDrops: DropCell
@@ -63,18 +66,23 @@ export class TerminalInput {
   private readonly audioRate: TokenBucket
   private readonly controlRate: TokenBucket
   private readonly limits: InputLimits
+  private readonly clock: ClockShape
   private readonly rateDrops: DropCell
   private readonly refuse: ((message: ClientMessage) => HarkError | null) | undefined
   /** Scratch frame for audioFromOpus: the router copies a frame before pushAudio returns. */
   private scratch: Uint8Array | null = null
 
-  /** `now`: performance.now() when the connection was admitted. */
+  /**
+   * `now`: performance.now() when the connection was admitted. Audio is timed by the data plane's
+   * receive times (per frame, real time); control messages by the engine's clock.
+   */
   constructor(options: TerminalInputOptions, now: number) {
     this.limits = options.limits ?? PROTOCOL_LIMITS
+    this.clock = options.clock
     this.rateDrops = options.rateDrops
     this.refuse = options.refuse
     this.audioRate = new TokenBucket(this.limits.audioFramesPerSecond, this.limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(this.limits.controlMessagesPerSecond, this.limits.controlMessageBurst, now)
+    this.controlRate = new TokenBucket(this.limits.controlMessagesPerSecond, this.limits.controlMessageBurst, options.clock.monotonic())
   }
 
   /**
@@ -114,11 +122,9 @@ export class TerminalInput {
     session: TerminalSession | null,
     message: Uint8Array | string,
     reply: (event: ServerEvent) => void,
-    serverTime: number,
-    now: number,
   ): ControlRefusal | null {
     if (session === null) return fatal(new ProtocolError({ message: 'control message sent before the session event' }))
-    if (!this.controlRate.take(now)) {
+    if (!this.controlRate.take(this.clock.monotonic())) {
       const rate = this.limits.controlMessagesPerSecond
       return fatal(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
     }
@@ -149,7 +155,7 @@ export class TerminalInput {
       reply({ type: 'error', code: wireCodesOf(refused).code, message: refused.message, id: result.message.id })
       return { fatal: false, error: refused }
     }
-    answerClientMessage(result.message, session, reply, serverTime)
+    answerClientMessage(result.message, session, reply, this.clock.now())
     return null
   }
 }

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { createEngine, type Engine, type EngineConfig, type EngineOptions, type Extension } from '../index.js'
 import type { ServerEvent } from '../events.js'
 import type { HarkError } from '../errors.js'
-import type { TerminalLink } from '../terminals.js'
+import type { TerminalIdentity } from '../security/security.js'
+import type { TerminalLink } from '../session.js'
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -183,3 +184,21 @@ export const uplink = (payload: Uint8Array | number[], levelByte = 0x80 | 20): U
   frame.set(bytes, 1)
   return frame
 }
+
+/** An identity as admission would produce it, for actor tests without storage or tokens. */
+export const terminalIdentity = (
+  clientId: string,
+  { workspaceId = 'ws_1', room = null, credential = { kind: 'token', jti: `jti_${clientId}`, expiresAt: null } }: {
+    workspaceId?: string
+    room?: string | null
+    credential?: TerminalIdentity['credential']
+  } = {},
+): TerminalIdentity => ({
+  workspaceId,
+  clientId,
+  client: {
+    workspaceId, clientId, name: null, kind: null, room, ephemeral: false,
+    expiresAt: null, tokensNotBefore: 0, createdAt: 0, updatedAt: 0,
+  },
+  credential,
+})

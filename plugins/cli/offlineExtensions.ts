@@ -10,7 +10,7 @@ import { Registry } from 'prom-client'
 import { systemClock } from '../../core/clock.js'
 import type { ExtensionKind } from '../../core/extension.js'
 import { createLogger } from '../../core/log.js'
-import { Presence } from '../../core/presence.js'
+import { nobodyOnline } from '../../core/presence.js'
 import { ExtensionRegistry } from '../../core/registry.js'
 import { CliError, type Operator } from './context.js'
 
@@ -23,7 +23,7 @@ export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: str
       clock: systemClock,
       storage: op.storage,
       security: op.security,
-      presence: new Presence(),
+      presence: nobodyOnline,
     },
     op.extensions.filter((e) => e.kind === kind && e.name === name),
   )

@@ -15,6 +15,7 @@ import {
   tokens,
   type AgentDispatcher,
   type ClockShape,
+  type Timer,
   type EnginePlugin,
   type Logger,
   type Presence,
@@ -53,7 +54,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
   // onRequest), then an auth refusal is raised (preParsing) before any body is read.
   installAuth(app, host.security)
-  await installRateLimit(app, host.rest)
+  await installRateLimit(app, host.rest, host.clock)
   installJsonOnly(app)
   // Handlers run in the check phase of the event loop: every request that arrived this turn is read
   // first, then all are answered together — the REST counterpart of the transports' per-turn write
@@ -75,7 +76,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
 @injectable()
 export class RestPlugin implements EnginePlugin {
   private readonly services: RestServices
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
 
   constructor(
     @inject(tokens.settings) settings: Settings,
@@ -96,21 +97,22 @@ export class RestPlugin implements EnginePlugin {
     await app.register(restApi(this.services), { prefix: API_PREFIX })
   }
 
+  /** Sweeps every SWEEP_INTERVAL_MS on the engine's clock. */
   start(): void {
-    const { log } = this.services
-    this.timer = setInterval(() => {
+    const { log, clock } = this.services
+    this.timer = clock.setTimeout(() => {
       try {
         const removed = this.sweepExpiredClients()
         if (removed > 0) log.debug({ removed }, 'removed expired ephemeral clients')
       } catch (e) {
         log.error({ err: e }, 'ephemeral client sweep failed')
       }
+      this.start()
     }, SWEEP_INTERVAL_MS)
-    this.timer.unref()
   }
 
   stop(): void {
-    clearInterval(this.timer)
+    this.services.clock.clearTimeout(this.timer)
   }
 
   sweepExpiredClients(): number {

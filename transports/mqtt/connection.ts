@@ -22,6 +22,7 @@ import {
   publicMessage,
   wireCodesOf,
   type ClockShape,
+  type Timer,
   type DropCell,
   type Flushable,
   type HarkError,
@@ -115,8 +116,6 @@ export class MqttConnection implements TerminalLink, Flushable {
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0
-  /** The room the terminal is in, as the hub told it (session / room.changed). */
-  room: string | null = null
   /** When the last packet arrived (performance.now(), read once per packet): keepalive, and the receive time of its audio. */
   lastHeard = performance.now()
 
@@ -129,7 +128,11 @@ export class MqttConnection implements TerminalLink, Flushable {
   /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
   input: TerminalInput | null = null
   private keepaliveMs = 0
-  private timer: NodeJS.Timeout | undefined
+  /** The connect timeout, then the keepalive check (on the engine's clock). */
+  private timer: Timer | undefined
+  /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
+  private lastSeen = 0
+  private silentChecks = 0
   private sessionHandedOver = false
 
   constructor(
@@ -149,12 +152,12 @@ export class MqttConnection implements TerminalLink, Flushable {
       (packet) => this.dispatch(packet),
       (error) => this.fail(new MalformedPacket({ message: `malformed packet: ${error.message}` })),
     )
-    this.timer = setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
+    this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
     socket.on('error', () => {}) // 'close' follows and does the work
     socket.on('close', () => {
       this.finish('ungraceful')
-      clearTimeout(this.timer)
+      this.ctx.clock.clearTimeout(this.timer)
       this.ctx.onClosed(this)
     })
   }
@@ -210,7 +213,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.version = version
     this.state = 'authenticating'
     this.held = []
-    clearTimeout(this.timer)
+    this.ctx.clock.clearTimeout(this.timer)
     this.socket.pause()
   }
 
@@ -240,7 +243,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
     this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    this.input = new TerminalInput({ rateDrops: this.ctx.counters.audioRate }, performance.now())
+    this.input = new TerminalInput({ clock: this.ctx.clock, rateDrops: this.ctx.counters.audioRate }, performance.now())
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
@@ -336,8 +339,6 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */
   sendEvent(event: ServerEvent): void {
-    if (event.type === 'session') this.room = event.room
-    else if (event.type === 'room.changed') this.room = event.to
     if (this.state !== 'open') return
     const subscribed = this.subscriptions.eventsQos
     if (subscribed < 0) return
@@ -407,17 +408,20 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.state = 'closing'
     this.upAudioPrefix = null
     this.framer.stop()
-    clearTimeout(this.timer)
+    this.ctx.clock.clearTimeout(this.timer)
     this.held = null
     if (!this.socket.destroyed) {
       this.flush()
       this.socket.destroySoon()
+      // Real time, not the engine's clock: it bounds real I/O (the socket's last flush).
       setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
     }
     if (!wasOpen) return
     if (this.ctx.live.get(this.key) === this) this.ctx.live.delete(this.key)
+    // The will goes to the room the terminal was in: asked of the session before it ends.
+    const room = this.session?.room ?? null
     this.session?.end()
-    const { will, room, identity } = this
+    const { will, identity } = this
     if (ending === 'ungraceful' && will !== null && room !== null && identity !== null) {
       this.ctx.wills.publish(
         this.key,
@@ -436,20 +440,29 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   // ---- keepalive --------------------------------------------------------------------------------
 
+  /** From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so far). */
   private armKeepalive(): void {
     if (this.keepaliveMs === 0) return
-    this.timer = setTimeout(this.checkKeepalive, this.keepaliveMs * 1.5)
+    this.lastSeen = this.lastHeard
+    this.silentChecks = 0
+    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 
-  /** Lazy check: the timer is re-armed for the remaining time rather than reset per packet. */
+  /**
+   * Keepalive on the engine's clock, without a clock read or a timer reset per packet: every half
+   * period it looks whether `lastHeard` moved (any packet stamps it). Three silent looks in a row
+   * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
+   * after the last packet [MQTT-3.1.2-24], never earlier.
+   */
   private readonly checkKeepalive = (): void => {
     if (this.state !== 'open') return
-    const limit = this.keepaliveMs * 1.5
-    const idle = performance.now() - this.lastHeard
-    if (idle >= limit) {
-      this.fail(new KeepAliveTimeout({ message: `nothing received for ${Math.round(idle)} ms (keepalive ${this.keepaliveMs / 1000} s)` }))
+    if (this.lastHeard !== this.lastSeen) {
+      this.lastSeen = this.lastHeard
+      this.silentChecks = 0
+    } else if (++this.silentChecks === 3) {
+      this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
       return
     }
-    this.timer = setTimeout(this.checkKeepalive, limit - idle)
+    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 }

@@ -13,7 +13,7 @@ import type { MqttConnection } from './connection.js'
  */
 export const handleControl = (c: MqttConnection, payload: Buffer): HarkError | null | 'closed' => {
   const reply = (event: ServerEvent) => c.sendEvent(event)
-  const refusal = c.input!.control(c.session, payload, reply, c.ctx.clock.now(), c.lastHeard)
+  const refusal = c.input!.control(c.session, payload, reply)
   if (refusal === null) return null
   if (!refusal.fatal) return refusal.error
   c.fail(refusal.error)

@@ -39,6 +39,7 @@ import {
   wireCodesOf,
   type ClientMessage,
   type ClockShape,
+  type Timer,
   type DropCell,
   type HarkError,
   type InputLimits,
@@ -112,7 +113,9 @@ export class WebRtcPeer implements TerminalLink {
   private levelExtensionId = 0
   private readonly outbound = new OutboundClock()
   private readonly input: TerminalInput
-  private connectTimer: NodeJS.Timeout | undefined
+  /** webrtc.connectTimeoutMs, on the engine's clock. */
+  private connectTimer: Timer | undefined
+  /** Real time: it bounds real I/O (the data channel's last flush), as the gathering and channel-close waits do. */
   private graceTimer: NodeJS.Timeout | undefined
   private failing = false
   private stopGathering: (() => void) | null = null
@@ -123,7 +126,7 @@ export class WebRtcPeer implements TerminalLink {
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
   ) {
-    this.input = new TerminalInput({ limits: ctx.limits, rateDrops: ctx.drops.rate, refuse: mixedOnly }, performance.now())
+    this.input = new TerminalInput({ clock: ctx.clock, limits: ctx.limits, rateDrops: ctx.drops.rate, refuse: mixedOnly }, performance.now())
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
   }
 
@@ -174,7 +177,7 @@ export class WebRtcPeer implements TerminalLink {
   answered(): void {
     if (this.state !== 'answering') return
     this.state = 'connecting'
-    this.connectTimer = setTimeout(() => {
+    this.connectTimer = this.ctx.clock.setTimeout(() => {
       if (this.state !== 'connecting') return
       this.ctx.log.debug({ peerId: this.peerId, clientId: this.clientId }, 'webrtc peer did not connect in time')
       void this.teardown()
@@ -217,7 +220,7 @@ export class WebRtcPeer implements TerminalLink {
 
   private async opened(): Promise<void> {
     if (this.state !== 'connecting') return
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     let identity: TerminalIdentity
     try {
       identity = await this.ctx.reauthenticate(this.token)
@@ -248,7 +251,7 @@ export class WebRtcPeer implements TerminalLink {
       this.fail(new ProtocolError({ message: 'binary data channel messages are not part of the protocol (audio travels as RTP)' }))
       return
     }
-    const refusal = this.input.control(session, data, this.reply, this.ctx.clock.now(), performance.now())
+    const refusal = this.input.control(session, data, this.reply)
     if (refusal?.fatal) this.fail(refusal.error)
   }
 
@@ -311,7 +314,7 @@ export class WebRtcPeer implements TerminalLink {
     if (this.state === 'closing' || this.state === 'closed') return
     const wasOpen = this.state === 'open' || this.state === 'connecting'
     this.state = 'closing'
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     this.ctx.log.debug({ peerId: this.peerId, clientId: this.clientId, code: wireCodesOf(reason).code }, 'closing webrtc peer')
     const channel = this.channel
     if (announce && wasOpen) this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
@@ -375,7 +378,7 @@ export class WebRtcPeer implements TerminalLink {
   async teardown(): Promise<void> {
     if (this.state === 'closed') return this.closed
     this.state = 'closed'
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     clearTimeout(this.graceTimer)
     this.stopGathering?.()
     this.session?.end()

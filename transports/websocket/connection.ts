@@ -70,7 +70,7 @@ export class WsTerminal implements TerminalLink, Flushable {
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    this.input = new TerminalInput({ limits: ctx.limits, rateDrops: ctx.drops.rate }, performance.now())
+    this.input = new TerminalInput({ clock: ctx.clock, limits: ctx.limits, rateDrops: ctx.drops.rate }, performance.now())
     this.backlogLimit = ctx.limits.audioBacklogBytes
   }
 
@@ -162,7 +162,7 @@ export class WsTerminal implements TerminalLink, Flushable {
   /** A text message: one JSON control message. */
   onControl(message: ArrayBuffer): void {
     const session = this.introduced ? this.session : null
-    const refusal = this.input.control(session, new Uint8Array(message), this.reply, this.ctx.clock.now(), performance.now())
+    const refusal = this.input.control(session, new Uint8Array(message), this.reply)
     if (refusal?.fatal) this.fail(refusal.error)
   }
 

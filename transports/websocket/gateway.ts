@@ -199,6 +199,7 @@ export class WebSocketGateway implements Transport {
     for (const t of this.terminals) t.fail(new ServerShuttingDown({ message: 'server shutting down' }))
     if (this.terminals.size > 0) {
       await new Promise<void>((resolve) => {
+        // Real time, not the engine's clock: it bounds real I/O (the sockets' close handshakes).
         const timer = setTimeout(resolve, STOP_GRACE_MS)
         this.allGone = () => {
           clearTimeout(timer)

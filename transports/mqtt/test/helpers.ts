@@ -7,6 +7,7 @@ import { connect as netConnect, type Socket } from 'node:net'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { generate, parser as createParser, type Packet } from 'mqtt-packet'
 import type { ServerEvent } from '../../../core/events.js'
+import type { EngineOptions } from '../../../core/engine.js'
 import type { Extension } from '../../../core/extension.js'
 import { Inbox, nextEvent, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { mqttTransport } from '../index.js'
@@ -16,8 +17,12 @@ import { varint } from '../varint.js'
 export type TestEngine = Awaited<ReturnType<typeof startTestEngine>>
 
 /** An engine with the MQTT transport (and any other extensions given) on free ports, one workspace seeded. */
-export const startMqttEngine = async (mqttSettings: Record<string, unknown> = {}, extensions: ReadonlyArray<Extension> = [mqttTransport]) => {
-  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions })
+export const startMqttEngine = async (
+  mqttSettings: Record<string, unknown> = {},
+  extensions: ReadonlyArray<Extension> = [mqttTransport],
+  options: EngineOptions = {},
+) => {
+  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions }, options)
   const seed = seedWorkspace(t.engine)
   const port = t.engine.ports.mqtt!
   const token = async (clientId: string, ttl: number | null = null) =>
