@@ -8,16 +8,17 @@
 import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
+import { pipelineAgent } from './agents/pipeline/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
-  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent],
+  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
   host: '127.0.0.1',
   dataDir: './data',
-  log: { level: 'info' },
+  log: { level: 'info', format: 'auto' },
   rest: { port: 8080, rateLimitMax: 1200 },
   gateway: { port: 8443 },
   mqtt: { port: 2883, tlsPort: null },

@@ -3,6 +3,7 @@
  * and `hark bench …` (plugins/cli/commands/bench.ts).
  */
 import { InvalidArgumentError, type Command } from 'commander'
+import type { GeneratorKind } from './scenario.js'
 import { defaultOptions, type BenchOptions } from './runner.js'
 
 const positiveInt = (name: string) => (v: string) => {
@@ -22,10 +23,17 @@ export const addBenchOptions = (cmd: Command): Command =>
     .option('--rounds <n>', 'A B rounds per scenario (default 5, quick 1)', positiveInt('--rounds'))
     .option('--duration <seconds>', 'measured seconds per run', positiveInt('--duration'))
     .option('--generators <n>', 'load generator processes per run (default 1)', positiveInt('--generators'))
+    .option('--generator <kind>', 'room and connection loads: native (C, built with gcc on first use; default) or node (for comparison)', generatorKind)
     .option('--out <dir>', 'results directory (default bench/results/<timestamp>)')
     .option('--no-progress', 'no progress bar on stderr')
 
+const generatorKind = (v: string): GeneratorKind => {
+  if (v !== 'native' && v !== 'node') throw new InvalidArgumentError('--generator must be native or node')
+  return v
+}
+
 interface ParsedOptions {
+  generator?: GeneratorKind
   quick?: boolean
   json?: string
   list?: boolean
@@ -49,6 +57,7 @@ export const toBenchOptions = (scenarios: readonly string[], o: ParsedOptions): 
   rounds: o.rounds ?? null,
   durationSeconds: o.duration ?? null,
   generators: o.generators ?? null,
+  generator: o.generator ?? 'native',
   out: o.out ?? null,
   progress: o.progress ?? true,
 })

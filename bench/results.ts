@@ -26,6 +26,8 @@ export interface SideSummary {
   readonly deliveryRatio: number | null
   readonly serverCpuPercent: number
   readonly serverRssBytes: number
+  /** What generated the load in these runs ("native", "node", "autocannon"; several joined by "/"); null without a generator. */
+  readonly generatorKind: string | null
   /**
    * For rate units (…/s): the figure per second of server CPU, value ÷ (CPU% ÷ 100). Steadier than
    * the raw figure when other processes take CPU from the server's core; null for other units.
@@ -56,6 +58,10 @@ export interface ScenarioRecord {
   /** False when this run's load was lighter than the one the goal is about (a quick run). */
   readonly goalJudged: boolean
   readonly load: { readonly level: number; readonly unit: string } | null
+  /** What a --sweep level counts (the load's unit unless the scenario says otherwise). */
+  readonly sweepUnit: string | null
+  /** The room/connection generator asked for (--generator); each run says what it used. */
+  readonly generator: 'native' | 'node'
   readonly timing: { readonly warmupMs: number; readonly durationMs: number }
   readonly rounds: number
   /** Hark's side: measured, pending (not on main yet; peers ran with --peers-only) or skipped (--peers-only). */

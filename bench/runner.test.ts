@@ -13,7 +13,7 @@ const figures = (value: number): Measurement => ({
   latency: { count: 10, p50Ms: 1, p99Ms: 2, p999Ms: 3, maxMs: 4 },
   deliveryRatio: 1,
   server: { cpuPercent: 50, rssBytes: 2 ** 20, rssPeakBytes: 2 ** 20 },
-  generator: { cpuPercent: 20, processes: 1, sendShortfall: 0 },
+  generator: { kind: 'node', cpuPercent: 20, processes: 1, sendShortfall: 0 },
   saturated: 'neither',
   saturationReasons: [],
   otherCpuPercent: 0,

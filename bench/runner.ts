@@ -6,7 +6,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import type { MeasureContext, Measurement, Scenario, SetupContext } from './scenario.js'
+import type { GeneratorKind, MeasureContext, Measurement, Scenario, SetupContext } from './scenario.js'
 import type { BenchResults, RunRecord, ScenarioRecord, SideRecord, SideSummary } from './results.js'
 import { detectCores, pinSelf, type CoreLayout } from './harness/cores.js'
 import { resultsRoot } from './harness/paths.js'
@@ -34,6 +34,8 @@ export interface BenchOptions {
   readonly rounds: number | null
   readonly durationSeconds: number | null
   readonly generators: number | null
+  /** Room and connection loads: the native generator (default) or the Node one, for comparison. */
+  readonly generator: GeneratorKind
   readonly progress: boolean
 }
 
@@ -48,6 +50,7 @@ export const defaultOptions: BenchOptions = {
   rounds: null,
   durationSeconds: null,
   generators: null,
+  generator: 'native',
   progress: true,
 }
 
@@ -108,6 +111,7 @@ export const summarizeRuns = (runs: readonly RunRecord[], rate = true): SideSumm
     deliveryRatio: med((m) => m.deliveryRatio),
     serverCpuPercent: med((m) => m.server.cpuPercent)!,
     serverRssBytes: med((m) => m.server.rssBytes)!,
+    generatorKind: [...new Set(ok.flatMap((m) => (m.generator ? [m.generator.kind] : [])))].join('/') || null,
     // Below 1% of a core the quotient is mostly noise.
     perServerCpuSecond: rate ? med((m) => (m.server.cpuPercent >= 1 ? m.value / (m.server.cpuPercent / 100) : null)) : null,
     generatorCpuPercent: med((m) => m.generator?.cpuPercent),
@@ -142,6 +146,8 @@ const runOnce = async (
     procs,
     round,
     load,
+    sweepStep: round === 0,
+    generator: env.opts.generator,
     warmupMs: timing.warmupMs,
     durationMs: timing.durationMs,
     generatorProcesses: env.opts.generators ?? 1,
@@ -199,13 +205,14 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
       progress.tick()
     }
     if (opts.sweep && sc.sweep) {
-      const plan: SweepPlan = { ...DEFAULT_SWEEP, ...(opts.quick ? { maxSteps: 4, budgetMs: 5 * 60_000 } : {}), ...sc.sweep }
+      const { unit: _unit, ...scSweep } = sc.sweep
+      const plan: SweepPlan = { ...DEFAULT_SWEEP, ...(opts.quick ? { maxSteps: 4, budgetMs: 5 * 60_000 } : {}), ...scSweep }
       sweep = await runSweep(
         plan,
         sides.map((s) => s.name),
         async (side, level) => {
           progress.addToTotal(1)
-          progress.at(`${sc.name} · sweep · ${side} · ${level} ${sc.load?.unit ?? ''}`)
+          progress.at(`${sc.name} · sweep · ${side} · ${level} ${sc.sweep?.unit ?? sc.load?.unit ?? ''}`)
           const r = await runOnce(env, setup, measure, side, 0, level, timing)
           progress.tick()
           const m = r.measurement
@@ -213,6 +220,10 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
             p99Ms: m?.latency?.p99Ms ?? null,
             deliveryRatio: m ? (m.deliveryRatio ?? 1) : null,
             generatorSaturated: m ? m.saturated === 'generator' || m.saturated === 'both' : false,
+            value: m?.value ?? null,
+            saturated: m?.saturated ?? null,
+            serverCpuPercent: m?.server.cpuPercent ?? null,
+            generatorCpuPercent: m?.generator?.cpuPercent ?? null,
           }
         },
       )
@@ -235,6 +246,8 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
     goal: sc.goal ?? null,
     goalJudged: !opts.quick || !sc.load || sc.load.quick === sc.load.full,
     load: sc.load ? { level: load, unit: sc.load.unit } : null,
+    sweepUnit: sc.sweep?.unit ?? sc.load?.unit ?? null,
+    generator: opts.generator,
     timing,
     rounds,
     hark: !sc.hark ? 'pending' : opts.peersOnly ? 'skipped' : 'measured',

@@ -22,6 +22,8 @@ export interface Measurement {
   readonly server: { readonly cpuPercent: number; readonly rssBytes: number; readonly rssPeakBytes: number }
   /** The load generator process(es), CPU summed in % of one core; null when the server is its own load. */
   readonly generator: {
+    /** What generated the load: "native" (bench/native), "node" (room worker), "autocannon" … */
+    readonly kind: string
     readonly cpuPercent: number
     readonly processes: number
     /** 1 − sent ÷ scheduled for rate-driven loads; null for closed-loop loads. */
@@ -52,12 +54,19 @@ export interface SetupContext {
   phase(text: string): void
 }
 
+/** Room and connection loads: the native generator (C) where it speaks the protocol, or Node's. */
+export type GeneratorKind = 'native' | 'node'
+
 /** Given to every measurement. */
 export interface MeasureContext extends SetupContext {
-  /** 1-based round of the A B A B alternation. */
+  /** 1-based round of the A B A B alternation (0 for a sweep step). */
   readonly round: number
   /** Load level: the scenario's `load.quick`/`load.full`, or the sweep's current step. */
   readonly load: number
+  /** True for a step of --sweep (`load` is then the sweep's level, in the sweep's unit). */
+  readonly sweepStep: boolean
+  /** The generator asked for (--generator); a protocol without a native twin uses Node's anyway. */
+  readonly generator: GeneratorKind
   readonly warmupMs: number
   readonly durationMs: number
   /** Generator processes to use (all pinned to the generator cores). */
@@ -104,7 +113,10 @@ export interface ScenarioDef<F> {
     readonly full: { readonly warmupMs: number; readonly durationMs: number }
   }
   /** Present when --sweep applies: the load level is raised until p99 or delivery breaks. */
-  readonly sweep?: Partial<SweepPlan>
+  readonly sweep?: Partial<SweepPlan> & {
+    /** What the sweep's level counts when it is not `load.unit` (e.g. offered connects/s). */
+    readonly unit?: string
+  }
   /** Once per scenario before any side runs; its result is handed to every `measure`. */
   setup?(ctx: SetupContext): Promise<F>
 }

@@ -12,6 +12,7 @@ const lineSettings = defineSettings('line', {
 const voiceSettings = defineSettings('agents.voiceBot', {
   baseUrl: setting(Schema.NonEmptyString, 'wss://voice.example/v1', 'endpoint'),
   apiKeyEnv: setting(Schema.NonEmptyString, 'VOICE_KEY', 'variable holding the key'),
+  stt: { model: setting(Schema.NonEmptyString, 'small', 'speech-to-text model') },
 })
 const limitSettings = defineSettings('rest', { rateLimitMax: setting(intBetween(1, 1e6), 1200, 'requests per window') })
 const builtinSections = [lineSettings, voiceSettings, limitSettings]
@@ -23,7 +24,7 @@ describe('settings', () => {
     expect(s.rest.port).toBe(8080)
     expect(s.dataDir).toBe('./data')
     expect(sectionOf(s, lineSettings)).toEqual({ port: 7000, tlsPort: null, maxInflight: 16 })
-    expect(sectionOf(s, voiceSettings)).toEqual({ baseUrl: 'wss://voice.example/v1', apiKeyEnv: 'VOICE_KEY' })
+    expect(sectionOf(s, voiceSettings)).toEqual({ baseUrl: 'wss://voice.example/v1', apiKeyEnv: 'VOICE_KEY', stt: { model: 'small' } })
     expect(sectionOf(s, limitSettings)).toEqual({ rateLimitMax: 1200 })
     expect(s.agents.maxPerRoom).toBe(4)
   })
@@ -37,6 +38,7 @@ describe('settings', () => {
     expect(new SettingsSchema([{ kind: 'agentProvider', name: 'voice-bot', settings: voiceSettings }]).descriptors.at(-1)!.owner).toBe('agent provider voice-bot')
     expect(at('agents.voiceBot.apiKeyEnv')).toMatchObject({ env: 'HARK_AGENTS_VOICE_BOT_API_KEY_ENV', flag: 'agents-voice-bot-api-key-env', owner: 'agents.voiceBot' })
     expect(at('rest.rateLimitMax')).toMatchObject({ env: 'HARK_REST_RATE_LIMIT_MAX', owner: 'rest' })
+    expect(at('agents.voiceBot.stt.model')).toMatchObject({ env: 'HARK_AGENTS_VOICE_BOT_STT_MODEL', flag: 'agents-voice-bot-stt-model', owner: 'agents.voiceBot' })
     expect(at('dataDir').flag).toBe('data')
     expect(new Set(descriptors.map((d) => d.env)).size).toBe(descriptors.length)
     // Without the extensions, their settings do not exist.

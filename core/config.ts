@@ -13,7 +13,10 @@
  * derived from the path so they cannot drift apart.
  */
 import { Context, Schema, SchemaIssue } from 'effect'
+import { ConfigError } from './configError.js'
 import { token, type Token } from './inject.js'
+
+export { ConfigError }
 
 // ---- Declaring settings ----
 
@@ -74,6 +77,7 @@ export const Port = intBetween(0, 65535)
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+const LogFormat = Schema.Literals(['auto', 'pretty', 'json'])
 const Text = Schema.NonEmptyString
 const OptionalText = Schema.NullOr(Schema.NonEmptyString)
 
@@ -84,10 +88,27 @@ export const coreSettings = {
   dataDir: setting(Text, './data', 'the libSQL file (hark.db), generated TLS material and the master key', { flag: 'data' }),
   log: {
     level: setting(LogLevel, 'info', 'fatal, error, warn, info, debug, trace or silent'),
+    format: setting(
+      LogFormat,
+      'auto',
+      'auto: readable lines (time, level, message, key=value) when stderr is a terminal, JSON lines otherwise; pretty or json to choose',
+    ),
   },
   rest: {
     port: setting(Port, 8080, 'REST API, /healthz and /metrics (plain HTTP; put TLS in front in production)'),
     bodyLimitBytes: setting(intBetween(1024, 10_485_760), 65_536, 'largest accepted request body'),
+    headersTimeoutMs: setting(
+      intBetween(1000, 300_000),
+      10_000,
+      'request line and headers must arrive within it (from their first byte or the connection start), else 408 and the connection closes',
+    ),
+    requestTimeoutMs: setting(intBetween(1000, 600_000), 30_000, 'the whole request, body included, at least headersTimeoutMs'),
+    keepAliveTimeoutMs: setting(intBetween(100, 600_000), 5000, 'an idle keep-alive connection closes after it'),
+    connectionTimeoutMs: setting(
+      intBetween(1000, 3_600_000),
+      130_000,
+      'no traffic either way this long closes a connection, also while an answer is pending; above agents.startTimeoutMs and agents.stopTimeoutMs',
+    ),
   },
   tls: {
     certFile: setting(OptionalText, null, 'PEM certificate; null (with keyFile null) → a self-signed pair generated into the data dir'),
@@ -186,13 +207,19 @@ const graft = (into: MutableTree, path: string[], tree: SettingsTree, owner: str
       node[key] = value
       owners.set(at.join('.'), owner)
     } else {
-      graft(node, at, value, owner, owners)
+      graft(into, at, value, owner, owners)
     }
   }
 }
 
 const toSnake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
 const toKebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
+
+/** The environment variable and flag (without `--`) derived from a setting's path. */
+export const settingNames = (path: string): { readonly env: string; readonly flag: string } => {
+  const keys = path.split('.')
+  return { env: 'HARK_' + keys.map(toSnake).join('_'), flag: keys.map(toKebab).join('-') }
+}
 
 const leaves = (tree: MutableTree, prefix: string[] = []): Array<[string[], Setting]> =>
   Object.entries(tree).flatMap(([k, v]) => (v instanceof Setting ? [[[...prefix, k], v] as [string[], Setting]] : leaves(v, [...prefix, k])))
@@ -223,8 +250,8 @@ export class SettingsSchema {
     }
     this.descriptors = leaves(this.tree).map(([path, s]) => ({
       path: path.join('.'),
-      env: 'HARK_' + path.map(toSnake).join('_'),
-      flag: s.flag ?? path.map(toKebab).join('-'),
+      env: settingNames(path.join('.')).env,
+      flag: s.flag ?? settingNames(path.join('.')).flag,
       defaultValue: s.defaultValue,
       doc: s.doc,
       range: ranges.get(s.schema) ?? null,
@@ -281,18 +308,6 @@ export const sectionOf = <T extends SettingsTree>(settings: Settings, section: S
   for (const key of section.path.split('.')) node = (node as Record<string, unknown>)[key]
   const values = node as Record<string, unknown>
   return Object.fromEntries(Object.keys(section.tree).map((k) => [k, values[k]])) as SettingsOf<T>
-}
-
-/** A setting that failed validation: one line naming it, its source and what was wrong. */
-export class ConfigError extends Error {
-  readonly _tag = 'ConfigError'
-  constructor(
-    readonly setting: string,
-    readonly source: string,
-    readonly reason: string,
-  ) {
-    super(`invalid setting ${setting} (from ${source}): ${reason}`)
-  }
 }
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()

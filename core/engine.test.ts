@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { Schema } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import { ManualClock } from './clock.js'
@@ -19,7 +21,8 @@ import {
 } from './index.js'
 // After hark's entry, which loads the Reflect metadata API tsyringe needs.
 import { container as globalContainer } from 'tsyringe'
-import { cliJson, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
+import { createLogger } from './log.js'
+import { cliJson, createTestEngine, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
 
 const calls: string[] = []
 
@@ -127,7 +130,7 @@ describe('embedding the engine', () => {
       },
       stop: async () => {},
     }))
-    engine = createEngine({ dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, extensions: [slow] })
+    engine = createTestEngine({ dataDir: dir.path, extensions: [slow] })
     try {
       await engine.start()
       expect(statusWhileStarting).toBe(503)
@@ -139,6 +142,25 @@ describe('embedding the engine', () => {
       expect(metrics).toContain('hark_process_')
     } finally {
       await engine.stop()
+      dir.remove()
+    }
+  })
+})
+
+describe('first start', () => {
+  it('says in its log that it created hark.db, and says nothing of it on the next start', async () => {
+    const dir = tempDir()
+    try {
+      for (const first of [true, false]) {
+        const lines: string[] = []
+        const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) })
+        const engine = createTestEngine({ dataDir: dir.path }, { logger: createLogger('info', sink) })
+        await engine.start()
+        await engine.stop()
+        const created = lines.map((l) => JSON.parse(l) as { msg: string; file?: string }).filter((l) => l.msg.includes('hark.db'))
+        expect(created).toEqual(first ? [expect.objectContaining({ msg: 'created the database (hark.db)', file: join(dir.path, 'hark.db') })] : [])
+      }
+    } finally {
       dir.remove()
     }
   })

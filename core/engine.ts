@@ -4,7 +4,7 @@
  * plugin); disposing the runtime stops it, in reverse order, so listeners close before storage
  * is flushed and closed.
  */
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
@@ -18,7 +18,7 @@ import { masterKeyFileOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
-import { createHttpServer } from './http.js'
+import { beginHttpDrain, createHttpServer, finishHttpDrain } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
@@ -31,7 +31,7 @@ import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
 import type { EngineServiceMap } from './tokens.js'
-import type { Transport } from './transport.js'
+import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
@@ -39,7 +39,7 @@ export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stoppe
 export interface EngineOptions {
   /** A controllable clock for tests and simulations; the system clock otherwise. */
   readonly clock?: ClockShape
-  /** A logger to use instead of pino on stderr at settings.log.level. */
+  /** A logger to use instead of pino on stderr at settings.log.level and settings.log.format. */
   readonly logger?: Logger
   /** Environment and flag layers over the config (the CLI passes process.env and its flags). */
   readonly env?: SettingsLayers['env']
@@ -71,7 +71,7 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
   const basics = Layer.mergeAll(
     Layer.succeed(EngineSettings, settings),
     clockLayer(options.clock),
-    logLayer(options.logger ?? createLogger(settings.log.level)),
+    logLayer(options.logger ?? createLogger(settings.log.level, undefined, settings.log.format)),
     metricsLayer,
   )
   const masterKey = Layer.effect(
@@ -210,7 +210,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
 
     let ready = false
     const app: FastifyInstance = createHttpServer(settings, services.metrics, () => ready)
-    yield* Effect.addFinalizer(() => Effect.promise(() => app.close()))
+    // Runs last: REST requests still in flight get the rest of the drain budget, then are cut.
+    yield* Effect.addFinalizer(() => Effect.promise(() => finishHttpDrain(app)))
 
     const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
     for (const { name, plugin } of plugins) {
@@ -219,7 +220,10 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         log.debug({ plugin: name }, 'plugin routes registered')
       }
     }
-    yield* Effect.promise(() => app.listen({ host: settings.host, port: settings.rest.port }))
+    yield* Effect.tryPromise({
+      try: () => app.listen({ host: settings.host, port: settings.rest.port }),
+      catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
+    })
     const address = app.server.address()
     services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
@@ -227,7 +231,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       const transport = r.resolve<Transport>('transport', name)
       yield* Effect.tryPromise({
         try: () => transport.start(),
-        catch: (e) => new Error(`transport ${name} failed to start: ${(e as Error).message}`),
+        catch: (e) => (e instanceof ListenError ? e : new Error(`transport ${name} failed to start: ${(e as Error).message}`)),
       })
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => transport.stop()).pipe(
@@ -259,7 +263,13 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       }
     }
     ready = true
-    yield* Effect.addFinalizer(() => Effect.sync(() => (ready = false)))
+    // Runs first: no new REST requests, while those in flight go on during the rest of the stop.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        ready = false
+        beginHttpDrain(app)
+      }),
+    )
     return { host, ports } satisfies Running
   })
 
@@ -278,17 +288,21 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   let running: Running | undefined
   const ports: Record<string, number> = {}
 
+  const databaseFile = join(dataDir, 'hark.db')
+  /** Whether this start creates the database (the operator is told, as for the master key). */
+  let createsDatabase = false
   const services = Layer.mergeAll(
     usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
-    Layer.provideMerge(storageLayer(join(dataDir, 'hark.db'))),
+    Layer.provideMerge(storageLayer(databaseFile)),
     Layer.provideMerge(baseLayer(resolved, options)),
   )
   class Server extends Context.Service<Server, Running>()('hark/Server') {}
   const serverLayer = Layer.effect(
     Server,
     Effect.gen(function* () {
+      if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
       yield* cacheInvalidation
       yield* housekeeping(resolved)
       return yield* serve(resolved, extensions, ports)
@@ -311,6 +325,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      createsDatabase = !existsSync(databaseFile)
       runtime = ManagedRuntime.make(serverLayer)
       try {
         running = await runtime.runPromise(Effect.gen(function* () {

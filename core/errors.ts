@@ -29,6 +29,15 @@ export class UnsupportedMediaType extends Data.TaggedError('UnsupportedMediaType
 
 export class PayloadTooLarge extends Data.TaggedError('PayloadTooLarge')<{ readonly message: string }> {}
 
+/** An HTTP request line and headers larger than the listener reads (a URL of 100 KB). */
+export class HeadersTooLarge extends Data.TaggedError('HeadersTooLarge')<{ readonly message: string }> {}
+
+/** An HTTP request whose head or body did not arrive in time. */
+export class RequestTimeout extends Data.TaggedError('RequestTimeout')<{ readonly message: string }> {}
+
+/** An HTTP method the listener never serves (CONNECT: it is not a proxy). */
+export class MethodNotAllowed extends Data.TaggedError('MethodNotAllowed')<{ readonly message: string }> {}
+
 export class ApiKeyInvalid extends Data.TaggedError('ApiKeyInvalid')<{ readonly message: string }> {}
 
 export class TokenInvalid extends Data.TaggedError('TokenInvalid')<{ readonly message: string }> {}
@@ -137,6 +146,9 @@ export type HarkError =
   | MalformedJson
   | UnsupportedMediaType
   | PayloadTooLarge
+  | HeadersTooLarge
+  | RequestTimeout
+  | MethodNotAllowed
   | ApiKeyInvalid
   | TokenInvalid
   | TokenExpired
@@ -185,6 +197,9 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   MalformedJson: { code: 'malformed_json', http: 400, mqtt5: 0x99, mqtt311: 0x02, ws: 4400 },
   UnsupportedMediaType: { code: 'unsupported_media_type', http: 415, mqtt5: 0x99, mqtt311: 0x02, ws: 1003 },
   PayloadTooLarge: { code: 'payload_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
+  HeadersTooLarge: { code: 'headers_too_large', http: 431, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
+  RequestTimeout: { code: 'request_timeout', http: 408, mqtt5: 0x8d, mqtt311: 0x03, ws: 1008 },
+  MethodNotAllowed: { code: 'method_not_allowed', http: 405, mqtt5: 0x82, mqtt311: 0x01, ws: 1002 },
   ApiKeyInvalid: { code: 'invalid_api_key', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
   TokenInvalid: { code: 'invalid_token', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
   TokenExpired: { code: 'token_expired', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4002 },

@@ -1,19 +1,103 @@
 /**
  * The REST-port HTTP server (fastify): /healthz and /metrics here, every plugin's routes
- * registered beside them in their own encapsulated scope.
+ * registered beside them in their own encapsulated scope. Everything the listener refuses before
+ * a route runs — a malformed or oversized request head, a request too slow to arrive, a CONNECT —
+ * is answered with the JSON error envelope and `Connection: close`, never a bare reset. A stop
+ * drains: no new requests, those in flight finish (for at most REST_DRAIN_MS), then the rest is cut.
  */
+import type { Duplex } from 'node:stream'
 import { fastify, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Registry } from 'prom-client'
-import type { Settings } from './config.js'
-import { errorEnvelope, NotFound, ValidationFailed } from './errors.js'
+import { ConfigError, type Settings } from './config.js'
+import {
+  errorEnvelope,
+  HeadersTooLarge,
+  MethodNotAllowed,
+  NotFound,
+  ProtocolError,
+  RequestTimeout,
+  ServerShuttingDown,
+  ValidationFailed,
+  wireCodesOf,
+} from './errors.js'
+import { statusLine } from './gatewayRoutes.js'
+
+/** How long a stop lets REST requests in flight finish: inside `hark start`'s 4.5 s stop budget. */
+export const REST_DRAIN_MS = 3000
+/** Largest request line plus headers read (Node's default); a bigger head gets 431. */
+export const MAX_HEADER_BYTES = 16 * 1024
+/** After refusing a malformed request, how long the rest of its bytes are read and dropped before the socket is cut. */
+const REFUSAL_LINGER_MS = 2000
+
+const shuttingDown = new ServerShuttingDown({ message: 'server shutting down' })
+
+/** Refuse timeouts that contradict each other or cut answers the engine may take long to give. */
+const checkTimeouts = ({ rest, agents }: Settings): void => {
+  if (rest.headersTimeoutMs > rest.requestTimeoutMs) {
+    throw new ConfigError('rest.headersTimeoutMs', 'settings', `must not exceed rest.requestTimeoutMs (${rest.requestTimeoutMs})`)
+  }
+  const longest = Math.max(agents.startTimeoutMs, agents.stopTimeoutMs)
+  if (rest.connectionTimeoutMs <= longest) {
+    throw new ConfigError('rest.connectionTimeoutMs', 'settings', `must exceed agents.startTimeoutMs and agents.stopTimeoutMs (${longest}): a dispatch waits that long for its answer`)
+  }
+}
+
+/** Write one whole HTTP error response with the envelope straight to the socket, then close it gently. */
+const refuseOnSocket = (socket: Duplex, error: unknown, extraHeaders = ''): void => {
+  const status = wireCodesOf(error).http
+  const body = JSON.stringify(errorEnvelope(error))
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${statusLine(status)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
+    )
+  }
+  // FIN after the answer, while what the client is still sending is read and dropped: closing with
+  // unread bytes would make the kernel send a reset, which can destroy the answer at the client.
+  socket.end()
+  socket.resume()
+  const cut = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS)
+  cut.unref()
+  socket.once('close', () => clearTimeout(cut))
+}
+
+/** Sockets already answered: Node reports every later chunk of a broken request again. */
+const refused = new WeakSet<Duplex>()
+
+/** fastify's clientErrorHandler: the parser or a timeout refused a request before any route. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || refused.has(socket)) return
+  refused.add(socket)
+  const failure =
+    error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLarge({ message: `request line and headers exceed ${MAX_HEADER_BYTES} bytes` })
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new RequestTimeout({ message: 'the request did not arrive in time' })
+    : new ProtocolError({ message: `malformed HTTP request (${error.code ?? 'parse error'})` })
+  refuseOnSocket(socket, failure)
+}
+
+const draining = new WeakMap<FastifyInstance, { closed: Promise<void>; deadline: number }>()
 
 export const createHttpServer = (settings: Settings, metrics: Registry, isReady: () => boolean): FastifyInstance => {
+  checkTimeouts(settings)
+  const { rest } = settings
   const app = fastify({
     logger: false,
-    bodyLimit: settings.rest.bodyLimitBytes,
-    // Keep-alive sockets must not hold shutdown past the 5 s budget.
-    forceCloseConnections: true,
-    return503OnClosing: true,
+    bodyLimit: rest.bodyLimitBytes,
+    // At a stop, idle keep-alive sockets close at once; requests in flight finish (see drainHttpServer).
+    forceCloseConnections: 'idle',
+    // Requests arriving during the drain get the envelope from the hook below, not fastify's own body.
+    return503OnClosing: false,
+    connectionTimeout: rest.connectionTimeoutMs,
+    keepAliveTimeout: rest.keepAliveTimeoutMs,
+    requestTimeout: rest.requestTimeoutMs,
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: rest.headersTimeoutMs,
+      requestTimeout: rest.requestTimeoutMs,
+      // Node looks for late heads and bodies this often (30 s by default, far coarser than the timeouts).
+      connectionsCheckingInterval: Math.min(1000, Math.floor(rest.headersTimeoutMs / 2)),
+    },
+    clientErrorHandler: answerClientError,
     // Path ids may be up to 128 characters; routes check the exact bounds and answer 400.
     routerOptions: { maxParamLength: 1024 },
     // A URL the router cannot even decode (bad percent-encoding) gets the error envelope too.
@@ -21,6 +105,19 @@ export const createHttpServer = (settings: Settings, metrics: Registry, isReady:
       const failure = new ValidationFailed({ field: 'url', message: `malformed request URL (${error.code})` })
       void reply.code(400).send(errorEnvelope(failure))
     },
+  })
+  // CONNECT never reaches the router (Node hands the socket to 'connect' listeners, else drops it).
+  app.server.on('connect', (_req, socket: Duplex) =>
+    refuseOnSocket(socket, new MethodNotAllowed({ message: 'CONNECT is not served: this is not a proxy' }), 'Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n'),
+  )
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!draining.has(app)) return
+    await reply.code(503).header('connection', 'close').type('application/json; charset=utf-8').send(errorEnvelope(shuttingDown))
+    return reply
+  })
+  // Answers finished during the drain close their connection, so it ends with them.
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining.has(app)) void reply.header('connection', 'close')
   })
   // Plugins set their own handler under their prefix; everything else gets the same envelope.
   app.setNotFoundHandler((_req, reply) => {
@@ -34,4 +131,23 @@ export const createHttpServer = (settings: Settings, metrics: Registry, isReady:
     return reply.type(metrics.contentType).send(await metrics.metrics())
   })
   return app
+}
+
+/** First step of a stop: the listener closes and idle connections with it; requests in flight go on. */
+export const beginHttpDrain = (app: FastifyInstance, budgetMs: number = REST_DRAIN_MS): void => {
+  if (draining.has(app)) return
+  draining.set(app, { closed: app.close(), deadline: performance.now() + budgetMs })
+}
+
+/** Last step of a stop: wait for the requests in flight until the drain budget is spent, then cut them. */
+export const finishHttpDrain = async (app: FastifyInstance): Promise<void> => {
+  beginHttpDrain(app)
+  const { closed, deadline } = draining.get(app)!
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), Math.max(0, deadline - performance.now()))
+  })
+  if (await Promise.race([closed.then(() => false), late])) app.server.closeAllConnections()
+  clearTimeout(timer)
+  await closed
 }

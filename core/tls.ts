@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'effect'
 import { generate } from 'selfsigned'
+import { ConfigError } from './configError.js'
 
 export interface TlsMaterial {
   readonly cert: string
@@ -17,6 +18,15 @@ export interface TlsMaterial {
 
 export class Tls extends Context.Service<Tls, TlsMaterial>()('hark/Tls') {}
 
+/** A PEM file named by a setting; one that cannot be read is a config error naming the setting. */
+const readSetting = (setting: string, file: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new ConfigError(setting, 'settings', `cannot read ${file}: ${(e as Error).message}`)
+  }
+}
+
 export const loadTls = async (opts: {
   certFile: string | null
   keyFile: string | null
@@ -24,10 +34,12 @@ export const loadTls = async (opts: {
   host: string
 }): Promise<TlsMaterial> => {
   if (opts.certFile || opts.keyFile) {
-    if (!opts.certFile || !opts.keyFile) throw new Error('tls.certFile and tls.keyFile must be set together')
+    if (!opts.certFile || !opts.keyFile) {
+      throw new ConfigError(opts.certFile ? 'tls.keyFile' : 'tls.certFile', 'settings', 'tls.certFile and tls.keyFile must be set together')
+    }
     return {
-      cert: readFileSync(opts.certFile, 'utf8'),
-      key: readFileSync(opts.keyFile, 'utf8'),
+      cert: readSetting('tls.certFile', opts.certFile),
+      key: readSetting('tls.keyFile', opts.keyFile),
       certFile: opts.certFile,
       keyFile: opts.keyFile,
       selfSigned: false,

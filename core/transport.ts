@@ -1,10 +1,44 @@
 /**
  * The Transport contract: an adapter that accepts terminals over some protocol (WebSocket,
- * MQTT, WebRTC…), authenticates them through the host, and feeds their audio into rooms.
+ * MQTT, WebRTC…), authenticates them through the security service, and feeds their audio into rooms.
  */
 export interface Transport {
-  /** Bind listeners; resolve once they accept connections (report ports with host.listening). */
+  /** Bind listeners; resolve once they accept connections (report ports with tokens.listeners). */
   start(): Promise<void>
   /** Close listeners and every session with a server-shutting-down reason. */
   stop(): Promise<void>
+}
+
+const bindReasons: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  ENOTFOUND: 'no such host',
+}
+
+/** Failures of the host, not of the port: another port would not help. */
+const hostCodes = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME'])
+
+/**
+ * A listener could not bind. Names the listener and the setting holding its port, so whoever
+ * started the engine can say how to change it (the CLI names the flag and the variable).
+ */
+export class ListenError extends Error {
+  readonly _tag = 'ListenError'
+  /** The host cannot be bound (not an address of this machine, or no such name): `host` is wrong, not the port. */
+  readonly hostProblem: boolean
+  constructor(
+    /** The listener's name, as reported to listeners.listening ("rest", "gateway", "mqtt"…). */
+    readonly listener: string,
+    readonly host: string,
+    readonly port: number,
+    /** Path of the setting that holds this port ("rest.port"). */
+    readonly setting: string,
+    cause: unknown,
+  ) {
+    const code = (cause as { code?: unknown } | null)?.code
+    const reason = typeof code === 'string' && bindReasons[code] ? bindReasons[code] : String((cause as Error)?.message ?? cause)
+    super(`cannot listen on ${host}:${port} (${listener}): ${reason}`, { cause })
+    this.hostProblem = typeof code === 'string' && hostCodes.has(code)
+  }
 }

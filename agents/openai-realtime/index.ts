@@ -50,13 +50,16 @@ const hostsOf = (baseUrl: string): string[] => {
   }
 }
 
+const secretsOf = (endpoint: Endpoint, env: NodeJS.ProcessEnv): string[] =>
+  [apiKeyOf(endpoint, env) ?? '', endpoint.baseUrl, ...hostsOf(endpoint.baseUrl)].filter((s) => s.length > 0)
+
 export const createOpenAiRealtimeProvider = (
   endpoint: Endpoint,
   env: NodeJS.ProcessEnv = process.env,
 ): AgentProvider<RealtimeConfig> => ({
   description: 'Speech-to-speech agent on the OpenAI Realtime API (server VAD, barge-in)',
   configSchema: OpenAiRealtimeConfig,
-  secrets: () => [apiKeyOf(endpoint, env) ?? '', endpoint.baseUrl, ...hostsOf(endpoint.baseUrl)],
+  secrets: () => secretsOf(endpoint, env),
   start: async (ctx) => {
     const apiKey = apiKeyOf(endpoint, env)
     if (!apiKey) {
@@ -64,7 +67,7 @@ export const createOpenAiRealtimeProvider = (
         'openai-realtime has no API key: set agents.openaiRealtime.apiKey, or the variable agents.openaiRealtime.apiKeyEnv names',
       )
     }
-    return RealtimeSession.open(ctx, { baseUrl: endpoint.baseUrl, apiKey })
+    return RealtimeSession.open(ctx, { baseUrl: endpoint.baseUrl, apiKey, secrets: secretsOf(endpoint, env) })
   },
 })
 

@@ -1,34 +1,42 @@
 /**
  * Runner side of connection loads (no audio): connect many silent terminals through a room
- * protocol hook (the room worker with no talkers), either as fast as the lanes allow (a connect
- * storm: connects per second, server CPU during the storm) or to hold them (idle memory: server
- * RSS per connected terminal once they are all in).
+ * generator with no talkers (native or Node, generators/generator.ts), either as fast as the
+ * lanes allow or at a given rate (a connect storm: connects per second, time to connect, server
+ * CPU during the storm) or to hold them (idle memory: server RSS per connected terminal once they
+ * are all in).
  */
-import type { MeasureContext, Measurement } from '../scenario.js'
+import type { GeneratorKind, MeasureContext, Measurement } from '../scenario.js'
 import { delay, monotonicUs } from '../harness/clock.js'
-import { generatorCpus } from '../harness/cores.js'
+import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
-import { benchModule } from '../harness/paths.js'
-import { cpuPercent, readCpuSeconds, readMemory } from '../harness/proc.js'
-import { measureWindow, type WindowFigures } from '../harness/window.js'
-import { startWorker, type WorkerHandle } from '../harness/worker.js'
+import { cpuPercent, readCpuSeconds, readMachineStat, readMemory } from '../harness/proc.js'
+import { machineShares, measureWindow, type WindowFigures } from '../harness/window.js'
+import type { WorkerHandle } from '../harness/worker.js'
+import { startRoomGenerators, type ProtocolChoice } from './generator.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
 import type { RoomConnected, RoomStart } from './roomWorker.js'
 import { splitByRoom } from './rooms.js'
 
 export interface ConnectionLoadSpec {
-  readonly protocol: string
+  readonly protocol: ProtocolChoice
   readonly target: RoomTarget
   /** Terminals to connect; their `talker` flag is ignored (nobody talks). */
   readonly members: readonly RoomMember[]
   readonly serverPids: readonly number[]
   /** Connections opened at once per generator process. */
   readonly concurrency?: number
+  /** Connects started per second over all generator processes (open loop); absent: as lanes free up. */
+  readonly connectRate?: number
   readonly connectTimeoutMs?: number
 }
 
 interface Connected {
+  readonly kind: GeneratorKind
+  readonly threads: number
   readonly workers: readonly WorkerHandle[]
+  /** Per-connect times (open → in its room), merged over the generators. */
+  readonly histogram: ReturnType<typeof mergeHistograms>
+  readonly lateStarts: number
   readonly ok: number
   readonly failed: number
   readonly firstError: string | null
@@ -41,36 +49,35 @@ interface Connected {
   readonly wallSeconds: number
   /** Server RSS before the first connect. */
   readonly rssBeforeBytes: number
+  /** /proc/stat at the first connect and after the last, for other load and core busy shares. */
+  readonly machine: readonly [ReturnType<typeof readMachineStat>, ReturnType<typeof readMachineStat>]
 }
 
 const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
   const members = spec.members.map((m) => ({ ...m, talker: false }))
   const parts = splitByRoom(members, ctx.generatorProcesses)
   const connectTimeoutMs = spec.connectTimeoutMs ?? 120_000
-  const workers = parts.map((_, i) =>
-    startWorker(ctx.procs, {
-      name: `gen-${i + 1}`,
-      module: benchModule('generators/roomWorker'),
-      cpus: generatorCpus(ctx.cores),
-      logFile: ctx.logFile(`gen-${i + 1}`),
-    }),
-  )
+  const gens = await startRoomGenerators(ctx, spec.protocol, parts.length)
+  const workers = gens.workers
   // Let the generators load their modules before the clock starts.
   await delay(300, ctx.signal)
   const rssBeforeBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
   const cpu0 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
   const gen0 = workers.map((w) => readCpuSeconds(w.proc.pid) ?? 0)
+  const stat0 = readMachineStat()
   const t0 = monotonicUs()
-  ctx.phase(`connecting ${members.length} terminals`)
+  ctx.phase(`connecting ${members.length} terminals (${gens.kind} generator${spec.connectRate ? `, ${spec.connectRate} connects/s offered` : ''})`)
   parts.forEach((part, i) => {
     const start: RoomStart = {
       type: 'start',
-      protocol: spec.protocol,
+      protocol: gens.start.protocol,
+      threads: gens.start.threads,
       target: spec.target,
       members: part,
       frameBytes: 100,
       framesPerSecond: 50,
       connectConcurrency: spec.concurrency ?? 64,
+      ...(spec.connectRate ? { connectRate: spec.connectRate / parts.length } : {}),
       connectTimeoutMs,
       maxBacklogBytes: 64 * 1024,
     }
@@ -78,12 +85,17 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
   })
   const connected = await Promise.all(workers.map((w) => w.next<RoomConnected>('connected', connectTimeoutMs + 15_000)))
   const wallSeconds = (monotonicUs() - t0) / 1e6
+  const stat1 = readMachineStat()
   const cpu1 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
   const generatorCpuSeconds = workers.map((w, i) => (readCpuSeconds(w.proc.pid) ?? gen0[i]!) - gen0[i]!)
   const ok = connected.reduce((s, c) => s + c.ok, 0)
   if (ok === 0) throw new Error(`no terminal connected: ${connected[0]?.firstError ?? 'unknown'}`)
   return {
+    kind: gens.kind,
+    threads: gens.start.threads * workers.length,
     workers,
+    histogram: mergeHistograms(connected.flatMap((c) => (c.histogram ? [decodeHistogram(c.histogram)] : []))),
+    lateStarts: connected.reduce((s, c) => s + (c.lateStarts ?? 0), 0),
     ok,
     failed: connected.reduce((s, c) => s + c.failed, 0),
     firstError: connected.find((c) => c.firstError)?.firstError ?? null,
@@ -92,6 +104,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
     generatorCpuSeconds,
     wallSeconds,
     rssBeforeBytes,
+    machine: [stat0, stat1],
   }
 }
 
@@ -99,30 +112,44 @@ const stopAll = (workers: readonly WorkerHandle[]) => {
   for (const w of workers) w.send({ type: 'stop' })
 }
 
-/** Connects per second (token checks, upgrades, sessions placed in rooms) with `concurrency` lanes. */
+/**
+ * Connects per second (TLS handshakes, token checks, upgrades, sessions placed in rooms) with
+ * `concurrency` lanes, or at `connectRate` offered; latency = time from opening a connection to
+ * its terminal being in its room; delivery ratio = connected ÷ attempted.
+ */
 export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Measurement> => {
   const c = await connectAll(ctx, spec)
   const serverCpu = cpuPercent(c.serverCpuSeconds, c.wallSeconds)
   const rssBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
   const generatorPids = c.workers.map((w) => w.proc.pid)
   stopAll(c.workers)
-  const window: WindowFigures = {
-    seconds: c.wallSeconds,
-    processes: [
-      ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
-      ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
-    ],
-    otherCpuPercent: null,
-    coreBusyPercent: {},
-  }
+  const processes = [
+    ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
+    ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
+  ]
+  // The runner's own CPU is left in "other" here: it idles during a storm.
+  const ours = processes.reduce((s, p) => s + p.cpuPercent, 0)
+  const window: WindowFigures = { seconds: c.wallSeconds, processes, ...machineShares(c.machine[0], c.machine[1], c.wallSeconds, ours) }
   return measurement({
     value: c.ok / (c.connectMs / 1000),
-    histogram: null,
+    histogram: c.histogram,
+    deliveryRatio: c.ok / spec.members.length,
     window,
     serverPids: spec.serverPids,
     generatorPids,
+    generatorKind: c.kind,
+    // Open loop: connects that left late because the generator was busy.
+    sendShortfall: spec.connectRate ? c.lateStarts / spec.members.length : null,
     cores: ctx.cores,
-    extra: { terminals: spec.members.length, connected: c.ok, connectFailures: c.failed, connectMs: c.connectMs, serverCpuSeconds: c.serverCpuSeconds },
+    extra: {
+      terminals: spec.members.length,
+      connected: c.ok,
+      connectFailures: c.failed,
+      connectMs: c.connectMs,
+      serverCpuSeconds: c.serverCpuSeconds,
+      generatorThreads: c.threads,
+      ...(spec.connectRate ? { connectRateOffered: spec.connectRate, lateStarts: c.lateStarts } : {}),
+    },
   })
 }
 
@@ -143,6 +170,7 @@ export const runIdleMemory = async (ctx: MeasureContext, spec: ConnectionLoadSpe
       window,
       serverPids: spec.serverPids,
       generatorPids: c.workers.map((w) => w.proc.pid),
+      generatorKind: c.kind,
       cores: ctx.cores,
       extra: {
         terminals: c.ok,

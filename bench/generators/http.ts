@@ -48,6 +48,7 @@ export const runHttpLoad = async (ctx: MeasureContext, spec: HttpLoadSpec): Prom
     window,
     serverPids: spec.serverPids,
     generatorPids: [w.proc.pid],
+    generatorKind: 'autocannon',
     cores: ctx.cores,
     extra: { requests: r.requests, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, connections: start.connections },
   })

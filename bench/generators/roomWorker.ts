@@ -20,7 +20,11 @@ export interface RoomStart extends WorkerMessage {
   readonly frameBytes: number
   readonly framesPerSecond: number
   readonly connectConcurrency: number
+  /** Connects started per second (open loop, at most `connectConcurrency` in flight); 0 or absent: as lanes free up. */
+  readonly connectRate?: number
   readonly connectTimeoutMs: number
+  /** Threads of a native generator process (the Node worker has one). */
+  readonly threads?: number
   /** A talker skips a frame (counted, and expected all the same) while its connection queues more. */
   readonly maxBacklogBytes: number
 }
@@ -31,6 +35,11 @@ export interface RoomConnected extends WorkerMessage {
   readonly failed: number
   readonly connectMs: number
   readonly firstError: string | null
+  /** Time from opening each connection to its terminal being in its room (HDR histogram, µs). */
+  readonly histogram?: string
+  /** With a connect rate: connects started more than 50 ms after their slot (the generator's fault). */
+  readonly lateStarts?: number
+  readonly threads?: number
 }
 
 export interface RoomGo extends WorkerMessage {
@@ -59,6 +68,12 @@ export interface RoomResult extends WorkerMessage {
   readonly received: number
   /** Messages that were not bench frames. */
   readonly foreign: number
+  /** Bench frames of the window whose bytes were not those sent (native generator). */
+  readonly corrupt?: number
+  /** Connections lost after they were ready (native generator). */
+  readonly dropped?: number
+  /** Frames of the window that came again or out of order on a connection, not counted as received (native generator). */
+  readonly duplicate?: number
   readonly histogram: string
 }
 
@@ -101,14 +116,21 @@ const onFrameFor = (self: number | null) => (frame: Buffer) => {
   recordUs(histogram, monotonicUs() - sentUs)
 }
 
+/** Connects started more than this late count against the generator (open-loop connects). */
+const LATE_START_US = 50_000
+
 const connectAll = async (s: RoomStart, protocol: RoomProtocol): Promise<RoomConnected> => {
   const t0 = monotonicUs()
   const deadline = Date.now() + s.connectTimeoutMs
+  const connectTimes = createLatencyHistogram()
+  const rate = s.connectRate ?? 0
   let next = 0
   let failed = 0
+  let lateStarts = 0
   let firstError: string | null = null
   const one = async (m: RoomMember) => {
     let timer: NodeJS.Timeout | undefined
+    const startedUs = monotonicUs()
     try {
       const conn = await Promise.race([
         protocol.connect(m, s.target, onFrameFor(m.talker ? m.index : null)),
@@ -117,6 +139,7 @@ const connectAll = async (s: RoomStart, protocol: RoomProtocol): Promise<RoomCon
         }),
       ])
       connections.push(conn)
+      recordUs(connectTimes, monotonicUs() - startedUs)
       roomSize.set(m.room, (roomSize.get(m.room) ?? 0) + 1)
       if (m.talker) talkers.push({ sender: m.index, conn, fanout: 0, nextDueUs: 0, seq: 0 })
     } catch (e) {
@@ -127,14 +150,31 @@ const connectAll = async (s: RoomStart, protocol: RoomProtocol): Promise<RoomCon
     }
   }
   const lane = async () => {
-    while (next < s.members.length && Date.now() < deadline) await one(s.members[next++]!)
+    while (next < s.members.length && Date.now() < deadline) {
+      const i = next++
+      if (rate > 0) {
+        const dueUs = t0 + (i / rate) * 1e6
+        await until(dueUs)
+        if (monotonicUs() - dueUs > LATE_START_US) lateStarts++
+      }
+      await one(s.members[i]!)
+    }
   }
   await Promise.all(Array.from({ length: Math.max(1, s.connectConcurrency) }, lane))
   failed += s.members.length - next
   // Each frame is expected at every other connected member of the talker's room.
   const byIndex = new Map(s.members.map((m) => [m.index, m.room]))
   for (const t of talkers) t.fanout = Math.max(0, (roomSize.get(byIndex.get(t.sender)!) ?? 1) - 1)
-  return { type: 'connected', ok: connections.length, failed, connectMs: (monotonicUs() - t0) / 1000, firstError }
+  return {
+    type: 'connected',
+    ok: connections.length,
+    failed,
+    connectMs: (monotonicUs() - t0) / 1000,
+    firstError,
+    histogram: encodeHistogram(connectTimes),
+    lateStarts,
+    threads: 1,
+  }
 }
 
 const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {

@@ -1,23 +1,21 @@
 /**
  * Runner side of the room load: split the terminals by room over N generator processes pinned
- * to the generator cores, connect them all, start talking at one monotonic instant, measure the
- * server's and generators' CPU and RSS over the window, merge the histograms, and return one
- * Measurement (headline: deliveries per second).
+ * to the generator cores (native or Node, generators/generator.ts), connect them all, start
+ * talking at one monotonic instant, measure the server's and generators' CPU and RSS over the
+ * window, merge the histograms, and return one Measurement (headline: deliveries per second).
  */
 import type { MeasureContext, Measurement } from '../scenario.js'
 import { monotonicUs } from '../harness/clock.js'
-import { generatorCpus } from '../harness/cores.js'
 import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
-import { benchModule } from '../harness/paths.js'
 import { measureWindow } from '../harness/window.js'
-import { startWorker, type WorkerHandle } from '../harness/worker.js'
+import { startRoomGenerators, type ProtocolChoice } from './generator.js'
 import type { RoomConnected, RoomResult, RoomStart } from './roomWorker.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
 
 export interface RoomLoadSpec {
-  /** Protocol hook, e.g. benchModule('generators/protocols/wsPubSub'). */
-  readonly protocol: string
+  /** Wire format, e.g. protocols.wsPubSub (generators/generator.ts). */
+  readonly protocol: ProtocolChoice
   readonly target: RoomTarget
   readonly members: readonly RoomMember[]
   /** PIDs of the server under test (CPU and RSS are measured on them). */
@@ -71,19 +69,14 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
   const parts = splitByRoom(spec.members, ctx.generatorProcesses)
   const connectTimeoutMs = spec.connectTimeoutMs ?? 60_000
   const drainMs = spec.drainMs ?? 1000
-  const workers: WorkerHandle[] = parts.map((_, i) =>
-    startWorker(ctx.procs, {
-      name: `gen-${i + 1}`,
-      module: benchModule('generators/roomWorker'),
-      cpus: generatorCpus(ctx.cores),
-      logFile: ctx.logFile(`gen-${i + 1}`),
-    }),
-  )
-  ctx.phase(`connecting ${spec.members.length} terminals (${workers.length} generator process${workers.length > 1 ? 'es' : ''})`)
+  const gens = await startRoomGenerators(ctx, spec.protocol, parts.length)
+  const workers = gens.workers
+  ctx.phase(`connecting ${spec.members.length} terminals (${workers.length} ${gens.kind} generator process${workers.length > 1 ? 'es' : ''})`)
   parts.forEach((members, i) => {
     const start: RoomStart = {
       type: 'start',
-      protocol: spec.protocol,
+      protocol: gens.start.protocol,
+      threads: gens.start.threads,
       target: spec.target,
       members,
       frameBytes: spec.frameBytes ?? 100,
@@ -107,7 +100,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
   const waitMs = (endUs - monotonicUs()) / 1000 + drainMs + 30_000
   const results = await Promise.all(workers.map((w) => w.next<RoomResult>('result', waitMs)))
   for (const w of workers) w.send({ type: 'stop' })
-  const sum = (k: keyof RoomResult) => results.reduce((s, r) => s + (r[k] as number), 0)
+  const sum = (k: keyof RoomResult) => results.reduce((s, r) => s + ((r[k] as number | undefined) ?? 0), 0)
   const histogram = mergeHistograms(results.map((r) => decodeHistogram(r.histogram)))
   const scheduled = sum('scheduled')
   const expected = sum('expected')
@@ -119,9 +112,11 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
     window,
     serverPids: spec.serverPids,
     generatorPids: genPids,
+    generatorKind: gens.kind,
     sendShortfall: scheduled > 0 ? sum('missedLate') / scheduled : null,
     cores: ctx.cores,
     extra: {
+      generatorThreads: gens.start.threads * workers.length,
       terminals: spec.members.length,
       talkers: sum('talkers'),
       connectFailures,
@@ -133,6 +128,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
       deliveriesExpected: expected,
       deliveriesReceived: received,
       foreignMessages: sum('foreign'),
+      ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), duplicateFrames: sum('duplicate'), connectionsDropped: sum('dropped') } : {}),
     },
   })
 }

@@ -16,6 +16,8 @@ export interface MeasurementParts {
   readonly serverPids: readonly number[]
   /** Empty when the process under test is its own load (e.g. token-verify). */
   readonly generatorPids: readonly number[]
+  /** What the generator processes are: "native", "node", "autocannon" … */
+  readonly generatorKind?: string
   readonly sendShortfall?: number | null
   readonly cores: CoreLayout
   readonly extra?: Record<string, number>
@@ -46,7 +48,7 @@ export const measurement = (p: MeasurementParts): Measurement => {
     latency: p.histogram ? summarize(p.histogram) : null,
     deliveryRatio: p.deliveryRatio ?? null,
     server,
-    generator: gen ? { cpuPercent: gen.cpuPercent, processes: p.generatorPids.length, sendShortfall: shortfall } : null,
+    generator: gen ? { kind: p.generatorKind ?? 'node', cpuPercent: gen.cpuPercent, processes: p.generatorPids.length, sendShortfall: shortfall } : null,
     saturated: verdict.side,
     saturationReasons: verdict.reasons,
     otherCpuPercent: p.window.otherCpuPercent,

@@ -21,6 +21,8 @@ export interface SpawnSpec {
   readonly inheritOutput?: boolean
   /** Keep stdout as a pipe (e.g. to read a CLI's --json answer); stderr still goes to logFile. */
   readonly captureStdout?: boolean
+  /** Keep stdin as a pipe (a child driven by lines on its stdin, e.g. the native generator). */
+  readonly pipeStdin?: boolean
   /** Open a Node IPC channel (children written for the bench). */
   readonly ipc?: boolean
 }
@@ -84,14 +86,14 @@ const signalPid = (pid: number, signal: NodeJS.Signals) => {
   }
 }
 
-/** Start a process; stdin is closed, output goes to the log file or nowhere. */
+/** Start a process; stdin is closed unless piped, output goes to the log file or nowhere. */
 export const spawnManaged = (spec: SpawnSpec): ManagedProcess => {
   const pin = spec.cpus && spec.cpus.length > 0
   const command = pin ? 'taskset' : spec.command
   const args = pin ? ['-c', spec.cpus!.join(','), spec.command, ...(spec.args ?? [])] : [...(spec.args ?? [])]
   const fd = spec.logFile ? openSync(spec.logFile, 'a') : null
   const out = spec.inheritOutput ? 'inherit' : (fd ?? 'ignore')
-  const stdio: StdioOptions = ['ignore', spec.captureStdout ? 'pipe' : out, out]
+  const stdio: StdioOptions = [spec.pipeStdin ? 'pipe' : 'ignore', spec.captureStdout ? 'pipe' : out, out]
   if (spec.ipc) stdio.push('ipc')
   try {
     const child = spawn(command, args, { stdio, env: spec.env ?? process.env, cwd: spec.cwd })

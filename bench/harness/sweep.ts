@@ -22,6 +22,11 @@ export interface SweepFigures {
   readonly deliveryRatio: number | null
   /** The generator saturated (its CPU, or it could not send at the rate asked). */
   readonly generatorSaturated: boolean
+  /** For the report: the step's headline figure, who saturated, and each side's CPU (% of a core). */
+  readonly value?: number | null
+  readonly saturated?: string | null
+  readonly serverCpuPercent?: number | null
+  readonly generatorCpuPercent?: number | null
 }
 
 export interface SweepStep extends SweepFigures {

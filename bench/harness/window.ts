@@ -80,9 +80,24 @@ export const measureWindow = async (
     }
   })
   const ours = processes.reduce((sum, f) => sum + f.cpuPercent, 0) + cpuPercent((self.user + self.system) / 1e6, seconds)
+  return { seconds, processes, ...machineShares(stat0, stat1, seconds, ours) }
+}
+
+type MachineStat = ReturnType<typeof readMachineStat>
+
+/**
+ * From two /proc/stat readings `seconds` apart: CPU the machine spent outside `oursCpuPercent`
+ * (the measured processes and the runner), and how busy each core was.
+ */
+export const machineShares = (
+  stat0: MachineStat,
+  stat1: MachineStat,
+  seconds: number,
+  oursCpuPercent: number,
+): Pick<WindowFigures, 'otherCpuPercent' | 'coreBusyPercent'> => {
   const hz = clockTicksPerSecond()
   const otherCpuPercent =
-    stat0 === null || stat1 === null ? null : Math.max(0, cpuPercent((stat1.machine.busy - stat0.machine.busy) / hz, seconds) - ours)
+    stat0 === null || stat1 === null ? null : Math.max(0, cpuPercent((stat1.machine.busy - stat0.machine.busy) / hz, seconds) - oursCpuPercent)
   const coreBusyPercent: Record<number, number> = {}
   if (stat0 && stat1) {
     for (const [core, t1] of stat1.cores) {
@@ -90,5 +105,5 @@ export const measureWindow = async (
       if (t0 && t1.total > t0.total) coreBusyPercent[core] = ((t1.busy - t0.busy) / (t1.total - t0.total)) * 100
     }
   }
-  return { seconds, processes, otherCpuPercent, coreBusyPercent }
+  return { otherCpuPercent, coreBusyPercent }
 }

@@ -19,21 +19,40 @@ export interface ErrorMessage extends WorkerMessage {
 
 export class WorkerFailed extends Error {}
 
-/** The runner's handle on a child started with an IPC channel. */
+/** How messages travel between the runner and a child: Node IPC, or lines on stdin/stdout. */
+export interface MessageChannel {
+  onMessage(listener: (m: WorkerMessage) => void): void
+  send(message: WorkerMessage): void
+  /** Settles once no message can come any more (default: when the process exits). */
+  readonly closed?: Promise<unknown>
+}
+
+/** The Node IPC channel of a child started with `ipc: true`. */
+export const ipcChannel = (proc: ManagedProcess): MessageChannel => ({
+  onMessage: (listener) => void proc.child.on('message', listener),
+  send: (message) => {
+    if (!proc.hasExited && proc.child.connected) proc.child.send(message)
+  },
+})
+
+/** The runner's handle on a child it exchanges messages with (IPC by default). */
 export class WorkerHandle {
   private readonly inbox: WorkerMessage[] = []
   private waiter: ((m: WorkerMessage | null) => void) | null = null
   private closed = false
 
-  constructor(readonly proc: ManagedProcess) {
-    proc.child.on('message', (m: WorkerMessage) => {
+  constructor(
+    readonly proc: ManagedProcess,
+    private readonly channel: MessageChannel = ipcChannel(proc),
+  ) {
+    channel.onMessage((m: WorkerMessage) => {
       if (this.waiter) {
         const w = this.waiter
         this.waiter = null
         w(m)
       } else this.inbox.push(m)
     })
-    void proc.exited.then(() => {
+    void (channel.closed ?? proc.exited).then(() => {
       this.closed = true
       this.waiter?.(null)
       this.waiter = null
@@ -41,7 +60,7 @@ export class WorkerHandle {
   }
 
   send(message: WorkerMessage): void {
-    if (!this.proc.hasExited && this.proc.child.connected) this.proc.child.send(message)
+    this.channel.send(message)
   }
 
   /** The next message of `type`; fails on an `error` message, exit, or after `timeoutMs`. */

@@ -33,3 +33,21 @@ export const goalVerdicts = (sc: ScenarioRecord): GoalVerdict[] => {
   }
   return verdicts
 }
+
+/**
+ * One line per side whose generator saturated in most runs: which generator, its CPU against the
+ * server's, and that the cost per server CPU-second is the figure to judge by there.
+ */
+export const generatorNotes = (sc: ScenarioRecord): string[] =>
+  sc.sides.flatMap((s) => {
+    const m = s.summary
+    // Only where the generator itself ran out (its CPU or its schedule), not where others filled its core.
+    if (!m || !/generator|both/.test(String(m.saturated)) || m.generatorCpuPercent === null) return []
+    const ownCpu = m.generatorCpuPercent >= 90
+    const ownSchedule = (m.sendShortfall ?? 0) > 0.02 && (m.otherCpuPercent ?? 0) < 10
+    if (!ownCpu && !ownSchedule) return []
+    const per = m.perServerCpuSecond === null ? '' : `; judge by the figure per server CPU-second (${compact(m.perServerCpuSecond)} ${sc.unit.replace(/\/s$/, '')})`
+    return [
+      `note ${sc.name}: ${s.name}'s ${m.generatorKind ?? ''} generator saturated first (generator ${m.generatorCpuPercent.toFixed(0)}% vs server ${m.serverCpuPercent.toFixed(0)}% CPU)${per}`.replace('  ', ' '),
+    ]
+  })

@@ -4,7 +4,7 @@
  * pending scenarios; how the figures were taken and how to reproduce them.
  */
 import type { BenchResults, ScenarioRecord } from '../results.js'
-import { goalVerdicts, verdictWord } from './goals.js'
+import { generatorNotes, goalVerdicts, verdictWord } from './goals.js'
 import { compact, mb, ms, pct, ratioText } from './format.js'
 import { machineLine } from './machine.js'
 import { barChart, groupedBarChart, lineChart } from './svg.js'
@@ -37,6 +37,7 @@ const summaryRows = (r: BenchResults): string[][] =>
         `${pct(hark?.summary?.serverCpuPercent)} · ${pct(p.summary?.serverCpuPercent)}`,
         `${mb(hark?.summary?.serverRssBytes)} · ${mb(p.summary?.serverRssBytes)}`,
         `${hark?.summary?.saturated ?? '—'} · ${p.summary?.saturated ?? '—'}`,
+        `${hark?.summary?.generatorKind ?? '—'} · ${p.summary?.generatorKind ?? '—'}`,
       ])
   })
 
@@ -50,6 +51,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
     `- Load: ${sc.load ? `${sc.load.level} ${sc.load.unit}` : 'n/a'}; ${sc.timing.warmupMs / 1000} s warm-up + ${sc.timing.durationMs / 1000} s measured per run; ${sc.rounds} round(s), sides alternating.`,
   )
   if (sc.goal) out.push(`- Goal: ${sc.goal.text}.`)
+  for (const n of generatorNotes(sc)) out.push(`- ${n}`)
   if (sc.hark !== 'measured') out.push(`- Hark side ${sc.hark === 'pending' ? 'pending' : 'skipped (--peers-only)'}: peers only, no ratio.`)
   out.push('', 'Sides:', '')
   for (const s of sc.sides) out.push(`- **${s.name}** — ${s.label}`)
@@ -82,7 +84,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
       out.push(`![${sc.name} latency](charts/${latf})`, '')
     }
   }
-  const rows: string[][] = [['side', 'round', sc.unit, 'p50 ms', 'p99 ms', 'p99.9 ms', 'delivered', 'server CPU', 'server RSS', 'per server CPU-s', 'generator CPU', 'other load', 'saturated', 'why / error']]
+  const rows: string[][] = [['side', 'round', sc.unit, 'p50 ms', 'p99 ms', 'p99.9 ms', 'delivered', 'server CPU', 'server RSS', 'per server CPU-s', 'generator (CPU)', 'other load', 'saturated', 'why / error']]
   for (const s of sc.sides) {
     for (const r of s.runs) {
       const m = r.measurement
@@ -92,7 +94,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
               s.name, String(r.round), compact(m.value), ms(m.latency?.p50Ms, m.latency?.resolutionMs), ms(m.latency?.p99Ms, m.latency?.resolutionMs), ms(m.latency?.p999Ms, m.latency?.resolutionMs),
               m.deliveryRatio === null ? '—' : pct(m.deliveryRatio * 100, 2), pct(m.server.cpuPercent), mb(m.server.rssBytes),
               m.server.cpuPercent >= 1 && sc.unit.endsWith('/s') ? compact(m.value / (m.server.cpuPercent / 100)) : '—',
-              m.generator ? pct(m.generator.cpuPercent) : '—', pct(m.otherCpuPercent), m.saturated, m.saturationReasons.join('; '),
+              m.generator ? `${m.generator.kind} ${pct(m.generator.cpuPercent)}` : '—', pct(m.otherCpuPercent), m.saturated, m.saturationReasons.join('; '),
             ]
           : [s.name, String(r.round), '—', '—', '—', '—', '—', '—', '—', '—', '—', '—', '—', r.error ?? ''],
       )
@@ -103,25 +105,30 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
         `**${s.name} median**`, '', compact(m.value), ms(m.p50Ms, m.latencyResolutionMs), ms(m.p99Ms, m.latencyResolutionMs), ms(m.p999Ms, m.latencyResolutionMs),
         m.deliveryRatio === null ? '—' : pct(m.deliveryRatio * 100, 2), pct(m.serverCpuPercent), mb(m.serverRssBytes),
         m.perServerCpuSecond === null ? '—' : compact(m.perServerCpuSecond),
-        pct(m.generatorCpuPercent), pct(m.otherCpuPercent), String(m.saturated), '',
+        m.generatorKind ? `${m.generatorKind} ${pct(m.generatorCpuPercent)}` : pct(m.generatorCpuPercent), pct(m.otherCpuPercent), String(m.saturated), '',
       ])
     }
   }
   out.push(md(rows), '')
   if (sc.sweep) {
     out.push('### Sweep', '')
-    const srows: string[][] = [['side', 'level', 'p99 ms', 'delivered', 'generator saturated', 'held']]
+    const unit = sc.sweepUnit ?? sc.load?.unit ?? ''
+    const srows: string[][] = [['side', unit || 'level', sc.unit, 'p99 ms', 'delivered', 'server CPU', 'generator CPU', 'saturated', 'held']]
     for (const [side, res] of Object.entries(sc.sweep)) {
       for (const st of res.steps) {
-        srows.push([side, String(st.level), ms(st.p99Ms), st.deliveryRatio === null ? '—' : pct(st.deliveryRatio * 100, 2), st.generatorSaturated ? 'yes' : 'no', st.held ? 'yes' : `no: ${st.reason}`])
+        srows.push([
+          side, String(st.level), st.value === undefined || st.value === null ? '—' : compact(st.value), ms(st.p99Ms),
+          st.deliveryRatio === null ? '—' : pct(st.deliveryRatio * 100, 2), pct(st.serverCpuPercent), pct(st.generatorCpuPercent),
+          st.saturated ?? (st.generatorSaturated ? 'generator' : '—'), st.held ? 'yes' : `no: ${st.reason}`,
+        ])
       }
-      out.push(`- **${side}**: knee ${res.knee === null ? `below ${res.steps[0]?.level ?? '?'}` : res.knee} ${sc.load?.unit ?? ''}, ended by ${res.endedBy}.`)
+      out.push(`- **${side}**: knee ${res.knee === null ? `below ${res.steps[0]?.level ?? '?'}` : res.knee} ${unit}, ended by ${res.endedBy}.`)
     }
     out.push('', md(srows), '')
     const sw = `${slug(sc.name)}-sweep.svg`
     charts[sw] = lineChart({
       title: `${sc.name}: p99 latency by load`,
-      xLabel: sc.load?.unit ?? 'load',
+      xLabel: sc.sweepUnit ?? sc.load?.unit ?? 'load',
       yLabel: 'p99 ms',
       series: Object.entries(sc.sweep).map(([side, res]) => ({
         name: side,
@@ -148,7 +155,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
   const rows = summaryRows(r)
   out.push(
     rows.length > 0
-      ? md([['scenario', 'Hark', 'peer', 'ratio', 'ratio per server CPU-s', 'p50 / p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)'], ...rows])
+      ? md([['scenario', 'Hark', 'peer', 'ratio', 'ratio per server CPU-s', 'p50 / p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)', 'generator (Hark · peer)'], ...rows])
       : 'No scenario ran.',
     '',
   )
@@ -172,6 +179,7 @@ export const renderReport = (r: BenchResults): { markdown: string; charts: Recor
     '- "per server CPU-second" divides a rate by the share of its core the server actually got (value ÷ CPU%/100). When other processes take CPU from the server\'s core, this ratio is steadier than the raw one; when neither side is saturated (a fixed offered load), it is the cost ratio.',
     '- Sides alternate A B A B within one invocation and every figure is the median of the runs, so a noisy machine weighs on every side alike.',
     '- "saturated": server = its process used ≥ 90% of its core, or its core was ≥ 90% busy counting other processes; generator = the same for the generators\' cores, or they sent less than 98% of the frames scheduled. A ratio measured while the generator saturated measures the generator.',
+    '- "generator" says what drove each run: `native` (bench/native, C with OpenSSL and epoll, one thread per generator core), `node` (the room worker, for WebRTC and `--generator node`) or `autocannon` (HTTP). Over TLS the generator spends about what the server does per message, so one generator core cannot outpace one server core: where the generator saturated, judge by the figure per server CPU-second (the cost ratio).',
     '',
     '## Reproduce',
     '',

@@ -29,6 +29,8 @@ const scenario: ScenarioRecord = {
   goal: { value: 50_000, text: '≥ 50k verifies/s' },
   goalJudged: true,
   load: { level: 64, unit: 'in flight' },
+  sweepUnit: 'in flight',
+  generator: 'native',
   timing: { warmupMs: 1000, durationMs: 3000 },
   rounds: 3,
   hark: 'measured',
@@ -120,6 +122,72 @@ describe('table', () => {
     const t = renderTable({ ...results, scenarios: [only] })
     expect(t.split('\n')[2]).toMatch(/^token-verify\s+pending\s+fast-jwt/)
     expect(t).toContain('token-verify: peers only (Hark side pending), no ratio')
+  })
+})
+
+describe('generators', () => {
+  const driven = (kind: string, cpu: number, saturated: Measurement['saturated']): Measurement => ({
+    ...m(90_000, 1, 5, saturated),
+    server: { cpuPercent: 60, rssBytes: 2 ** 20, rssPeakBytes: 2 ** 20 },
+    generator: { kind, cpuPercent: cpu, processes: 1, sendShortfall: 0 },
+  })
+  const rooms: ScenarioRecord = {
+    ...scenario,
+    name: 'ws-rooms',
+    unit: 'deliveries/s',
+    goal: null,
+    sweepUnit: 'talkers',
+    sides: [
+      { name: 'hark', label: 'Hark', role: 'hark', runs: [run(1, driven('native', 99, 'generator'))], summary: null },
+      { name: 'uws', label: 'uWS', role: 'peer', runs: [run(1, driven('native', 50, 'neither'))], summary: null },
+    ],
+    ratios: [{ peer: 'uws', ratio: 1, perCpuRatio: 1 }],
+    sweep: {
+      hark: {
+        steps: [
+          { level: 200, p99Ms: 3, deliveryRatio: 1, generatorSaturated: false, held: true, reason: null, value: 30_000, saturated: 'neither', serverCpuPercent: 20, generatorCpuPercent: 30 },
+          { level: 280, p99Ms: 30, deliveryRatio: 1, generatorSaturated: false, held: false, reason: 'p99 30.0 ms > 15 ms', value: 42_000, saturated: 'server', serverCpuPercent: 95, generatorCpuPercent: 40 },
+        ],
+        knee: 200,
+        endedBy: 'broke',
+      },
+    },
+  }
+  const summed = { ...rooms, sides: rooms.sides.map((x) => ({ ...x, summary: summarizeRuns(x.runs) })) }
+  const withRooms = { ...results, scenarios: [summed] }
+
+  it('say which generator drove each side, and which side saturated first with both CPUs', () => {
+    expect(summed.sides[0]!.summary!.generatorKind).toBe('native')
+    const t = renderTable(withRooms)
+    expect(t.split('\n')[2]).toMatch(/generator · neither\s+native · native$/)
+    expect(t).toContain("note ws-rooms: hark's native generator saturated first (generator 99% vs server 60% CPU); judge by the figure per server CPU-second (150.0k deliveries)")
+    expect(t).not.toContain("uws's native generator")
+    const { markdown } = renderReport(withRooms)
+    expect(markdown).toContain('| hark | 1 | 90.0k |')
+    expect(markdown).toContain('| native 99% |')
+    expect(markdown).toContain("- note ws-rooms: hark's native generator saturated first")
+  })
+
+  it('leave out the note where other processes filled the generator\'s core, not the generator', () => {
+    const crowded = { ...rooms, sides: [{ ...rooms.sides[0]!, runs: [run(1, driven('native', 5, 'both'))] }] }
+    const t = renderTable({ ...results, scenarios: [{ ...crowded, sides: crowded.sides.map((x) => ({ ...x, summary: summarizeRuns(x.runs) })) }] })
+    expect(t).not.toContain('generator saturated first')
+    // a schedule missed while others took the core is theirs too (other load 3% here: the generator's)
+    const late = { ...driven('native', 40, 'generator'), generator: { kind: 'native', cpuPercent: 40, processes: 1, sendShortfall: 0.2 } }
+    const starved = { ...late, otherCpuPercent: 150 }
+    const table = (x: Measurement) =>
+      renderTable({ ...results, scenarios: [{ ...rooms, sides: [{ ...rooms.sides[0]!, runs: [run(1, x)], summary: summarizeRuns([run(1, x)]) }] }] })
+    expect(table(late)).toContain("hark's native generator saturated first (generator 40% vs server 60% CPU)")
+    expect(table(starved)).not.toContain('generator saturated first')
+  })
+
+  it('report each sweep step with its figure, both CPUs and the saturated side, in the sweep\'s unit', () => {
+    const { markdown } = renderReport(withRooms)
+    expect(markdown).toContain('- **hark**: knee 200 talkers, ended by broke.')
+    expect(markdown).toContain('| side | talkers | deliveries/s | p99 ms | delivered | server CPU | generator CPU | saturated | held |')
+    expect(markdown).toContain('| hark | 280 | 42.0k | 30.0 | 100.00% | 95% | 40% | server | no: p99 30.0 ms > 15 ms |')
+    const t = renderTable({ ...withRooms, scenarios: [{ ...summed, sweepUnit: 'connects/s offered' }] })
+    expect(t).toMatch(/ws-rooms\s+hark\s+200\s+connects\/s offered\s+broke/)
   })
 })
 

@@ -5,7 +5,7 @@
  */
 import type { BenchResults, ScenarioRecord, SideRecord } from '../results.js'
 import { compact, mb, ms, pct, ratioText } from './format.js'
-import { goalVerdicts, verdictWord } from './goals.js'
+import { generatorNotes, goalVerdicts, verdictWord } from './goals.js'
 
 /** Pad columns to their widest cell; the first row is the header, underlined. */
 export const formatColumns = (rows: readonly (readonly string[])[]): string => {
@@ -29,11 +29,12 @@ const lat = (s: SideRecord | undefined) => (s?.summary ? `${ms(s.summary.p50Ms, 
 const cpu = (s: SideRecord | undefined) => pct(s?.summary?.serverCpuPercent)
 const rss = (s: SideRecord | undefined) => mb(s?.summary?.serverRssBytes)
 const sat = (s: SideRecord | undefined) => s?.summary?.saturated ?? '—'
+const gen = (s: SideRecord | undefined) => s?.summary?.generatorKind ?? '—'
 
 export const scenarioRows = (sc: ScenarioRecord): string[][] => {
   const hark = sc.sides.find((s) => s.role === 'hark')
   const peers = sc.sides.filter((s) => s.role === 'peer')
-  if (sc.error && sc.sides.every((s) => !s.summary)) return [[sc.name, `failed: ${sc.error}`.slice(0, 70), '', '', '', '', '', '']]
+  if (sc.error && sc.sides.every((s) => !s.summary)) return [[sc.name, `failed: ${sc.error}`.slice(0, 70), '', '', '', '', '', '', '']]
   return peers.map((p, i) => [
     i === 0 ? sc.name : '',
     i === 0 ? figure(hark, sc.unit, sc.hark) : '',
@@ -43,12 +44,13 @@ export const scenarioRows = (sc: ScenarioRecord): string[][] => {
     pair(hark ? cpu(hark) : '—', cpu(p)),
     pair(hark ? rss(hark) : '—', rss(p)),
     pair(hark ? sat(hark) : '—', sat(p)),
+    pair(hark ? gen(hark) : '—', gen(p)),
   ])
 }
 
 export const renderTable = (r: BenchResults): string => {
   const out: string[] = []
-  const header = ['scenario', 'Hark', 'peer', 'ratio', 'p50/p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)']
+  const header = ['scenario', 'Hark', 'peer', 'ratio', 'p50/p99 ms (Hark · peer)', 'CPU (Hark · peer)', 'RSS (Hark · peer)', 'saturated (Hark · peer)', 'generator']
   const rows = r.scenarios.flatMap(scenarioRows)
   if (rows.length > 0) out.push(formatColumns([header, ...rows]))
   else out.push('No scenario ran.')
@@ -62,6 +64,7 @@ export const renderTable = (r: BenchResults): string => {
       }
     }
     for (const g of goalVerdicts(sc)) out.push(`${g.text} — ${verdictWord(g)}`)
+    out.push(...generatorNotes(sc))
     const other = Math.max(...sc.sides.map((s) => s.summary?.otherCpuPercent ?? 0))
     if (other >= 10) out.push(`note ${sc.name}: other processes on the machine used up to ${other.toFixed(0)}% of a core during its runs (median per side): figures are noisier`)
     if (sc.hark !== 'measured') out.push(`${sc.name}: peers only (Hark side ${sc.hark === 'pending' ? 'pending' : 'skipped by --peers-only'}), no ratio`)
@@ -73,7 +76,7 @@ export const renderTable = (r: BenchResults): string => {
         sc.name,
         side,
         res.knee === null ? `< ${res.steps[0]?.level ?? '?'}` : `${res.knee}`,
-        sc.load?.unit ?? '',
+        sc.sweepUnit ?? sc.load?.unit ?? '',
         res.endedBy + (res.steps.at(-1)?.reason ? ` (${res.steps.at(-1)!.reason})` : ''),
       ]),
     )

@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { defineScenario } from '../scenario.js'
 import { serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
-import { benchModule } from '../harness/paths.js'
 import { roomMembers, runRoomLoad } from '../generators/rooms.js'
+import { protocols } from '../generators/generator.js'
 import { ensureMosquitto, mosquittoVersion, startMosquitto } from '../peers/mosquitto.js'
 import { startPeer } from '../peers/start.js'
 
@@ -68,7 +68,7 @@ export default defineScenario<Fixture>({
       }
       const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
       return runRoomLoad(ctx, {
-        protocol: benchModule('generators/protocols/rawMqtt'),
+        protocol: protocols.rawMqtt,
         target: { host: '127.0.0.1', port: hark.ports.mqtt, options: { scheme: 'hark' } },
         members: roomMembers({
           ...shape(ctx.load),
@@ -85,7 +85,7 @@ export default defineScenario<Fixture>({
       measure: async (ctx, f) => {
         const m = await startMosquitto(ctx, f.mosquitto)
         return runRoomLoad(ctx, {
-          protocol: benchModule('generators/protocols/rawMqtt'),
+          protocol: protocols.rawMqtt,
           target: peerTarget(m.port),
           members: roomMembers(shape(ctx.load)),
           serverPids: [m.pid],
@@ -98,7 +98,7 @@ export default defineScenario<Fixture>({
       measure: async (ctx) => {
         const peer = await startPeer(ctx, { name: 'aedes', module: 'peers/aedesBroker' })
         return runRoomLoad(ctx, {
-          protocol: benchModule('generators/protocols/rawMqtt'),
+          protocol: protocols.rawMqtt,
           target: peerTarget(peer.port),
           members: roomMembers(shape(ctx.load)),
           serverPids: [peer.pid],

@@ -5,8 +5,10 @@
  * different token (clients × tokens issued by Hark's own issue path).
  *
  * Why bare fast-jwt: it is the fastest well-kept HS256 verifier for Node (the one behind
- * @fastify/jwt) and Hark verifies with it too, so the ratio is the cost of everything Hark adds
- * around the signature check (kid/iss lookup, expiry on the engine clock, revocation, jti time).
+ * @fastify/jwt, synchronous node:crypto HMAC). Hark verifies with jose (WebCrypto HMAC, whose
+ * every call is an async job), so the ratio is the price of jose plus everything Hark adds around
+ * the signature check (kid/iss lookup, exp/nbf/iat on the engine clock, revocation, jti time).
+ * The goal is absolute: a 10k-terminal connect storm in 5 s needs 2k verifies/s; 30k/s is 15×.
  */
 import { join } from 'node:path'
 import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
@@ -66,7 +68,7 @@ export default defineScenario<Fixture>({
   description: 'client-token verifications per second (HS256), 64 in flight, distinct tokens',
   unit: 'verifies/s',
   higherIsBetter: true,
-  goal: { value: 50_000, text: '≥ 50k verifies/s' },
+  goal: { value: 30_000, text: '≥ 30k verifies/s' },
   load: { quick: 64, full: 64, unit: 'verifications in flight' },
   timing: { quick: { warmupMs: 500, durationMs: 2000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
   setup: async (ctx) => {
@@ -76,7 +78,7 @@ export default defineScenario<Fixture>({
   },
   hark: {
     name: 'hark',
-    label: 'Hark ClientTokens.verify (fast-jwt HS256 per workspace secret, expiry and revocation checks)',
+    label: 'Hark ClientTokens.verify (jose HS256, one cached CryptoKey per kid, time-claim and revocation checks)',
     measure: (ctx, f) => measureVerifier(ctx, f, 'hark-verify', 'workers/verifyHark', ['--data', f.seed.dataDir]),
   },
   peers: [

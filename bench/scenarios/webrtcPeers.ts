@@ -16,8 +16,8 @@ import type { MeasureContext, Measurement } from '../scenario.js'
 import { defineScenario } from '../scenario.js'
 import { serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
-import { benchModule } from '../harness/paths.js'
 import { roomMembers, runRoomLoad, type RoomLoadSpec } from '../generators/rooms.js'
+import { protocols } from '../generators/generator.js'
 import { startPeer } from '../peers/start.js'
 
 interface Fixture {
@@ -75,7 +75,7 @@ export default defineScenario<Fixture>({
     measure: async (ctx, f) => {
       const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
       return peersPerCore(ctx, {
-        protocol: benchModule('generators/protocols/webrtcPeer'),
+        protocol: protocols.webrtcPeer,
         target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
         members: roomMembers({
           ...shape(ctx.load),
@@ -92,7 +92,7 @@ export default defineScenario<Fixture>({
       measure: async (ctx) => {
         const peer = await startPeer(ctx, { name: 'werift', module: 'peers/weriftForwarder' })
         return peersPerCore(ctx, {
-          protocol: benchModule('generators/protocols/webrtcPeer'),
+          protocol: protocols.webrtcPeer,
           target: { host: '127.0.0.1', port: peer.port, options: { path: '/offer', tls: false, auth: false } },
           members: roomMembers(shape(ctx.load)).slice(0, ctx.load),
           serverPids: [peer.pid],

@@ -11,8 +11,8 @@ import { defineScenario } from '../scenario.js'
 import { loadTls, type TlsMaterial } from '../../core/tls.js'
 import { serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
-import { benchModule } from '../harness/paths.js'
 import { roomMembers, roomsFor, runRoomLoad } from '../generators/rooms.js'
+import { protocols } from '../generators/generator.js'
 import { startPeer } from '../peers/start.js'
 
 interface Fixture {
@@ -55,7 +55,7 @@ export default defineScenario<Fixture>({
     measure: async (ctx, f) => {
       const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
       return runRoomLoad(ctx, {
-        protocol: benchModule('generators/protocols/harkWs'),
+        protocol: protocols.harkWs,
         target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
         members: roomMembers({
           ...shape(ctx.load),
@@ -72,7 +72,7 @@ export default defineScenario<Fixture>({
       measure: async (ctx, f) => {
         const peer = await startPeer(ctx, { name: 'uws', module: 'peers/uwsFanout', args: ['--cert', f.tls.certFile, '--key', f.tls.keyFile] })
         return runRoomLoad(ctx, {
-          protocol: benchModule('generators/protocols/wsPubSub'),
+          protocol: protocols.wsPubSub,
           target: { host: '127.0.0.1', port: peer.port, options: { tls: true, path: '/v1/connect' } },
           members: roomMembers(shape(ctx.load)),
           serverPids: [peer.pid],

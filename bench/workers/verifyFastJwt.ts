@@ -2,7 +2,8 @@
  * token-verify, the peer: fast-jwt (synchronous node:crypto HMAC) verifying the very tokens Hark
  * issued, doing the same checks Hark does — kid and iss read from the token, the secret looked
  * up by (iss, kid), HS256 only, aud, iss, exp, sub and jti required, a revocation set, and the
- * jti's ULID time decoded. Secrets come from the same data dir, unsealed with its master key.
+ * jti's ULID time decoded (Hark also refuses an iat far ahead, one comparison). Secrets come
+ * from the same data dir, unsealed with its master key.
  * Usage: node dist/bench/workers/verifyFastJwt.js --data DIR --workspace ID (then IPC: start, go).
  */
 import { join } from 'node:path'

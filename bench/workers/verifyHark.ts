@@ -1,6 +1,6 @@
 /**
- * token-verify, Hark's side: the engine's own ClientTokens.verify (fast-jwt HS256, secrets
- * imported once per workspace secret), on the data dir opened as the CLI opens it (core/dataDir.ts).
+ * token-verify, Hark's side: the engine's own ClientTokens.verify (jose HS256, one WebCrypto key
+ * imported per workspace secret), on the data dir opened as the CLI opens it (core/dataDir.ts).
  * Usage: node dist/bench/workers/verifyHark.js --data DIR (then IPC: start, go).
  */
 import { parseArgs } from 'node:util'

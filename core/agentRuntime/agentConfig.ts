@@ -2,10 +2,12 @@
  * An agent's config: a preset's stored config with a dispatch's overrides merged over it, decoded
  * with the provider's schema. Unknown fields are refused, and so is any field that carries a
  * credential or an endpoint, whatever the provider's schema says: those live in server settings.
+ * Configs nest at most MAX_JSON_DEPTH levels: deeper ones are refused before any walk.
  */
 import { Schema, SchemaIssue } from 'effect'
 import type { AgentProvider } from '../agentProvider.js'
 import { ValidationFailed } from '../errors.js'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../jsonDepth.js'
 
 /**
  * Field names (compared lowercased, without `_` and `-`) that are server-side secrets. A name
@@ -26,8 +28,12 @@ export const isSecretField = (name: string): boolean => {
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u)
 
-/** The path of the first secret-named field in `value` (any depth), or null. */
+const tooDeep = (field: string) =>
+  new ValidationFailed({ field, message: `${field} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels` })
+
+/** The path of the first secret-named field in `value` (at most MAX_JSON_DEPTH levels down), or null. */
 export const findSecretField = (value: unknown, path: ReadonlyArray<string> = []): string | null => {
+  if (path.length >= MAX_JSON_DEPTH && typeof value === 'object' && value !== null) throw tooDeep(path.join('.'))
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
       const found = findSecretField(v, [...path, String(i)])
@@ -44,11 +50,15 @@ export const findSecretField = (value: unknown, path: ReadonlyArray<string> = []
   return null
 }
 
-/** Overrides merged over a base: objects merge key by key, anything else (arrays too) replaces. */
-export const mergeConfig = (base: unknown, overrides: unknown): unknown => {
+/**
+ * Overrides merged over a base: objects merge key by key, anything else (arrays too) replaces.
+ * The merge goes no deeper than MAX_JSON_DEPTH levels (a deeper pair is refused as `overrides`).
+ */
+export const mergeConfig = (base: unknown, overrides: unknown, level = 1): unknown => {
   if (!isPlainObject(base) || !isPlainObject(overrides)) return overrides === undefined ? base : overrides
+  if (level > MAX_JSON_DEPTH) throw tooDeep('overrides')
   const out: Record<string, unknown> = { ...base }
-  for (const [k, v] of Object.entries(overrides)) out[k] = k in out ? mergeConfig(out[k], v) : v
+  for (const [k, v] of Object.entries(overrides)) out[k] = k in out ? mergeConfig(out[k], v, level + 1) : v
   return out
 }
 
@@ -68,6 +78,7 @@ export const validateAgentConfig = (
   if (raw !== undefined && !isPlainObject(raw)) {
     throw new ValidationFailed({ field, message: `${field} must be an object` })
   }
+  if (exceedsJsonDepth(raw) || exceedsJsonDepth(merged)) throw tooDeep(field)
   const secret = findSecretField(raw)
   if (secret) {
     throw new ValidationFailed({

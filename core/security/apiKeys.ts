@@ -9,6 +9,7 @@ import { newKeyId, randomBase64Url } from '../ids.js'
 import type { ClockShape } from '../clock.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { ApiKeyRecord } from '../storage/apiKeys.js'
+import { parseBearer } from './bearer.js'
 
 export const API_KEY_PREFIX = 'hk_'
 const API_KEY_PATTERN = /^hk_[A-Za-z0-9_-]{43}$/
@@ -71,12 +72,11 @@ export class ApiKeys {
     for (const [hash, p] of this.cache) if (p.keyId === keyId) this.cache.delete(hash)
   }
 
-  /** Check an `Authorization` header value (`Bearer hk_…`); throws ApiKeyInvalid. */
+  /** Check an `Authorization` header value (`Bearer hk_…`, the scheme in any case); throws ApiKeyInvalid. */
   authenticate(authorization: string | undefined): ApiKeyPrincipal {
     if (!authorization) throw new ApiKeyInvalid({ message: 'missing Authorization header' })
-    const match = /^Bearer (\S+)$/.exec(authorization)
-    if (!match) throw new ApiKeyInvalid({ message: 'Authorization must be "Bearer <API key>"' })
-    const apiKey = match[1]!
+    const apiKey = parseBearer(authorization)
+    if (apiKey === null) throw new ApiKeyInvalid({ message: 'Authorization must be "Bearer <API key>"' })
     if (!API_KEY_PATTERN.test(apiKey)) throw new ApiKeyInvalid({ message: 'malformed API key' })
     const hash = hashApiKey(apiKey)
     let principal = this.cache.get(hash)

@@ -1,12 +1,12 @@
 /**
  * Client tokens: HS256 JWTs with iss = workspaceId, sub = clientId, aud = "service-client",
  * jti (a ULID), iat, exp only when a TTL is given, and the signing secret's id in the `kid`
- * header. Signing and verification use fast-jwt (synchronous node:crypto HMAC): jose 6 runs
- * every HMAC through WebCrypto's job dispatch, which capped verification at ~34k/s per core here
- * against ~100k/s. Verification checks the algorithm, audience, issuer-to-secret, expiry (on the
- * engine clock) and revocation; the caller checks the client still exists.
+ * header. Signed and verified with jose (WebCrypto HMAC) under the keyring's cached CryptoKey of
+ * that kid. Verification checks the algorithm, the signature under the secret named by (iss, kid),
+ * audience, required claims, `exp` and `nbf` on the engine clock, an `iat` no further ahead than
+ * TOKEN_IAT_LEEWAY_SECONDS, and revocation; the caller checks the client still exists.
  */
-import { createDecoder, TokenError } from 'fast-jwt'
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose'
 import type { ClockShape } from '../clock.js'
 import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
@@ -17,9 +17,19 @@ import { TOKEN_AUDIENCE, type SigningKeyring } from './signingKeyring.js'
 
 export { TOKEN_AUDIENCE }
 
-const decodeComplete = createDecoder({ complete: true }) as (token: string) => {
-  header: Record<string, unknown>
-  payload: Record<string, unknown>
+/** Longest tokens accepted, in characters (ours are ~300). */
+export const MAX_TOKEN_CHARS = 4096
+/** How far a token's `iat` may lie ahead of the engine clock (clock skew between nodes). */
+export const TOKEN_IAT_LEEWAY_SECONDS = 60
+
+/** One member of a base64url JSON segment (the header's kid, the payload's iss), read only to find the secret. */
+const memberOf = (segment: string, name: string): unknown => {
+  try {
+    const value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown> | null
+    return typeof value === 'object' && value !== null ? value[name] : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export interface IssuedToken {
@@ -69,7 +79,8 @@ export class ClientTokens {
       iat,
       ...(exp === null ? {} : { exp }),
     }
-    const token = key.sign(claims)
+    const header: JWTHeaderParameters = { alg: 'HS256', typ: 'JWT', kid: key.kid }
+    const token = await new SignJWT(claims).setProtectedHeader(header).sign(await key.cryptoKey)
     const expiresAt = exp === null ? null : exp * 1000
     // Recorded before the token is handed out, so a revocation by jti always finds it.
     await this.record({ jti, workspaceId, clientId, issuedAt: now, expiresAt })
@@ -90,33 +101,43 @@ export class ClientTokens {
 
   /** Verify signature and claims; throws TokenInvalid, TokenExpired or TokenRevoked. */
   async verify(token: string): Promise<VerifiedToken> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 4096) throw invalid('malformed token')
-    let header: Record<string, unknown>
-    let claims: Record<string, unknown>
-    try {
-      ;({ header, payload: claims } = decodeComplete(token))
-    } catch {
-      throw invalid('malformed token')
-    }
-    const { kid } = header
-    const { iss } = claims
-    if (typeof kid !== 'string' || typeof iss !== 'string') throw invalid('token lacks kid or iss')
-    const key = this.keyring.verificationKey(iss, kid)
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) throw invalid('malformed token')
+    // kid and iss name the secret; they are read here, then jose checks everything under that key
+    // (a key resolver function passed to jose measured 5-15% fewer verifies per CPU-second).
+    const headerEnd = token.indexOf('.')
+    const payloadEnd = token.indexOf('.', headerEnd + 1)
+    if (headerEnd < 0 || payloadEnd < 0) throw invalid('malformed token')
+    const kid = memberOf(token.slice(0, headerEnd), 'kid')
+    const workspaceId = memberOf(token.slice(headerEnd + 1, payloadEnd), 'iss')
+    if (typeof kid !== 'string' || typeof workspaceId !== 'string') throw invalid('token lacks kid or iss')
+    const key = this.keyring.verificationKey(workspaceId, kid)
     if (!key) throw invalid('token signed by an unknown or retired secret')
+    const now = this.clock.now()
     let payload: Record<string, unknown>
     try {
-      payload = key.verify(token)
+      ;({ payload } = await jwtVerify(token, key.ready ?? (await key.cryptoKey), {
+        algorithms: ['HS256'],
+        audience: TOKEN_AUDIENCE,
+        issuer: workspaceId,
+        requiredClaims: ['iss', 'sub', 'aud', 'jti'],
+        // exp and nbf are checked on the engine clock, to the second, with no tolerance.
+        currentDate: new Date(now),
+      }))
     } catch (e) {
-      throw invalid(e instanceof TokenError ? `token rejected: ${e.code}` : 'token rejected')
+      if (e instanceof joseErrors.JWTExpired) throw new TokenExpired({ message: 'token expired' })
+      if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'nbf') throw invalid('token not valid yet (nbf)')
+      if (e instanceof joseErrors.JOSEError) throw invalid(`token rejected: ${e.code}`)
+      throw invalid('malformed token')
     }
-    const { sub, jti, exp } = payload
+    const { sub, jti, exp, iat } = payload
     if (typeof sub !== 'string' || typeof jti !== 'string') throw invalid('token lacks sub or jti')
     if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) throw invalid('token has a malformed exp')
-    if (exp !== undefined && exp * 1000 <= this.clock.now()) throw new TokenExpired({ message: 'token expired' })
+    if (exp !== undefined && exp * 1000 <= now) throw new TokenExpired({ message: 'token expired' })
+    if (typeof iat === 'number' && (iat - TOKEN_IAT_LEEWAY_SECONDS) * 1000 > now) throw invalid('token issued in the future (iat)')
     if (this.revocations.has(jti)) throw new TokenRevoked({ message: 'token revoked' })
     const issuedAt = jtiTime(jti)
     if (issuedAt === null) throw invalid('token has a foreign jti')
-    return { workspaceId: iss, clientId: sub, jti, issuedAt, expiresAt: exp === undefined ? null : exp * 1000 }
+    return { workspaceId, clientId: sub, jti, issuedAt, expiresAt: exp === undefined ? null : exp * 1000 }
   }
 
   /** Revoke one token of a workspace by jti; NotFound when the jti is not one of this workspace's. */

@@ -7,6 +7,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { Context } from 'effect'
+import { ConfigError } from '../configError.js'
 
 export interface MasterKeyShape {
   /** AES-256-GCM seal under a purpose-bound subkey; output is base64(iv | tag | ciphertext). */
@@ -23,28 +24,30 @@ export class MasterKey extends Context.Service<MasterKey, MasterKeyShape>()('har
 
 const KEY_BYTES = 32
 
-const decodeKey = (text: string, source: string): Buffer => {
+const decodeKey = (text: string, fail: (reason: string) => Error): Buffer => {
   const key = Buffer.from(text.trim(), 'base64')
-  if (key.length !== KEY_BYTES) {
-    throw new Error(`master key from ${source} must be base64 of ${KEY_BYTES} bytes (got ${key.length})`)
-  }
+  if (key.length !== KEY_BYTES) throw fail(`must be base64 of ${KEY_BYTES} bytes (got ${key.length})`)
   return key
 }
+
+/** A wrong key given as a setting is a config error naming the setting; a wrong key file is not. */
+const inSetting = (reason: string) => new ConfigError('security.masterKey', 'settings', reason)
+const inFile = (file: string) => (reason: string) => new Error(`master key from ${file} ${reason}`)
 
 /**
  * Read the master key: the explicit value wins; else the file, created (0600, exclusive) when
  * absent, so the CLI and the engine starting at once agree on one key.
  */
 export const loadMasterKey = (opts: { value: string | null; file: string }): { key: Buffer; generated: boolean } => {
-  if (opts.value) return { key: decodeKey(opts.value, 'the masterKey setting'), generated: false }
+  if (opts.value) return { key: decodeKey(opts.value, inSetting), generated: false }
   try {
     writeFileSync(opts.file, randomBytes(KEY_BYTES).toString('base64') + '\n', { mode: 0o600, flag: 'wx' })
-    return { key: decodeKey(readFileSync(opts.file, 'utf8'), opts.file), generated: true }
+    return { key: decodeKey(readFileSync(opts.file, 'utf8'), inFile(opts.file)), generated: true }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
   }
   if ((statSync(opts.file).mode & 0o077) !== 0) chmodSync(opts.file, 0o600)
-  return { key: decodeKey(readFileSync(opts.file, 'utf8'), opts.file), generated: false }
+  return { key: decodeKey(readFileSync(opts.file, 'utf8'), inFile(opts.file)), generated: false }
 }
 
 export const makeMasterKey = (key: Buffer): MasterKeyShape => {

@@ -1,11 +1,11 @@
 /**
  * Workspace signing secrets: 32 random bytes each, sealed under the master key, never shown.
- * The keyring opens each live secret once and keeps, per secret, a fast-jwt signer and verifier
- * bound to it (HS256 over node:crypto, synchronous). Rotation makes a new current secret; the
- * previous one keeps verifying until its grace period ends.
+ * The keyring opens each live secret once and keeps, per kid, one WebCrypto HMAC-SHA-256
+ * CryptoKey imported from it (jose signs and verifies with that key; nothing is imported per
+ * call). Rotation makes a new current secret; the previous one keeps verifying until its grace
+ * period ends.
  */
-import { randomBytes } from 'node:crypto'
-import { createSigner, createVerifier } from 'fast-jwt'
+import { randomBytes, webcrypto } from 'node:crypto'
 import type { ClockShape } from '../clock.js'
 import { newSecretKid } from '../ids.js'
 import type { StorageShape } from '../storage/storage.js'
@@ -13,16 +13,16 @@ import type { MasterKeyShape } from './masterKey.js'
 
 export const TOKEN_AUDIENCE = 'service-client'
 
-export type TokenSigner = (claims: Record<string, unknown>) => string
-/** Checks signature, alg, aud, iss and the required claims; expiry is the caller's (its own clock). */
-export type TokenVerifier = (token: string) => Record<string, unknown>
-
-interface LiveKey {
+/** One live secret of a workspace. */
+export interface LiveKey {
   readonly kid: string
+  readonly workspaceId: string
   /** null while current; otherwise the instant (ms) it stops verifying. */
   readonly retiresAt: number | null
-  readonly sign: TokenSigner
-  readonly verify: TokenVerifier
+  /** The HMAC-SHA-256 key, imported once when the secret is first loaded. */
+  readonly cryptoKey: Promise<webcrypto.CryptoKey>
+  /** The same key once the import has finished (saves an await per verify), else null. */
+  ready: webcrypto.CryptoKey | null
 }
 
 interface WorkspaceKeys {
@@ -76,23 +76,15 @@ export class SigningKeyring {
     const cached = this.cache.get(workspaceId)
     if (cached) return cached
     const keys = this.storage.signingSecrets.live(workspaceId, this.clock.now()).map((r): LiveKey => {
-      const secret = this.masterKey.open('signing-secret', r.secretEnc)
-      return {
+      const key: LiveKey = {
         kid: r.kid,
+        workspaceId,
         retiresAt: r.retiresAt,
-        // iat comes from the claims (the engine clock), never from the signer's own clock.
-        sign: createSigner({ key: secret, algorithm: 'HS256', kid: r.kid }),
-        verify: createVerifier({
-          key: secret,
-          algorithms: ['HS256'],
-          allowedAud: TOKEN_AUDIENCE,
-          allowedIss: workspaceId,
-          requiredClaims: ['iss', 'sub', 'aud', 'jti'],
-          ignoreExpiration: true,
-          ignoreNotBefore: true,
-          cache: false,
-        }) as TokenVerifier,
+        cryptoKey: importHmacKey(this.masterKey.open('signing-secret', r.secretEnc)),
+        ready: null,
       }
+      key.cryptoKey.then((k) => (key.ready = k), () => undefined)
+      return key
     })
     const signing = keys.find((k) => k.retiresAt === null) ?? keys[0]
     if (!signing) return null
@@ -114,3 +106,7 @@ export class SigningKeyring {
     return k
   }
 }
+
+/** A non-extractable HMAC-SHA-256 key for HS256, usable for both signing and verifying. */
+const importHmacKey = (secret: Uint8Array): Promise<webcrypto.CryptoKey> =>
+  webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])

@@ -20,6 +20,22 @@ export const tempDir = (prefix = 'hark-test-'): { path: string; remove: () => vo
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
 }
 
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  u !== null && typeof u === 'object' && Object.getPrototypeOf(u) === Object.prototype
+
+/**
+ * `over` laid on `base` key by key: plain objects merge at every depth, anything else (a value,
+ * null, an array such as `extensions`, a class instance) replaces what was there.
+ */
+export const mergeConfig = <T extends object>(base: T, over: object): T => {
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key]
+    out[key] = isPlainObject(current) && isPlainObject(value) ? mergeConfig(current, value) : value
+  }
+  return out as T
+}
+
 /** `{ port: 0 }` at the section of every registered extension that has a `port` setting. */
 const freePorts = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => {
   const tree: Record<string, unknown> = {}
@@ -32,24 +48,51 @@ const freePorts = (extensions: ReadonlyArray<Extension>): Record<string, unknown
   return tree
 }
 
+/** What every test engine starts from: quiet, quick change polling, every listener on port 0. */
+const testBase = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => ({
+  log: { level: 'silent' },
+  rest: { port: 0 },
+  storage: { changePollMs: 50 },
+  ...freePorts(extensions),
+})
+
+/** Listener settings that are set to a fixed port: `port` and `…Port` leaves other than 0 or null. */
+const fixedPorts = (value: unknown, path = ''): string[] =>
+  isPlainObject(value)
+    ? Object.entries(value).flatMap(([k, v]) => fixedPorts(v, path ? `${path}.${k}` : k))
+    : /(^|\.)port$|[a-z]Port$/.test(path) && value !== 0 && value !== null
+      ? [`${path}=${String(value)}`]
+      : []
+
+/**
+ * An engine (not started) on `config` merged deeply over the test base, so a test that passes
+ * its own `rest` or `mqtt` settings still listens on free ports. An engine whose resolved
+ * settings name a fixed port anywhere is refused: tests never bind one.
+ */
+export const createTestEngine = <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> & { dataDir: string },
+  options: EngineOptions = {},
+): Engine => {
+  const engine = createEngine(mergeConfig(testBase(config.extensions ?? []), config) as EngineConfig, options)
+  const fixed = fixedPorts(engine.settings)
+  if (fixed.length > 0) throw new Error(`a test engine listens on free ports (port 0) only, not ${fixed.join(', ')}`)
+  return engine
+}
+
 /** An engine on a temp data dir, every listener on port 0 (the OS picks a free port). */
 export const startTestEngine = async <const X extends ReadonlyArray<Extension> = []>(
   config: EngineConfig<X> = {} as EngineConfig<X>,
   options: EngineOptions = {},
 ) => {
   const dir = tempDir()
-  const engine: Engine = createEngine(
-    {
-      dataDir: dir.path,
-      log: { level: 'silent' },
-      rest: { port: 0 },
-      storage: { changePollMs: 50 },
-      ...freePorts(config.extensions ?? []),
-      ...config,
-    },
-    options,
-  )
-  await engine.start()
+  let engine: Engine
+  try {
+    engine = createTestEngine({ dataDir: dir.path, ...config } as EngineConfig & { dataDir: string }, options)
+    await engine.start()
+  } catch (e) {
+    dir.remove()
+    throw e
+  }
   return {
     engine,
     dir: dir.path,
@@ -154,11 +197,20 @@ export interface CliResult {
   readonly stderr: string
 }
 
+/**
+ * The environment of a `hark` child process: this one's without any HARK_* variable (a setting
+ * such as HARK_MQTT_TLS_PORT in the developer's shell must not reach a test), plus `env`.
+ */
+export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HARK_'))),
+  ...env,
+})
+
 /** Run `hark …` as a real process (the compiled CLI, as installed). */
 export const runCli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin/hark.js'), ...args], {
-      env: { ...process.env, ...env },
+      env: cliEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { cliJson, repoRoot, runCli, tempDir } from '../../core/test/helpers.js'
+import { cliEnv, cliJson, repoRoot, runCli, tempDir } from '../../core/test/helpers.js'
 
 let dir: ReturnType<typeof tempDir>
 beforeEach(() => (dir = tempDir()))
@@ -84,7 +84,7 @@ describe('hark CLI (real process)', () => {
     expect(dup.stderr).toContain('client_exists')
     for (const bad of [['eph_x'], ['a/b'], ['ok', '--room', 'r oom'], ['ok', '--kind', 'Device']]) {
       const r = await runCli(['client', 'create', ...bad, '--workspace', workspaceId, ...data()])
-      expect(r.code, bad.join(' ')).toBe(1)
+      expect(r.code, bad.join(' ')).toBe(2)
       expect(r.stderr).toContain('validation_failed')
     }
   })
@@ -111,7 +111,7 @@ describe('hark CLI (real process)', () => {
     const child = spawn(
       process.execPath,
       [join(repoRoot, 'bin/hark.js'), 'start', '--config', file, ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
     )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     const restPort = await new Promise<number>((resolve, reject) => {
@@ -131,7 +131,7 @@ describe('hark CLI (real process)', () => {
     const child = spawn(
       process.execPath,
       [join(repoRoot, 'bin/hark.js'), 'start', ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'warn'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
     )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     const lines = createInterface({ input: child.stderr! })

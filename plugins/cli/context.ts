@@ -36,21 +36,26 @@ export const loadConfig = async (file: string | undefined): Promise<{ source: st
     try {
       parsed = JSON.parse(readFileSync(abs, 'utf8'))
     } catch (e) {
-      throw new CliError(`cannot read config ${path}: ${(e as Error).message}`)
+      throw new CliError(`cannot read config ${path}: ${(e as Error).message}`, 2)
     }
     // A JSON file holds settings only: the engine keeps the built-in extensions of engine.config.ts.
     const builtins = (await loadDefaultConfig()).extensions ?? []
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new CliError(`config ${path} must hold a JSON object of settings`)
+      throw new CliError(`config ${path} must hold a JSON object of settings`, 2)
     }
     return { source: path, config: { ...(parsed as EngineConfig), extensions: builtins } }
   }
-  const mod = (await import(pathToFileURL(abs).href)) as { default?: EngineConfig }
-  if (!mod.default) throw new CliError(`config ${path} has no default export`)
+  let mod: { default?: EngineConfig }
+  try {
+    mod = (await import(pathToFileURL(abs).href)) as { default?: EngineConfig }
+  } catch (e) {
+    throw new CliError(`cannot load config ${path}: ${(e as Error).message}`, 2)
+  }
+  if (!mod.default) throw new CliError(`config ${path} has no default export`, 2)
   return { source: path, config: mod.default }
 }
 
-/** A user-facing failure: printed as one line on stderr, exit code 1 (2 for usage). */
+/** A user-facing failure: printed as one line on stderr, exit code 1 (2 for usage and config errors). */
 export class CliError extends Error {
   constructor(
     message: string,

@@ -3,8 +3,9 @@
  * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
-import { ConfigError } from '../../core/config.js'
+import { ConfigError, settingNames } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
+import { ListenError } from '../../core/transport.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
 import { benchCommand } from './commands/bench.js'
@@ -23,6 +24,8 @@ export const buildProgram = (): Command => {
     .description('Hark: real-time voice access engine')
     .version(process.env.npm_package_version ?? '0.1.0')
     .showSuggestionAfterError(true)
+    // commander's own usage errors read like ours: one line starting with "hark: ".
+    .configureOutput({ outputError: (text, write) => write(`hark: ${text.replace(/^error: /, '')}`) })
     .exitOverride()
   startCommand(program)
   settingsCommand(program)
@@ -48,6 +51,14 @@ const fail = (message: string, code: number): never => {
   process.exit(code)
 }
 
+/** A bind failure, and the flag (and variable) that changes what is wrong: the port, or the host. */
+const listenAdvice = (e: ListenError): string => {
+  const d = settingNames(e.hostProblem ? 'host' : e.setting)
+  return e.hostProblem
+    ? `${e.message}; choose an address of this machine with --${d.flag} (or ${d.env})`
+    : `${e.message}; choose another port with --${d.flag} (or ${d.env})`
+}
+
 export const main = async (argv: string[]) => {
   const program = buildProgram()
   try {
@@ -59,8 +70,10 @@ export const main = async (argv: string[]) => {
       process.exit(2)
     }
     if (e instanceof ConfigError) fail(e.message, 2)
+    if (e instanceof ListenError) fail(listenAdvice(e), 1)
     if (e instanceof CliError) fail(e.message, e.exitCode)
-    if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, 1)
+    // A value the command refuses as invalid (validation_failed) is a usage error, like a bad flag.
+    if (isHarkError(e)) fail(`${e.message} (${wireCodesOf(e).code})`, e._tag === 'ValidationFailed' ? 2 : 1)
     fail((e as Error).message ?? String(e), 1)
   }
 }

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { echoAgent } from '../../agents/echo/index.js'
-import { createEngine } from '../../core/index.js'
-import { cliJson, runCli, tempDir } from '../../core/test/helpers.js'
+import { cliJson, createTestEngine, runCli, tempDir } from '../../core/test/helpers.js'
 
 let dir: ReturnType<typeof tempDir>
 beforeEach(() => (dir = tempDir()))
@@ -26,14 +25,14 @@ describe('hark preset (real process)', () => {
     expect(updated).toMatchObject({ presetId: 'greeter', name: 'Greeter', config: { silenceMs: 800 } })
     expect(await cliJson(['preset', 'show', 'greeter', ...ws])).toEqual(updated)
 
-    // Refusals: one line on stderr, a non-zero exit, nothing stored.
+    // Refusals: one line on stderr, exit 2 for an invalid value and 1 for a conflict or a miss, nothing stored.
     const refusals: Array<[string[], RegExp, number]> = [
-      [['preset', 'create', 'x', '--provider', 'nobody'], /no agent provider named nobody/, 1],
-      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"apiKey":"sk-1"}'], /config\.apiKey is a server-side secret/, 1],
-      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"silenceMs":5}'], /config\.silenceMs/, 1],
-      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"loud":true}'], /config\.loud is not a setting of the echo provider/, 1],
+      [['preset', 'create', 'x', '--provider', 'nobody'], /no agent provider named nobody/, 2],
+      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"apiKey":"sk-1"}'], /config\.apiKey is a server-side secret/, 2],
+      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"silenceMs":5}'], /config\.silenceMs/, 2],
+      [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"loud":true}'], /config\.loud is not a setting of the echo provider/, 2],
       [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{nope'], /--agent-config is not JSON/, 2],
-      [['preset', 'create', 'default', '--provider', 'echo'], /reserved/, 1],
+      [['preset', 'create', 'default', '--provider', 'echo'], /reserved/, 2],
       [['preset', 'create', 'greeter', '--provider', 'echo'], /already exists/, 1],
       [['preset', 'show', 'missing'], /no agent preset missing/, 1],
     ]
@@ -46,10 +45,7 @@ describe('hark preset (real process)', () => {
     expect((await cliJson<unknown[]>(['preset', 'list', ...ws]))).toHaveLength(2)
 
     // An engine on the same data dir dispatches the preset the CLI made.
-    const engine = createEngine({
-      dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 },
-      extensions: [echoAgent],
-    })
+    const engine = createTestEngine({ dataDir: dir.path, extensions: [echoAgent] })
     await engine.start()
     try {
       const agent = await engine.host.agents.dispatch(workspaceId, 'lobby', { presetId: 'greeter' })

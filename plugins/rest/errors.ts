@@ -26,7 +26,7 @@ export const toDomainError = (error: unknown): unknown => {
   if (Array.isArray(e.validation)) return validationFailure(e.validation as ErrorObject[], e.validationContext)
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new UnsupportedMediaType({ message: 'request body must be application/json' })
+      return new UnsupportedMediaType({ message: 'request body must be application/json (UTF-8)' })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLarge({ message: 'request body too large' })
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

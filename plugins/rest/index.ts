@@ -51,8 +51,8 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0')
   installRequestMetrics(app, host.metrics)
-  // Order matters: auth identifies the workspace (onRequest), the limiter counts it (route
-  // onRequest), then an auth refusal is raised (preParsing) before any body is read.
+  // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
+  // onRequest hook), then an auth refusal is raised (preParsing) before any body is read.
   installAuth(app, host.security)
   await installRateLimit(app, host.rest, host.clock)
   installJsonOnly(app)

@@ -57,6 +57,17 @@ describe('OpenAPI document', () => {
       'GET /api/v1/rooms',
       'GET /api/v1/rooms/{room}',
       'GET /api/v1/usage',
+      'HEAD /api/v1/agent-presets',
+      'HEAD /api/v1/agent-presets/{presetId}',
+      'HEAD /api/v1/agent-providers',
+      'HEAD /api/v1/agents',
+      'HEAD /api/v1/agents/{agentId}',
+      'HEAD /api/v1/clients',
+      'HEAD /api/v1/clients/{id}',
+      'HEAD /api/v1/openapi.json',
+      'HEAD /api/v1/rooms',
+      'HEAD /api/v1/rooms/{room}',
+      'HEAD /api/v1/usage',
       'PATCH /api/v1/agent-presets/{presetId}',
       'PATCH /api/v1/clients/{id}',
       'POST /api/v1/agent-presets',
@@ -72,7 +83,7 @@ describe('OpenAPI document', () => {
       expect(op.operationId, `${m} ${path}`).toMatch(/^[a-z][A-Za-z]+$/)
       expect(op.summary, `${m} ${path}`).toBeTruthy()
       if (path.endsWith('/openapi.json')) continue
-      for (const status of ['401', '429', '500']) {
+      for (const status of ['401', '408', '429', '431', '500', '503']) {
         expect(op.responses[status]?.content?.['application/json'], `${m} ${path} ${status}`).toEqual({
           schema: { $ref: '#/components/schemas/Error' },
         })

@@ -6,10 +6,13 @@
  */
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
+import { errorResponses } from './schemas.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
 interface OperationShape {
+  operationId?: string
+  summary?: string
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
@@ -45,11 +48,17 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     convertConstToEnum: false,
+    // Every GET also answers HEAD (fastify's exposeHeadRoutes): listed as its own operation.
+    exposeHeadRoutes: true,
     // @fastify/swagger marks every request body required; ours are optional when no field is.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
       const { openapiObject } = documentObject
       for (const operations of Object.values(openapiObject.paths ?? {})) {
+        const head = (operations as Record<string, OperationShape>).head
+        // @fastify/swagger names the HEAD twin of `getClient` "getClient-head": keep ids camelCase.
+        if (head?.operationId) head.operationId = head.operationId.replace(/-head$/, 'Head')
+        if (head?.summary) head.summary = `${head.summary} (headers only)`
         for (const op of Object.values(operations as Record<string, OperationShape>)) {
           const schema = op.requestBody?.content?.['application/json']?.schema
           if (op.requestBody && !(schema?.required && schema.required.length > 0)) op.requestBody.required = false
@@ -63,6 +72,8 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
 /** The route serving the document; public (no API key), still rate limited per IP. */
 export const openApiRoute = async (app: FastifyInstance): Promise<void> => {
   let body: string | undefined
+  // Every error an /api/v1 route can give but a key refusal.
+  const { 401: _noKeyNeeded, ...errors } = errorResponses()
   app.get(
     OPENAPI_PATH,
     {
@@ -72,7 +83,7 @@ export const openApiRoute = async (app: FastifyInstance): Promise<void> => {
         summary: 'This OpenAPI 3.1 document',
         tags: ['meta'],
         security: [],
-        response: { 200: { description: 'The OpenAPI document.', type: 'object', additionalProperties: true } },
+        response: { 200: { description: 'The OpenAPI document.', type: 'object', additionalProperties: true }, ...errors },
       },
     },
     async (_request, reply) => {

@@ -1,8 +1,10 @@
 /**
- * Per-workspace rate limiting with @fastify/rate-limit: every /api/v1 call of one workspace
- * counts against `rest.rateLimitMax` per `rest.rateLimitWindowSeconds` (a fixed window per key);
- * calls without a valid key count per client IP. Over the limit: 429 `rate_limited` with
- * Retry-After, and every response carries the IETF draft RateLimit-Limit/-Remaining/-Reset headers.
+ * Per-workspace rate limiting with @fastify/rate-limit: every request under /api/v1 — any route,
+ * an unknown path or method (OPTIONS too), with or without a key — counts against
+ * `rest.rateLimitMax` per `rest.rateLimitWindowSeconds` (a fixed window per key); calls without a
+ * valid key count per client IP. Over the limit: 429 `rate_limited` with Retry-After, and every
+ * response carries the IETF draft RateLimit-Limit/-Remaining/-Reset headers. The limiter is a
+ * scope hook rather than the plugin's per-route one, so the not-found handler is counted as well.
  * The windows run on the engine's clock (our store below; the library's own reads Date.now()).
  */
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
@@ -40,8 +42,7 @@ export const clockedStore = (clock: ClockShape, maxKeys = MAX_KEYS): FastifyRate
 
 export const installRateLimit = async (app: FastifyInstance, settings: RestSettings, clock: ClockShape): Promise<void> => {
   await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
+    global: false,
     max: settings.rateLimitMax,
     timeWindow: settings.rateLimitWindowSeconds * 1000,
     enableDraftSpec: true,
@@ -55,5 +56,7 @@ export const installRateLimit = async (app: FastifyInstance, settings: RestSetti
       return new RateLimited({ message: `rate limit exceeded, retry in ${retryAfterSeconds} s`, retryAfterSeconds })
     },
   })
+  // After auth's onRequest hook (it names the workspace), before anything can refuse the request.
+  app.addHook('onRequest', app.rateLimit())
 }
 

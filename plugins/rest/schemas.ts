@@ -110,7 +110,10 @@ export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502
       ...errorResponse('Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded.'),
       headers: rateLimitHeaders,
     },
+    408: errorResponse('The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed.'),
+    431: errorResponse('Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed.'),
     500: errorResponse('Internal error (no details are revealed).'),
+    503: errorResponse('The engine is stopping: requests in flight finish, new ones are refused; the connection is closed.'),
   }
   const descriptions = {
     400: 'Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds.',

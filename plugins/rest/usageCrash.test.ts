@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline'
 import Database from 'libsql'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { cliJson, Inbox, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { cliEnv, cliJson, Inbox, repoRoot, tempDir } from '../../core/test/helpers.js'
 
 const CHECKPOINT_MS = 200
 
@@ -32,7 +32,7 @@ const start = (dataDir: string): Promise<Running> => {
     process.execPath,
     [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0',
       '--log-level', 'debug', '--usage-checkpoint-ms', String(CHECKPOINT_MS)],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
   )
   children.push(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -2,6 +2,8 @@
  * Request validation for the REST scope. Fastify's default Ajv silently strips unknown fields and
  * coerces body types; the API instead rejects both, so bodies get a strict Ajv (no coercion, no
  * removal) and only the query string and path parameters (always strings on the wire) are coerced.
+ * Coercion would read `1e2`, `0x10`, `+5` or ` 5` as numbers: an integer parameter must be written
+ * as plain decimal digits (an optional minus, no leading zeros) before it is coerced.
  * A failed check becomes a ValidationFailed naming the field.
  */
 import { Ajv, type ErrorObject } from 'ajv'
@@ -29,8 +31,40 @@ const make = (coerceTypes: boolean) =>
 const strict = make(false)
 const coercing = make(true)
 
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/
+
+/** Names of the properties a query or params schema declares as integers. */
+const integerProperties = (schema: unknown): string[] => {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  return Object.entries(properties)
+    .filter(([, p]) => p.type === 'integer' || (Array.isArray(p.type) && p.type.includes('integer')))
+    .map(([name]) => name)
+}
+
+const notDecimal = (name: string): ErrorObject => ({
+  keyword: 'type',
+  instancePath: `/${name}`,
+  schemaPath: `#/properties/${name}/type`,
+  params: { type: 'integer' },
+  message: 'must be integer',
+})
+
+/** Strings-on-the-wire parts: integers are checked as written, then everything is coerced and validated. */
+const compileCoercing = (schema: object) => {
+  const validate = coercing.compile(schema)
+  const integers = integerProperties(schema)
+  const check = (data: unknown, context?: Parameters<typeof validate>[1]) => {
+    const values = (data ?? {}) as Record<string, unknown>
+    const bad = integers.find((name) => typeof values[name] === 'string' && !DECIMAL_INTEGER.test(values[name]))
+    if (bad !== undefined) return { error: Object.assign(new Error('validation failed'), { validation: [notDecimal(bad)] }) }
+    return validate(data, context) ? true : { error: Object.assign(new Error('validation failed'), { validation: validate.errors }) }
+  }
+  // fastify hands Ajv functions (those with a schemaEnv) the parent of the data, so coercion may replace it.
+  return Object.assign(check, { schemaEnv: validate.schemaEnv })
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart !== 'body') return coercing.compile(schema as object)
+  if (httpPart !== 'body') return compileCoercing(schema as object)
   const validate = strict.compile(schema as object)
   // A request without a body is checked as `{}`: optional-only bodies may be left out, and a
   // required field is reported by name rather than as "body must be object".

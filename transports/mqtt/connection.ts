@@ -9,7 +9,7 @@
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
 import type { Socket } from 'node:net'
-import { generate, type Packet } from 'mqtt-packet'
+import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
   KeepAliveTimeout,
@@ -35,17 +35,19 @@ import {
   type TerminalSession,
   type WriteBatch,
 } from '../../core/index.js'
+import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader.js'
 import { PacketFramer } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
-import { createStrictParser, type StrictParser } from './parser.js'
+import { createStrictParser, type PacketError, type StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore } from './sessionStore.js'
 import type { MqttSettings } from './settings.js'
 import { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
+import { varintSize } from './varint.js'
 import type { WillDelivery, WillMessage } from './will.js'
 
 /** Name in presence, metrics and logs. */
@@ -139,18 +141,13 @@ export class MqttConnection implements TerminalLink, Flushable {
     readonly socket: Socket,
     readonly ctx: ConnectionContext,
   ) {
-    this.framer = new PacketFramer(ctx.settings.maxPacketBytes, {
+    this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, {
       packet: (bytes, bodyStart) => this.received(bytes, bodyStart),
-      problem: (problem, declared) =>
-        this.fail(
-          problem === 'too-large'
-            ? new FrameTooLarge({ message: `packet of ${declared} bytes exceeds the maximum of ${ctx.settings.maxPacketBytes}` })
-            : new MalformedPacket({ message: 'invalid remaining length' }),
-        ),
+      problem: (problem, detail) => this.fail(this.framingError(problem, detail)),
     })
     this.parser = createStrictParser(
       (packet) => this.dispatch(packet),
-      (error) => this.fail(new MalformedPacket({ message: `malformed packet: ${error.message}` })),
+      (error) => this.parseFailed(error),
     )
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
@@ -177,22 +174,46 @@ export class MqttConnection implements TerminalLink, Flushable {
       }
     }
     if (this.state === 'awaiting-connect') {
-      const problem = connectPreamble(bytes)
-      if (problem === 'not-connect' || problem === 'unknown-protocol') {
-        // The first packet must be CONNECT of a known protocol [MQTT-3.1.0-1, MQTT-3.1.2-1]: close without a word.
-        this.ctx.onProtocolError(new MalformedPacket({ message: problem === 'not-connect' ? 'first packet is not CONNECT' : 'unknown protocol name' }))
+      // The framer let only a CONNECT first byte through (fixedHeader.ts).
+      const preamble = connectPreamble(bytes)
+      if (preamble === 'unknown-protocol') {
+        // Not MQTT [MQTT-3.1.2-1]: close without a word.
+        this.ctx.onProtocolError(new MalformedPacket({ message: 'unknown protocol name' }))
         this.finish('refused')
         return false
       }
-      if (problem === 'unsupported-level') {
+      if (preamble === 'unsupported-level') {
         // MQTT 3.1 or an unknown level: CONNACK 0x01 in the 3.1.1 layout, which every version can read [MQTT-3.1.2-2].
         this.refuse(new UnsupportedProtocolVersion({ message: 'only MQTT 3.1.1 and 5.0 are supported' }))
         return false
       }
+      // From here a broken CONNECT is refused in its own version's terms (MQTT 5: CONNACK 0x81 / 0x82).
+      if (preamble !== null) this.version = preamble
     }
     this.lastHeard = now
-    this.parser.parse(bytes)
+    this.parser.parse(bytes, bodyStart)
     return this.state !== 'closing'
+  }
+
+  /** The framer refused a packet from its fixed header. */
+  private framingError(problem: 'first-byte' | 'bad-remaining-length' | 'too-large', detail: number): HarkError {
+    if (problem === 'too-large') {
+      return new FrameTooLarge({ message: `packet of ${detail} bytes exceeds the maximum of ${this.ctx.settings.maxPacketBytes}` })
+    }
+    if (problem === 'bad-remaining-length') return new MalformedPacket({ message: 'invalid remaining length' })
+    const state = this.state === 'awaiting-connect' ? 'before-connect' : this.version
+    const message = firstByteRefusal(detail, state)
+    return state !== 'before-connect' && FIRST_BYTE[state][detail] === FIRST_BYTE_PROTOCOL
+      ? new ProtocolError({ message })
+      : new MalformedPacket({ message })
+  }
+
+  /** mqtt-packet (made strict, parser.ts) refused a packet: a CONNECT is refused, anything later fails the connection. */
+  private parseFailed(error: PacketError): void {
+    const message = `malformed packet: ${error.message}`
+    const harkError = error.kind === 'protocol' ? new ProtocolError({ message: error.message }) : new MalformedPacket({ message })
+    if (this.state === 'awaiting-connect') this.refuse(harkError)
+    else this.fail(harkError)
   }
 
   private dispatch(packet: Packet): void {
@@ -211,6 +232,7 @@ export class MqttConnection implements TerminalLink, Flushable {
   /** CONNECT arrived: hold what follows until it is decided. */
   beginConnect(version: 4 | 5): void {
     this.version = version
+    this.framer.setFirstByteTable(FIRST_BYTE[version])
     this.state = 'authenticating'
     this.held = []
     this.ctx.clock.clearTimeout(this.timer)
@@ -227,7 +249,6 @@ export class MqttConnection implements TerminalLink, Flushable {
       readonly subscriptions: Subscriptions
       readonly outbound: OutboundEvents
       readonly keepaliveSeconds: number
-      readonly clientMaxPacketBytes: number
       readonly will: WillMessage | null
       readonly sessionExpirySeconds: number
     },
@@ -237,7 +258,6 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.key = setup.key
     this.subscriptions = setup.subscriptions
     this.outbound = setup.outbound
-    this.clientMaxPacketBytes = setup.clientMaxPacketBytes
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
@@ -260,18 +280,18 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (this.state === 'open') this.socket.resume()
   }
 
-  /** CONNECT refused: CONNACK with the version's code for `error` (when it has one), then close. */
-  refuse(error: HarkError): void {
+  /**
+   * CONNECT refused: CONNACK with the version's code for `error` (when it has one and `answer`),
+   * then close. MQTT 3.1.1 has no CONNACK code for a malformed CONNECT: it is closed without one.
+   */
+  refuse(error: HarkError, answer = true): void {
     if (this.state === 'closing') return
     this.ctx.onRefused(error)
     const codes = wireCodesOf(error)
-    const silent = this.version === 4 && (error._tag === 'MalformedPacket' || error._tag === 'ProtocolError')
+    const silent = !answer || (this.version === 4 && (error._tag === 'MalformedPacket' || error._tag === 'ProtocolError'))
     if (!silent) {
-      this.send(
-        this.version === 5
-          ? { cmd: 'connack', sessionPresent: false, reasonCode: codes.mqtt5, properties: { reasonString: publicMessage(error) } }
-          : { cmd: 'connack', sessionPresent: false, returnCode: codes.mqtt311 },
-      )
+      if (this.version === 5) this.sendWithReason({ cmd: 'connack', sessionPresent: false, reasonCode: codes.mqtt5 }, error)
+      else this.send({ cmd: 'connack', sessionPresent: false, returnCode: codes.mqtt311 })
     }
     this.finish('refused')
   }
@@ -285,19 +305,35 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   // ---- output ---------------------------------------------------------------------------------
 
-  /** Queue a control packet (encoded for this connection's protocol version). */
-  send(packet: Packet): void {
-    this.sendBytes(generate(packet, { protocolVersion: this.version }))
+  /**
+   * Queue a control packet (encoded for this connection's protocol version). A packet larger than
+   * the client's Maximum Packet Size is discarded [MQTT-3.1.2-24, -25]: false then.
+   */
+  send(packet: Packet): boolean {
+    return this.write(generate(packet, { protocolVersion: this.version }))
   }
 
+  /** Queue an encoded event packet; one larger than the client's Maximum Packet Size is dropped and counted. */
   sendBytes(bytes: Uint8Array): void {
-    if (this.state === 'closing') return
-    if (bytes.length > this.clientMaxPacketBytes) {
-      this.ctx.counters.eventsDropped++
-      return
-    }
+    if (!this.write(bytes)) this.ctx.counters.eventsDropped++
+  }
+
+  private write(bytes: Uint8Array): boolean {
+    if (this.state === 'closing') return true
+    if (bytes.length > this.clientMaxPacketBytes) return false
     this.out.packet(bytes)
     if (!this.queued) this.ctx.scheduler.add(this)
+    return true
+  }
+
+  /**
+   * CONNACK or DISCONNECT (MQTT 5) with the error message as Reason String — left out when it
+   * would make the packet exceed the client's Maximum Packet Size [MQTT-3.2.2-19, MQTT-3.14.2-3].
+   */
+  private sendWithReason(packet: IConnackPacket | IDisconnectPacket, reason: HarkError): void {
+    const v5 = { protocolVersion: 5 } as const
+    const full = generate({ ...packet, properties: { ...packet.properties, reasonString: publicMessage(reason) } }, v5)
+    if (!this.write(full)) this.write(generate(packet, v5))
   }
 
   flush(): void {
@@ -345,8 +381,14 @@ export class MqttConnection implements TerminalLink, Flushable {
     // The last word of a session never waits behind a full inflight window: the socket closes next.
     const qos = event.type === 'session.closing' ? 0 : subscribed
     const payload = Buffer.from(JSON.stringify(event))
+    if (this.eventPacketSize(payload.length, qos) > this.clientMaxPacketBytes) {
+      // Larger than the client takes: discarded, and as good as delivered — a QoS 1 event takes
+      // no inflight slot it could never free [MQTT-3.1.2-25].
+      this.ctx.counters.eventsDropped++
+      return
+    }
     if (qos === 0) {
-      return this.send({
+      this.send({
         cmd: 'publish',
         topic: this.ns.downEvents,
         payload,
@@ -355,6 +397,7 @@ export class MqttConnection implements TerminalLink, Flushable {
         retain: false,
         ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
       })
+      return
     }
     const packet = this.outbound.offer(payload, this.encodeEvent)
     if (packet === 'overflow') {
@@ -363,6 +406,12 @@ export class MqttConnection implements TerminalLink, Flushable {
       return
     }
     if (packet !== null) this.sendBytes(packet)
+  }
+
+  /** Size of the PUBLISH of an event (topic, identifier at QoS 1, MQTT 5's Payload Format Indicator). */
+  private eventPacketSize(payloadBytes: number, qos: number): number {
+    const remaining = 2 + this.ns.downEvents.length + (qos > 0 ? 2 : 0) + (this.version === 5 ? 3 : 0) + payloadBytes
+    return 1 + varintSize(remaining) + remaining
   }
 
   /** The hub ends the session on purpose (revocation, deletion, a newer session, shutdown). */
@@ -399,7 +448,7 @@ export class MqttConnection implements TerminalLink, Flushable {
   }
 
   private sendDisconnect(reason: HarkError): void {
-    this.send({ cmd: 'disconnect', reasonCode: mqtt5DisconnectReason(reason), properties: { reasonString: publicMessage(reason) } })
+    this.sendWithReason({ cmd: 'disconnect', reasonCode: mqtt5DisconnectReason(reason) }, reason)
   }
 
   private finish(ending: Ending): void {

@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest'
+import { FIRST_BYTE } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem } from './framer.js'
 
-const collect = (max = 1000) => {
+/** A table that lets every first byte through (framing alone). */
+const ANY_FIRST_BYTE = new Uint8Array(256)
+
+const collect = (max = 1000, table: Uint8Array = ANY_FIRST_BYTE) => {
   const packets: number[][] = []
-  const problems: FramingProblem[] = []
-  const framer = new PacketFramer(max, {
+  const problems: Array<[FramingProblem, number]> = []
+  const framer = new PacketFramer(max, table, {
     packet: (b) => {
       packets.push([...b])
       return true
     },
-    problem: (p) => {
-      problems.push(p)
+    problem: (p, detail) => {
+      problems.push([p, detail])
     },
   })
   return { framer, packets, problems }
@@ -41,8 +45,26 @@ describe('PacketFramer', () => {
   ] as const)('refuses %s from the header alone', (_name, bytes, problem) => {
     const { framer, packets, problems } = collect()
     framer.push(Buffer.from(bytes))
-    expect(problems).toEqual([problem])
+    expect(problems.map(([p]) => p)).toEqual([problem])
     framer.push(Buffer.from([0xc0, 0x00]))
     expect(packets).toEqual([])
+  })
+
+  it('refuses a first byte its table refuses before any length byte arrived, and goes on with the next table', () => {
+    const before = collect(1000, FIRST_BYTE.beforeConnect)
+    before.framer.push(Buffer.from([0x20]))
+    expect(before.problems).toEqual([['first-byte', 0x20]])
+
+    const v5 = collect(1000, FIRST_BYTE[5])
+    v5.framer.push(Buffer.from([0xc0, 0x00, 0xf0]))
+    expect(v5.packets).toEqual([[0xc0, 0x00]])
+    expect(v5.problems).toEqual([['first-byte', 0xf0]])
+
+    const switching = collect(1000, FIRST_BYTE.beforeConnect)
+    switching.framer.push(Buffer.from([0x10, 0x00]))
+    switching.framer.setFirstByteTable(FIRST_BYTE[4])
+    switching.framer.push(Buffer.from([0xc0, 0x00, 0x10]))
+    expect(switching.packets).toEqual([[0x10, 0x00], [0xc0, 0x00]])
+    expect(switching.problems).toEqual([['first-byte', 0x10]])
   })
 })

@@ -1,11 +1,13 @@
 /**
- * Splits an MQTT byte stream into whole packets before anything is parsed: it reads the fixed
- * header's remaining length itself, so an invalid length (more than 4 bytes, or not minimally
- * encoded) or a packet over the size limit is refused from its header alone, before its body
- * is buffered. Whole packets are handed on as views of the received chunk whenever possible.
+ * Splits an MQTT byte stream into whole packets before anything is parsed. Each packet's first
+ * byte is judged first, by a table lookup (fixedHeader.ts): a type the client may not send now,
+ * or reserved flags, is refused on that byte alone. Then it reads the remaining length itself,
+ * so an invalid length (more than 4 bytes, or not minimally encoded) or a packet over the size
+ * limit is refused from its header, before its body is buffered. Whole packets are handed on as
+ * views of the received chunk whenever possible.
  */
 
-export type FramingProblem = 'bad-remaining-length' | 'too-large'
+export type FramingProblem = 'first-byte' | 'bad-remaining-length' | 'too-large'
 
 export interface PacketSink {
   /**
@@ -13,7 +15,8 @@ export interface PacketSink {
    * false to stop framing (the connection closes).
    */
   packet(bytes: Buffer, bodyStart: number): boolean
-  problem(problem: FramingProblem, declaredBytes: number): void
+  /** `detail`: the refused first byte, or the declared size of a packet too large. */
+  problem(problem: FramingProblem, detail: number): void
 }
 
 export class PacketFramer {
@@ -25,6 +28,8 @@ export class PacketFramer {
 
   constructor(
     private maxPacketBytes: number,
+    /** Verdict per first byte: 0 = go on, anything else = refuse (fixedHeader.ts). */
+    private firstByte: Uint8Array,
     private readonly sink: PacketSink,
   ) {}
 
@@ -45,6 +50,7 @@ export class PacketFramer {
     let offset = 0
     const end = buf.length
     while (offset < end) {
+      if (this.firstByte[buf[offset]!] !== 0) return this.fail('first-byte', buf[offset]!)
       // Remaining length: 1 to 4 bytes of 7 bits, least significant first (MQTT 2.2.3 / 1.5.5).
       let remaining = 0
       let multiplier = 1
@@ -92,6 +98,11 @@ export class PacketFramer {
     this.maxPacketBytes = bytes
   }
 
+  /** The table the next packets are judged by (the connection's state changed). */
+  setFirstByteTable(table: Uint8Array): void {
+    this.firstByte = table
+  }
+
   /** Stop handing on packets (the connection is closing). */
   stop(): void {
     this.stopped = true
@@ -99,8 +110,8 @@ export class PacketFramer {
     this.pendingBytes = 0
   }
 
-  private fail(problem: FramingProblem, declared: number): void {
+  private fail(problem: FramingProblem, detail: number): void {
     this.stop()
-    this.sink.problem(problem, declared)
+    this.sink.problem(problem, detail)
   }
 }

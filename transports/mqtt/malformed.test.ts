@@ -39,6 +39,8 @@ interface Case {
   readonly bytes: (v: 4 | 5) => Buffer
   /** MQTT 5 DISCONNECT reason expected before the close (after CONNECT only). */
   readonly v5Reason?: number
+  /** MQTT 5 CONNACK reason expected before the close (a broken CONNECT whose level 5 could be read). */
+  readonly v5Connack?: number
   readonly versions?: ReadonlyArray<4 | 5>
 }
 
@@ -49,7 +51,7 @@ const cases: Case[] = [
   { name: 'CONNECT with reserved fixed-header flags set', beforeConnect: true, bytes: (v) => { const b = connectBytes({ version: v, clientId: 'm', username: 'm', password: 'x' }); b[0] = 0x11; return b } },
   { name: 'CONNECT with the reserved connect flag set', beforeConnect: true, bytes: () => packetBytes(0x10, raw(s('MQTT'), [4, 0x03, 0, 60], s('m'))) },
   { name: 'CONNECT with will QoS 3', beforeConnect: true, bytes: () => packetBytes(0x10, raw(s('MQTT'), [4, 0x1e, 0, 60], s('m'), s('hark/m/will'), s('x'))) },
-  { name: 'CONNECT with U+0000 in the client identifier', beforeConnect: true, bytes: (v) => connectBytes({ version: v, clientId: 'm\u0000x', username: 'm', password: 'x' }) },
+  { name: 'CONNECT with U+0000 in the client identifier', beforeConnect: true, bytes: (v) => connectBytes({ version: v, clientId: 'm\u0000x', username: 'm', password: 'x' }), v5Connack: 0x81 },
   { name: 'CONNECT with invalid UTF-8 in the user name', beforeConnect: true, bytes: () => packetBytes(0x10, raw(s('MQTT'), [4, 0xc2, 0, 60], s('m'), s(Buffer.from([0xc3, 0x28])), s('x'))) },
   { name: 'CONNECT with a UTF-16 surrogate (ED A0 80) in the client identifier', beforeConnect: true, bytes: () => packetBytes(0x10, raw(s('MQTT'), [4, 0x02, 0, 60], s(Buffer.from([0x6d, 0xed, 0xa0, 0x80])))) },
   { name: 'CONNECT larger than maxPacketBytes', beforeConnect: true, bytes: () => raw([0x10, ...varint(1_000_000)], Buffer.alloc(64)) },
@@ -73,7 +75,7 @@ const cases: Case[] = [
   { name: 'SUBSCRIBE with reserved flags clear', beforeConnect: false, bytes: (v) => packetBytes(0x80, raw([0, 1], props(v), s('hark/m/down/audio'), [0])), v5Reason: 0x81 },
   { name: 'SUBSCRIBE with packet identifier 0', beforeConnect: false, bytes: (v) => packetBytes(0x82, raw([0, 0], props(v), s('hark/m/down/audio'), [0])), v5Reason: 0x81 },
   { name: 'SUBSCRIBE without a topic filter', beforeConnect: false, bytes: (v) => packetBytes(0x82, raw([0, 1], props(v))), v5Reason: 0x82 },
-  { name: 'SUBSCRIBE asking for QoS 3', beforeConnect: false, bytes: (v) => packetBytes(0x82, raw([0, 1], props(v), s('hark/m/down/audio'), [3])), v5Reason: 0x81 },
+  { name: 'SUBSCRIBE asking for QoS 3 (MQTT 5: a Protocol Error, §3.8.3.1)', beforeConnect: false, bytes: (v) => packetBytes(0x82, raw([0, 1], props(v), s('hark/m/down/audio'), [3])), v5Reason: 0x82 },
   { name: 'UNSUBSCRIBE with reserved flags clear', beforeConnect: false, bytes: (v) => packetBytes(0xa0, raw([0, 1], props(v), s('hark/m/down/audio'))), v5Reason: 0x81 },
   { name: 'PINGREQ with a body', beforeConnect: false, bytes: () => raw([0xc0, 0x01, 0x00]), v5Reason: 0x81 },
   { name: 'PUBREL with reserved flags clear', beforeConnect: false, bytes: () => raw([0x60, 0x02, 0x00, 0x01]), v5Reason: 0x81 },
@@ -106,7 +108,7 @@ describe('malformed input closes only its own connection', () => {
     client.write(c.bytes(version))
     await client.closed
     const after = client.packets.items.slice(before)
-    if (c.beforeConnect) expect(after).toEqual([])
+    if (c.beforeConnect) expect(after).toEqual(version === 5 && c.v5Connack !== undefined ? [expect.objectContaining({ cmd: 'connack', reasonCode: c.v5Connack })] : [])
     else if (version === 5) expect(after.find((p) => p.cmd === 'disconnect')).toMatchObject({ reasonCode: c.v5Reason })
     else expect(after.filter((p) => p.cmd === 'disconnect')).toEqual([])
     await stillWorking()

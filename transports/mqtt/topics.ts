@@ -9,6 +9,7 @@
  * A terminal may publish to its two `up/` topics only and subscribe to filters inside its own
  * namespace only (wildcards included); spec/mqtt.md is the reference.
  */
+import { MalformedPacket } from '../../core/index.js'
 
 export const TOPIC_ROOT = 'hark'
 
@@ -46,6 +47,17 @@ export const isValidTopicFilter = (filter: string): boolean => {
     if (level.includes('+') && level !== '+') return false
   }
   return true
+}
+
+/**
+ * Why a filter in SUBSCRIBE or UNSUBSCRIBE is not a topic filter — empty [MQTT-4.7.3-1] or a
+ * misplaced wildcard [MQTT-4.7.1-1, -2] — as the error that closes the connection (both
+ * versions: 3.1.1 closes on any protocol violation [MQTT-4.8.0-1]); null when it is one.
+ */
+export const filterProblem = (filter: string): MalformedPacket | null => {
+  if (filter.length === 0) return new MalformedPacket({ message: 'empty topic filter' })
+  if (!isValidTopicFilter(filter)) return new MalformedPacket({ message: `"${filter}" is not a valid topic filter (misplaced wildcard)` })
+  return null
 }
 
 /** Whether a topic name or filter stays inside the terminal's namespace. */

@@ -10,6 +10,7 @@ import {
   audioDrops,
   inject,
   injectable,
+  ListenError,
   ServerShuttingDown,
   tokens,
   wireCodesOf,
@@ -112,20 +113,21 @@ export class MqttTransport implements Transport {
   async start(): Promise<void> {
     const { settings: { host: bindHost }, mqtt } = this
     const plain = createServer({ noDelay: true }, this.accept)
-    await this.listen(plain, bindHost, mqtt.port, 'mqtt')
+    await this.listen(plain, bindHost, mqtt.port, 'mqtt', 'mqtt.port')
     if (mqtt.tlsPort !== null) {
       const secure = createTlsServer({ cert: this.tls.cert, key: this.tls.key }, this.accept)
       // A failed handshake only ends that socket.
       secure.on('tlsClientError', (_error, socket) => socket.destroy())
-      await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls')
+      await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls', 'mqtt.tlsPort')
     }
   }
 
-  private listen(server: Server, bindHost: string, port: number, name: string): Promise<void> {
+  private listen(server: Server, bindHost: string, port: number, name: string, setting: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      server.once('error', reject)
+      const failed = (e: Error) => reject(new ListenError(name, bindHost, port, setting, e))
+      server.once('error', failed)
       server.listen(port, bindHost, () => {
-        server.off('error', reject)
+        server.off('error', failed)
         this.servers.push(server)
         const address = server.address()
         this.listeners.listening(name, typeof address === 'object' && address ? address.port : port)

@@ -20,7 +20,8 @@ import { BROWSER_PAGE } from './test/browserPage.js'
 import { writeToneWav } from './test/wav.js'
 import { WsTerminal } from './test/wsTerminal.js'
 
-const CHROMIUM = '/usr/bin/chromium'
+/** Debian's chromium (`.ci/system-deps` installs it); HARK_TEST_CHROMIUM names another. */
+const CHROMIUM = process.env.HARK_TEST_CHROMIUM || '/usr/bin/chromium'
 /** The browser's fake microphone plays this tone; the WebSocket terminal talks at the other. */
 const BROWSER_HZ = 1000
 const DEVICE_HZ = 440

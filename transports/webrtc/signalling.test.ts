@@ -5,9 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
-import { createEngine } from '../../core/engine.js'
 import { ConfigError } from '../../core/config.js'
-import { tempDir } from '../../core/test/helpers.js'
+import { createTestEngine, tempDir } from '../../core/test/helpers.js'
 import { httpsRequest } from '../../core/test/https.js'
 import { startWebRtcEngine, type WebRtcEngine } from './test/engine.js'
 import { webrtcTransport } from './index.js'
@@ -270,7 +269,7 @@ describe('network settings', () => {
     [{ iceServerUrls: 'turn:x:3478' }, 'webrtc.iceServerUrls'],
   ])('refuses to start with bad webrtc settings, naming the setting (%#)', async (webrtc, setting) => {
     const dir = tempDir()
-    const engine = createEngine({ dataDir: dir.path, log: { level: 'silent' }, rest: { port: 0 }, webrtc, extensions: [webrtcTransport] })
+    const engine = createTestEngine({ dataDir: dir.path, webrtc, extensions: [webrtcTransport] })
     let error: unknown
     try {
       await engine.start()

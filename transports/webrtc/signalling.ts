@@ -10,7 +10,23 @@
  * string is refused. Statuses, bodies and every refusal are specified in spec/webrtc.md.
  * Responses allow any origin (CORS): the credential is a header, never a cookie.
  */
-import { errorResponse, type GatewayRequest, type GatewayResponse, type GatewayRoute, isHarkError, jsonResponse, MalformedJson, NotFound, ServerShuttingDown, type TerminalIdentity, TokenInvalid, UnsupportedMediaType, ValidationFailed, wireCodesOf } from '../../core/index.js'
+import {
+  errorResponse,
+  isHarkError,
+  jsonResponse,
+  MalformedJson,
+  NotFound,
+  parseBearer,
+  ServerShuttingDown,
+  TokenInvalid,
+  UnsupportedMediaType,
+  ValidationFailed,
+  wireCodesOf,
+  type GatewayRequest,
+  type GatewayResponse,
+  type GatewayRoute,
+  type TerminalIdentity,
+} from '../../core/index.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
 
@@ -84,9 +100,9 @@ export const bearerToken = (request: GatewayRequest): string => {
   if (values.length > 1) {
     throw new ValidationFailed({ field: 'authorization', message: `exactly one Authorization header is accepted, got ${values.length}` })
   }
-  const match = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(values[0]!)
-  if (!match) throw new TokenInvalid({ message: 'the Authorization header must be "Bearer <client token>"' })
-  return match[1]!
+  const token = parseBearer(values[0]!)
+  if (token === null) throw new TokenInvalid({ message: 'the Authorization header must be "Bearer <client token>"' })
+  return token
 }
 
 type OfferFormat = 'sdp' | 'json'

@@ -22,6 +22,7 @@ import {
   ValidationFailed,
   wireCodesOf,
   WriteBatch,
+  ListenError,
   type AudioMode,
   type ClockShape,
   type GatewayRoutes,
@@ -181,7 +182,9 @@ export class WebSocketGateway implements Transport {
     this.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
       app.listen(settings.host, gateway.port, (socket) =>
-        socket ? resolve(socket) : reject(new Error(`cannot listen on ${settings.host}:${gateway.port}`)),
+        socket
+          ? resolve(socket)
+          : reject(new ListenError('gateway', settings.host, gateway.port, 'gateway.port', 'the address is in use or not available')),
       ),
     )
     this.accepting = true

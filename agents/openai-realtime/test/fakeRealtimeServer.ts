@@ -1,38 +1,258 @@
 /**
- * A local stand-in for the OpenAI Realtime API (the one allowed mock: a third-party cloud). A real
- * `ws` server on 127.0.0.1 that speaks the protocol's WebSocket events: it checks the bearer key,
- * answers `session.update`, runs a simple energy VAD over appended 24 kHz audio (speech_started /
- * speech_stopped / committed), then streams a reply as `response.output_audio.delta` events —
- * optionally paced, so a reply can be interrupted — and honours `response.cancel`.
+ * A local stand-in for the OpenAI Realtime API (the one allowed mock: a third-party cloud),
+ * written from the published GA contract (the client/server event reference and the SDK's
+ * realtime types), not from our provider. A real `ws` server on 127.0.0.1 that is as strict as
+ * the real one where our client could go wrong:
+ *
+ * - Handshake: `/v1/realtime?model=…`; no `Authorization` is an HTTP 401; a wrong key is accepted
+ *   at the upgrade, then refused with an `error` (`invalid_api_key`, the key shown masked) and
+ *   close 3000; the beta protocol's `OpenAI-Beta` header gets an `error` and close 4000.
+ * - `session.update` is checked against the GA session schema: beta fields (`modalities`,
+ *   `input_audio_format`, `turn_detection` at the top, …) and unknown fields are refused with an
+ *   `unknown_parameter` error, a PCM rate other than 24000 with `invalid_value`; a valid one is
+ *   merged and answered with `session.updated` holding the whole effective session.
+ * - Input: appended 24 kHz audio runs through an energy VAD using the session's `threshold` and
+ *   `silence_duration_ms`; it sends `speech_started` / `speech_stopped` / `committed` /
+ *   `conversation.item.added|done`, the input transcription when configured, and honours
+ *   `interrupt_response` (cancels the reply in progress itself, reason `turn_detected`) and
+ *   `create_response`.
+ * - Output: the full GA sequence (`response.created`, `response.output_item.added`,
+ *   `conversation.item.added`, `response.content_part.added`, interleaved
+ *   `response.output_audio_transcript.delta` and `response.output_audio.delta` of varying sizes,
+ *   faster than real time, then the `.done` events, `response.done`, `rate_limits.updated`).
+ *   A cancel ends a reply with `output_audio.done`, the partial transcript, and `response.done`
+ *   `cancelled` with `status_details`. A reply may fail or end incomplete on request.
+ * - `response.cancel` without an active reply, a `conversation.item.truncate` past the item's
+ *   audio (which, as on the real server, is 85 ms shorter than the bytes delivered), of an item
+ *   without audio, of a non-assistant item or of an unknown item: `error` events naming the
+ *   client's `event_id`.
+ * - The test can close a session with any code, or drop it.
  */
 import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { Inbox } from '../../../core/test/helpers.js'
 
 export interface FakeReply {
-  /** Length of the reply's audio (a 24 kHz tone). */
+  /** Length of the reply's audio (a tone). */
   readonly audioMs: number
   readonly transcript: string
-  /** Send one 100 ms delta every this many ms (0: all at once). */
-  readonly paceMs?: number
+  /** Pitch of the reply's tone (at 24 kHz). */
+  readonly hz?: number
+  /** How much faster than real time the deltas are sent (default 4). */
+  readonly speed?: number
+  /** Time before the first audio (the model's latency; default 0). */
+  readonly firstAudioAfterMs?: number
+  /** End the reply `failed` (no audio), or `incomplete` after half of its audio. */
+  readonly outcome?: 'completed' | { readonly failed: { readonly type: string; readonly code: string } } | { readonly incomplete: 'content_filter' | 'max_output_tokens' }
 }
 
 export interface ClientEvent {
   readonly type: string
+  readonly event_id?: string
   readonly [key: string]: unknown
 }
 
-const RATE = 24_000
-const CHUNK = 480 // 20 ms at 24 kHz
-const SILENCE_TO_STOP_MS = 300
+export interface ServerEventSent {
+  readonly type: string
+  readonly [key: string]: unknown
+}
+
+export const RATE = 24_000
+/** The real server's assistant item holds about this much less audio than it delivered. */
+export const ITEM_SHORTFALL_MS = 85
+
+/** GA session fields; anything else at the top of `session` is refused. */
+const SESSION_FIELDS = new Set([
+  'type', 'model', 'instructions', 'output_modalities', 'audio', 'include', 'max_output_tokens', 'tool_choice',
+  'tools', 'tracing', 'truncation', 'prompt',
+])
+const INPUT_FIELDS = new Set(['format', 'transcription', 'noise_reduction', 'turn_detection'])
+const OUTPUT_FIELDS = new Set(['format', 'voice', 'speed'])
+const SERVER_VAD_FIELDS = new Set(['type', 'threshold', 'prefix_padding_ms', 'silence_duration_ms', 'idle_timeout_ms', 'create_response', 'interrupt_response'])
+const SEMANTIC_VAD_FIELDS = new Set(['type', 'eagerness', 'create_response', 'interrupt_response'])
+const TRANSCRIPTION_FIELDS = new Set(['model', 'language', 'prompt'])
+
+interface TurnDetection {
+  type: 'server_vad' | 'semantic_vad'
+  threshold: number
+  prefix_padding_ms: number
+  silence_duration_ms: number
+  idle_timeout_ms: number | null
+  create_response: boolean
+  interrupt_response: boolean
+}
+
+interface SessionState {
+  type: 'realtime'
+  object: 'realtime.session'
+  id: string
+  model: string
+  instructions: string
+  output_modalities: string[]
+  audio: {
+    input: { format: { type: string; rate?: number }; transcription: { model: string } | null; noise_reduction: unknown; turn_detection: TurnDetection | null }
+    output: { format: { type: string; rate?: number }; voice: unknown; speed: number }
+  }
+  tools: unknown[]
+  tool_choice: unknown
+  max_output_tokens: number | 'inf'
+  tracing: unknown
+  expires_at: number
+}
+
+interface Item {
+  readonly id: string
+  readonly role: 'user' | 'assistant'
+  /** Samples delivered (assistant) or committed (user). */
+  samples: number
+  transcript: string
+}
+
+class ProtocolError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message)
+  }
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+const checkFields = (value: unknown, allowed: ReadonlySet<string>, path: string): Record<string, unknown> => {
+  if (!isObject(value)) throw new ProtocolError('invalid_type', `Invalid type for '${path}': expected an object.`, path)
+  for (const k of Object.keys(value)) {
+    if (!allowed.has(k)) throw new ProtocolError('unknown_parameter', `Unknown parameter: '${path}.${k}'.`, `${path}.${k}`)
+  }
+  return value
+}
+
+const checkFormat = (format: unknown, path: string): { type: string; rate?: number } => {
+  const f = checkFields(format, new Set(['type', 'rate']), path)
+  if (f.type === 'audio/pcm') {
+    if (f.rate !== undefined && f.rate !== RATE) {
+      throw new ProtocolError('invalid_value', `Invalid value: ${String(f.rate)}. Supported values are: 24000.`, `${path}.rate`)
+    }
+    return { type: 'audio/pcm', rate: RATE }
+  }
+  if (f.type === 'audio/pcmu' || f.type === 'audio/pcma') {
+    if (f.rate !== undefined) throw new ProtocolError('unknown_parameter', `Unknown parameter: '${path}.rate'.`, `${path}.rate`)
+    return { type: f.type }
+  }
+  throw new ProtocolError('invalid_value', `Invalid value: '${String(f.type)}'. Supported values are: 'audio/pcm', 'audio/pcmu' and 'audio/pcma'.`, `${path}.type`)
+}
+
+const number = (v: unknown, path: string, min: number, max: number): number => {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
+    throw new ProtocolError('invalid_value', `Invalid value for '${path}': expected a number from ${min} to ${max}.`, path)
+  }
+  return v
+}
+
+const bool = (v: unknown, path: string): boolean => {
+  if (typeof v !== 'boolean') throw new ProtocolError('invalid_type', `Invalid type for '${path}': expected a boolean.`, path)
+  return v
+}
+
+/** `session` of a `session.update`, checked against the GA schema and merged over `current`. */
+const applySessionUpdate = (current: SessionState, raw: unknown): SessionState => {
+  const s = checkFields(raw, SESSION_FIELDS, 'session')
+  if (s.type !== 'realtime') throw new ProtocolError('invalid_value', "Invalid value for 'session.type': expected 'realtime'.", 'session.type')
+  const next: SessionState = structuredClone(current)
+  if (s.model !== undefined) {
+    if (typeof s.model !== 'string' || s.model.length === 0) throw new ProtocolError('invalid_value', "Invalid value for 'session.model'.", 'session.model')
+    next.model = s.model
+  }
+  if (s.instructions !== undefined) {
+    if (typeof s.instructions !== 'string') throw new ProtocolError('invalid_type', "Invalid type for 'session.instructions'.", 'session.instructions')
+    next.instructions = s.instructions
+  }
+  if (s.output_modalities !== undefined) {
+    const m = s.output_modalities
+    if (!Array.isArray(m) || m.length !== 1 || (m[0] !== 'audio' && m[0] !== 'text')) {
+      throw new ProtocolError('invalid_value', "Invalid value for 'session.output_modalities': ['audio'] or ['text'].", 'session.output_modalities')
+    }
+    next.output_modalities = [m[0]]
+  }
+  if (s.max_output_tokens !== undefined) {
+    next.max_output_tokens = s.max_output_tokens === 'inf' ? 'inf' : number(s.max_output_tokens, 'session.max_output_tokens', 1, 4096)
+  }
+  if (s.audio !== undefined) {
+    const audio = checkFields(s.audio, new Set(['input', 'output']), 'session.audio')
+    if (audio.input !== undefined) {
+      const input = checkFields(audio.input, INPUT_FIELDS, 'session.audio.input')
+      if (input.format !== undefined) next.audio.input.format = checkFormat(input.format, 'session.audio.input.format')
+      if (input.transcription !== undefined) {
+        if (input.transcription === null) next.audio.input.transcription = null
+        else {
+          const t = checkFields(input.transcription, TRANSCRIPTION_FIELDS, 'session.audio.input.transcription')
+          if (typeof t.model !== 'string') throw new ProtocolError('invalid_value', "Invalid value for 'session.audio.input.transcription.model'.", 'session.audio.input.transcription.model')
+          next.audio.input.transcription = { model: t.model }
+        }
+      }
+      if (input.noise_reduction !== undefined) next.audio.input.noise_reduction = input.noise_reduction
+      if (input.turn_detection !== undefined) {
+        if (input.turn_detection === null) next.audio.input.turn_detection = null
+        else {
+          const path = 'session.audio.input.turn_detection'
+          const td = isObject(input.turn_detection) ? input.turn_detection : {}
+          const fields = td.type === 'semantic_vad' ? SEMANTIC_VAD_FIELDS : SERVER_VAD_FIELDS
+          checkFields(input.turn_detection, fields, path)
+          if (td.type !== 'server_vad' && td.type !== 'semantic_vad') throw new ProtocolError('invalid_value', `Invalid value for '${path}.type'.`, `${path}.type`)
+          const base: TurnDetection = next.audio.input.turn_detection ?? defaultTurnDetection()
+          next.audio.input.turn_detection = {
+            ...base,
+            type: td.type,
+            ...(td.threshold !== undefined ? { threshold: number(td.threshold, `${path}.threshold`, 0, 1) } : {}),
+            ...(td.prefix_padding_ms !== undefined ? { prefix_padding_ms: number(td.prefix_padding_ms, `${path}.prefix_padding_ms`, 0, 10_000) } : {}),
+            ...(td.silence_duration_ms !== undefined ? { silence_duration_ms: number(td.silence_duration_ms, `${path}.silence_duration_ms`, 0, 10_000) } : {}),
+            ...(td.create_response !== undefined ? { create_response: bool(td.create_response, `${path}.create_response`) } : {}),
+            ...(td.interrupt_response !== undefined ? { interrupt_response: bool(td.interrupt_response, `${path}.interrupt_response`) } : {}),
+          }
+        }
+      }
+    }
+    if (audio.output !== undefined) {
+      const output = checkFields(audio.output, OUTPUT_FIELDS, 'session.audio.output')
+      if (output.format !== undefined) next.audio.output.format = checkFormat(output.format, 'session.audio.output.format')
+      if (output.voice !== undefined) next.audio.output.voice = output.voice
+      if (output.speed !== undefined) next.audio.output.speed = number(output.speed, 'session.audio.output.speed', 0.25, 1.5)
+    }
+  }
+  return next
+}
+
+const defaultTurnDetection = (): TurnDetection => ({
+  type: 'server_vad',
+  threshold: 0.5,
+  prefix_padding_ms: 300,
+  silence_duration_ms: 500,
+  idle_timeout_ms: null,
+  create_response: true,
+  interrupt_response: true,
+})
+
+/** How the real server shows a key it refuses: its start and its last four characters. */
+export const maskedKey = (key: string): string => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
 
 export class FakeRealtimeServer {
+  /** Every client event, in order, across connections. */
   readonly received = new Inbox<ClientEvent>()
-  /** Samples of input audio appended so far. */
+  /** Every server event sent, in order, across connections. */
+  readonly sent = new Inbox<ServerEventSent>()
+  /** The effective session of each connection after its session.update (reconnects add one). */
+  readonly sessions: SessionState[] = []
+  /** Every input sample appended, at 24 kHz, in order (for checking pitch). */
+  private input: Int16Array[] = []
   appendedSamples = 0
+  connections = 0
+  /** How much less audio an assistant item holds than was delivered (the real server: ~85 ms). */
+  itemShortfallMs = ITEM_SHORTFALL_MS
   private readonly wss: WebSocketServer
   private turn = 0
-  private timers = new Set<NodeJS.Timeout>()
+  private readonly stoppers = new Set<() => void>()
 
   private constructor(
     wss: WebSocketServer,
@@ -40,7 +260,7 @@ export class FakeRealtimeServer {
     private readonly reply: (turn: number) => FakeReply,
   ) {
     this.wss = wss
-    wss.on('connection', (ws) => this.serve(ws))
+    wss.on('connection', (ws, req) => this.serve(ws, req))
   }
 
   static async start(apiKey: string, reply: (turn: number) => FakeReply): Promise<FakeRealtimeServer> {
@@ -49,7 +269,7 @@ export class FakeRealtimeServer {
       port: 0,
       verifyClient: (info, cb) => {
         if (!info.req.url?.startsWith('/v1/realtime?model=')) return cb(false, 404)
-        if (info.req.headers.authorization !== `Bearer ${apiKey}`) return cb(false, 401)
+        if (!info.req.headers.authorization?.startsWith('Bearer ')) return cb(false, 401)
         cb(true)
       },
     })
@@ -61,129 +281,308 @@ export class FakeRealtimeServer {
     return `ws://127.0.0.1:${(this.wss.address() as AddressInfo).port}/v1`
   }
 
-  get key(): string {
-    return this.apiKey
+  /** The input audio appended so far, joined (24 kHz). */
+  inputAudio(): Int16Array {
+    const out = new Int16Array(this.input.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const p of this.input) {
+      out.set(p, at)
+      at += p.length
+    }
+    return out
   }
 
-  /** Drop every connection (the cloud went away). */
+  /** Errors this server sent, by code. */
+  errorCodes(): string[] {
+    return this.sent.items.filter((e) => e.type === 'error').map((e) => String((e.error as { code?: string }).code))
+  }
+
+  /** Drop every connection without a close frame (the cloud went away). */
   dropAll(): void {
     for (const ws of this.wss.clients) ws.terminate()
   }
 
+  /** Close every session with `code` (1001 is how the real server ends a session at its time limit). */
+  closeAll(code: number, reason = ''): void {
+    for (const ws of this.wss.clients) ws.close(code, reason)
+  }
+
   async stop(): Promise<void> {
-    for (const t of this.timers) clearInterval(t)
+    for (const stop of this.stoppers) stop()
     this.dropAll()
     await new Promise<void>((resolve) => this.wss.close(() => resolve()))
   }
 
-  private serve(ws: WebSocket): void {
+  private serve(ws: WebSocket, req: IncomingMessage): void {
+    this.connections++
     let seq = 0
-    const send = (event: Record<string, unknown>) => ws.send(JSON.stringify({ event_id: `evt_${++seq}`, ...event }))
+    const send = (event: Record<string, unknown>) => {
+      if (ws.readyState !== ws.OPEN) return
+      const full = { event_id: `event_${this.connections}_${++seq}`, ...event } as unknown as ServerEventSent
+      this.sent.push(full)
+      ws.send(JSON.stringify(full))
+    }
+    const error = (code: string, message: string, param: string | null, eventId: string | undefined, type = 'invalid_request_error') =>
+      send({ type: 'error', error: { type, code, message, param, event_id: eventId ?? null } })
+
+    if (req.headers['openai-beta'] !== undefined) {
+      error('beta_api_shape_not_supported', 'The OpenAI-Beta header selects the beta protocol, which this GA endpoint does not speak.', null, undefined)
+      ws.close(4000, 'invalid_request_error.beta_api_shape_not_supported')
+      return
+    }
+    const key = req.headers.authorization!.slice('Bearer '.length)
+    if (key !== this.apiKey) {
+      error('invalid_api_key', `Incorrect API key provided: ${maskedKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, undefined)
+      ws.close(3000, 'invalid_request_error.invalid_api_key')
+      return
+    }
+
+    const model = new URL(req.url!, 'http://x').searchParams.get('model') ?? 'gpt-realtime'
+    let session: SessionState = {
+      type: 'realtime',
+      object: 'realtime.session',
+      id: `sess_${this.connections}`,
+      model,
+      instructions: 'Default instructions.',
+      output_modalities: ['audio'],
+      audio: {
+        input: { format: { type: 'audio/pcm', rate: RATE }, transcription: null, noise_reduction: null, turn_detection: defaultTurnDetection() },
+        output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'alloy', speed: 1 },
+      },
+      tools: [],
+      tool_choice: 'auto',
+      max_output_tokens: 'inf',
+      tracing: null,
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+    }
+    let sessionIndex = -1
+    const items = new Map<string, Item>()
+    let lastItemId: string | null = null
+    let itemSeq = 0
+    const nextItemId = () => `item_${this.connections}_${++itemSeq}`
+
+    // Input VAD state, on the input timeline (ms of audio appended).
+    let inputMs = 0
     let inSpeech = false
     let silentMs = 0
+    let speechItem: string | null = null
+    let speechSamples = 0
     let pending = new Int16Array(0)
-    let streaming: { id: string; timer?: NodeJS.Timeout } | null = null
-    send({ type: 'session.created', session: { type: 'realtime', id: 'sess_fake' } })
+
+    interface Streaming {
+      readonly id: string
+      readonly item: Item
+      readonly words: string[]
+      wordsSent: number
+      timer?: NodeJS.Timeout
+      finish(status: 'completed' | 'cancelled' | 'incomplete', details: Record<string, unknown> | null): void
+    }
+    let streaming: Streaming | null = null
+    const stopTimers = () => {
+      if (streaming?.timer) clearTimeout(streaming.timer)
+    }
+    this.stoppers.add(stopTimers)
+    ws.on('close', () => {
+      stopTimers()
+      this.stoppers.delete(stopTimers)
+    })
 
     const respond = () => {
       const n = ++this.turn
-      const { audioMs, transcript, paceMs = 0 } = this.reply(n)
+      const spec = this.reply(n)
       const id = `resp_${n}`
-      const item = `item_${n}`
-      send({ type: 'response.created', response: { id, status: 'in_progress' } })
-      const samples = Math.round((audioMs / 1000) * RATE)
-      const chunks: string[] = []
-      for (let at = 0; at < samples; at += RATE / 10) {
-        const pcm = new Int16Array(Math.min(RATE / 10, samples - at))
-        for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(Math.sin((2 * Math.PI * 330 * (at + i)) / RATE) * 0.3 * 32767)
-        chunks.push(Buffer.from(pcm.buffer).toString('base64'))
-      }
-      const finish = (status: string) => {
-        if (status === 'completed') {
-          send({ type: 'response.output_audio.done', response_id: id, item_id: item })
-          send({ type: 'response.output_audio_transcript.done', response_id: id, item_id: item, transcript })
-        }
-        send({ type: 'response.done', response: { id, status } })
-        streaming = null
-      }
-      const delta = (b64: string) => send({ type: 'response.output_audio.delta', response_id: id, item_id: item, content_index: 0, delta: b64 })
-      streaming = { id }
-      if (paceMs === 0) {
-        chunks.forEach(delta)
-        finish('completed')
+      const item: Item = { id: nextItemId(), role: 'assistant', samples: 0, transcript: '' }
+      items.set(item.id, item)
+      const base = { object: 'realtime.response', conversation_id: 'conv_1', output_modalities: session.output_modalities, max_output_tokens: session.max_output_tokens, audio: { output: session.audio.output }, metadata: null }
+      send({ type: 'response.created', response: { id, ...base, status: 'in_progress', status_details: null, output: [], usage: null } })
+      const outcome = spec.outcome ?? 'completed'
+      if (typeof outcome === 'object' && 'failed' in outcome) {
+        items.delete(item.id)
+        send({ type: 'response.done', response: { id, ...base, status: 'failed', status_details: { type: 'failed', error: outcome.failed }, output: [], usage: null } })
         return
       }
-      const timer = setInterval(() => {
-        const next = chunks.shift()
-        if (next) delta(next)
-        if (chunks.length === 0) {
-          clearInterval(timer)
-          this.timers.delete(timer)
-          finish('completed')
+      const messageItem = (status: string) => ({ id: item.id, object: 'realtime.item', type: 'message', role: 'assistant', status, content: status === 'in_progress' ? [] : [{ type: 'output_audio', transcript: item.transcript }] })
+      const at = { response_id: id, item_id: item.id, output_index: 0 }
+      send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: messageItem('in_progress') })
+      send({ type: 'conversation.item.added', previous_item_id: lastItemId, item: messageItem('in_progress') })
+      lastItemId = item.id
+      send({ type: 'response.content_part.added', ...at, content_index: 0, part: { type: 'audio', transcript: '' } })
+
+      const total = Math.round((spec.audioMs / 1000) * RATE)
+      const stopAt = typeof outcome === 'object' && 'incomplete' in outcome ? Math.round(total / 2) : total
+      const hz = spec.hz ?? 330
+      const speed = spec.speed ?? 4
+      const s: Streaming = {
+        id,
+        item,
+        words: spec.transcript.split(' '),
+        wordsSent: 0,
+        finish: (status, details) => {
+          if (s.timer) clearTimeout(s.timer)
+          streaming = null
+          send({ type: 'response.output_audio.done', ...at, content_index: 0 })
+          send({ type: 'response.output_audio_transcript.done', ...at, content_index: 0, transcript: item.transcript })
+          send({ type: 'response.content_part.done', ...at, content_index: 0, part: { type: 'audio', transcript: item.transcript } })
+          const itemStatus = status === 'completed' ? 'completed' : 'incomplete'
+          send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: messageItem(itemStatus) })
+          send({ type: 'conversation.item.done', previous_item_id: null, item: messageItem(itemStatus) })
+          send({
+            type: 'response.done',
+            response: { id, ...base, status, status_details: details, output: [messageItem(itemStatus)], usage: { total_tokens: 10, input_tokens: 5, output_tokens: 5 } },
+          })
+          send({ type: 'rate_limits.updated', rate_limits: [{ name: 'tokens', limit: 1000, remaining: 990, reset_seconds: 1 }] })
+        },
+      }
+      streaming = s
+      // Deltas of varying size (never a multiple of 20 ms), sent faster than real time.
+      const sizes = [1234, 3600, 517, 2400, 4801, 960]
+      let k = 0
+      const step = () => {
+        if (streaming !== s) return
+        const size = Math.min(sizes[k++ % sizes.length]!, stopAt - item.samples)
+        if (size > 0) {
+          const pcm = new Int16Array(size)
+          for (let i = 0; i < size; i++) pcm[i] = Math.round(Math.sin((2 * Math.PI * hz * (item.samples + i)) / RATE) * 0.3 * 32767)
+          // The transcript runs ahead of the audio, as the real server's does.
+          const due = Math.min(s.words.length, Math.ceil(((item.samples + size) / total) * s.words.length) + 1)
+          while (s.wordsSent < due) {
+            const delta = (s.wordsSent === 0 ? '' : ' ') + s.words[s.wordsSent++]
+            item.transcript += delta
+            send({ type: 'response.output_audio_transcript.delta', ...at, content_index: 0, delta })
+          }
+          item.samples += size
+          send({ type: 'response.output_audio.delta', ...at, content_index: 0, delta: Buffer.from(pcm.buffer).toString('base64') })
         }
-      }, paceMs)
-      this.timers.add(timer)
-      streaming.timer = timer
+        if (item.samples >= stopAt) {
+          if (stopAt < total) s.finish('incomplete', { type: 'incomplete', reason: (outcome as { incomplete: string }).incomplete })
+          else s.finish('completed', null)
+          return
+        }
+        s.timer = setTimeout(step, ((size / RATE) * 1000) / speed)
+      }
+      if (spec.firstAudioAfterMs) s.timer = setTimeout(step, spec.firstAudioAfterMs)
+      else step()
     }
 
-    ws.on('message', (data) => {
+    const cancel = (reason: 'client_cancelled' | 'turn_detected') => streaming?.finish('cancelled', { type: 'cancelled', reason })
+
+    const hear = (pcm: Int16Array) => {
+      const turnDetection = session.audio.input.turn_detection
+      const joined = new Int16Array(pending.length + pcm.length)
+      joined.set(pending)
+      joined.set(pcm, pending.length)
+      const chunk = RATE / 50 // 20 ms
+      let at = 0
+      for (; at + chunk <= joined.length; at += chunk) {
+        inputMs += 20
+        if (inSpeech) speechSamples += chunk
+        if (!turnDetection) continue
+        let sum = 0
+        for (let i = at; i < at + chunk; i++) sum += joined[i]! * joined[i]!
+        // threshold 0.5 (the default) maps to an RMS of 2% of full scale.
+        const voiced = Math.sqrt(sum / chunk) / 32768 > turnDetection.threshold * 0.04
+        if (voiced && !inSpeech) {
+          inSpeech = true
+          silentMs = 0
+          speechItem = nextItemId()
+          speechSamples = chunk
+          send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.max(0, inputMs - 20 - turnDetection.prefix_padding_ms), item_id: speechItem })
+          if (turnDetection.interrupt_response && streaming) cancel('turn_detected')
+        } else if (inSpeech) {
+          silentMs = voiced ? 0 : silentMs + 20
+          if (silentMs >= turnDetection.silence_duration_ms) {
+            inSpeech = false
+            const id = speechItem!
+            send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: inputMs, item_id: id })
+            const user: Item = { id, role: 'user', samples: speechSamples, transcript: '' }
+            items.set(id, user)
+            send({ type: 'input_audio_buffer.committed', previous_item_id: lastItemId, item_id: id })
+            const userItem = { id, object: 'realtime.item', type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript: null }] }
+            send({ type: 'conversation.item.added', previous_item_id: lastItemId, item: userItem })
+            send({ type: 'conversation.item.done', previous_item_id: lastItemId, item: userItem })
+            lastItemId = id
+            if (session.audio.input.transcription) {
+              send({ type: 'conversation.item.input_audio_transcription.completed', item_id: id, content_index: 0, transcript: `user turn ${this.turn + 1}`, usage: { type: 'duration', seconds: speechSamples / RATE } })
+            }
+            if (turnDetection.create_response && !streaming) respond()
+          }
+        }
+      }
+      pending = joined.slice(at)
+    }
+
+    send({ type: 'session.created', session })
+
+    ws.on('message', (data, isBinary) => {
       let event: ClientEvent
       try {
-        event = JSON.parse(String(data)) as ClientEvent
+        if (isBinary) throw new Error('binary')
+        const parsed = JSON.parse(String(data)) as unknown
+        if (!isObject(parsed) || typeof parsed.type !== 'string') throw new Error('no type')
+        event = parsed as ClientEvent
       } catch {
-        send({ type: 'error', error: { type: 'invalid_request_error', message: 'not JSON' } })
+        error('invalid_json', 'The server could not parse the event as JSON with a type.', null, undefined)
         return
       }
       this.received.push(event)
-      switch (event.type) {
-        case 'session.update':
-          send({ type: 'session.updated', session: event.session })
-          return
-        case 'input_audio_buffer.append': {
-          const bytes = Buffer.from(String(event.audio), 'base64')
-          const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length >> 1)
-          this.appendedSamples += pcm.length
-          const joined = new Int16Array(pending.length + pcm.length)
-          joined.set(pending)
-          joined.set(pcm, pending.length)
-          let at = 0
-          for (; at + CHUNK <= joined.length; at += CHUNK) {
-            let sum = 0
-            for (let i = at; i < at + CHUNK; i++) sum += joined[i]! * joined[i]!
-            const voiced = Math.sqrt(sum / CHUNK) / 32768 > 0.02
-            if (voiced && !inSpeech) {
-              inSpeech = true
-              silentMs = 0
-              send({ type: 'input_audio_buffer.speech_started', item_id: `in_${this.turn + 1}`, audio_start_ms: 0 })
-            } else if (inSpeech) {
-              silentMs = voiced ? 0 : silentMs + 20
-              if (silentMs >= SILENCE_TO_STOP_MS) {
-                inSpeech = false
-                send({ type: 'input_audio_buffer.speech_stopped', item_id: `in_${this.turn + 1}`, audio_end_ms: 0 })
-                send({ type: 'input_audio_buffer.committed', item_id: `in_${this.turn + 1}` })
-                respond()
-              }
+      try {
+        switch (event.type) {
+          case 'session.update': {
+            session = applySessionUpdate(session, event.session)
+            if (sessionIndex < 0) sessionIndex = this.sessions.push(session) - 1
+            else this.sessions[sessionIndex] = session
+            send({ type: 'session.updated', session })
+            return
+          }
+          case 'input_audio_buffer.append': {
+            if (typeof event.audio !== 'string') throw new ProtocolError('missing_required_parameter', "Missing required parameter: 'audio'.", 'audio')
+            const bytes = Buffer.from(event.audio, 'base64')
+            if (bytes.length % 2 !== 0) throw new ProtocolError('invalid_value', 'Audio is not 16-bit PCM.', 'audio')
+            const pcm = new Int16Array(bytes.length >> 1)
+            for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(i * 2)
+            this.appendedSamples += pcm.length
+            this.input.push(pcm)
+            hear(pcm)
+            return
+          }
+          case 'response.cancel': {
+            const wanted = event.response_id
+            if (!streaming || (wanted !== undefined && wanted !== streaming.id)) {
+              throw new ProtocolError('response_cancel_not_active', 'Cancellation failed: no active response found.')
             }
+            cancel('client_cancelled')
+            return
           }
-          pending = joined.slice(at)
-          return
+          case 'response.create':
+            if (streaming) throw new ProtocolError('conversation_already_has_active_response', 'Conversation already has an active response in progress.')
+            respond()
+            return
+          case 'conversation.item.truncate': {
+            const item = typeof event.item_id === 'string' ? items.get(event.item_id) : undefined
+            if (!item) throw new ProtocolError('item_not_found', `Item with item_id not found: ${String(event.item_id)}.`, 'item_id')
+            if (item.role !== 'assistant') throw new ProtocolError('invalid_value', 'Only assistant message items can be truncated.', 'item_id')
+            if (event.content_index !== 0) throw new ProtocolError('invalid_value', 'Invalid content_index.', 'content_index')
+            const end = event.audio_end_ms
+            if (typeof end !== 'number' || !Number.isInteger(end) || end < 0) throw new ProtocolError('invalid_value', 'Invalid audio_end_ms.', 'audio_end_ms')
+            const audioMs = Math.max(0, Math.floor((item.samples / RATE) * 1000) - this.itemShortfallMs)
+            if (item.samples === 0) throw new ProtocolError('invalid_value', 'The item has no audio to truncate.', 'item_id')
+            if (end > audioMs) throw new ProtocolError('invalid_value', `Audio content of ${audioMs}ms is already shorter than ${end}ms.`, 'audio_end_ms')
+            item.transcript = ''
+            send({ type: 'conversation.item.truncated', item_id: item.id, content_index: 0, audio_end_ms: end })
+            return
+          }
+          case 'conversation.item.delete': {
+            const id = typeof event.item_id === 'string' ? event.item_id : ''
+            if (!items.delete(id)) throw new ProtocolError('item_not_found', `Item with item_id not found: ${id}.`, 'item_id')
+            send({ type: 'conversation.item.deleted', item_id: id })
+            return
+          }
+          default:
+            throw new ProtocolError('invalid_value', `Invalid value: '${event.type}'. Supported values are the GA client events.`, 'type')
         }
-        case 'response.cancel':
-          if (streaming) {
-            clearInterval(streaming.timer)
-            if (streaming.timer) this.timers.delete(streaming.timer)
-            const id = streaming.id
-            streaming = null
-            send({ type: 'response.done', response: { id, status: 'cancelled' } })
-          } else {
-            send({ type: 'error', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'no active response' } })
-          }
-          return
-        case 'conversation.item.truncate':
-          send({ type: 'conversation.item.truncated', item_id: event.item_id, content_index: 0, audio_end_ms: event.audio_end_ms })
-          return
-        default:
-          return
+      } catch (e) {
+        if (!(e instanceof ProtocolError)) throw e
+        error(e.code, e.message, e.param, event.event_id)
       }
     })
   }

@@ -3,36 +3,50 @@
  * password `hkd_…`, verified by core), the user-name and client-identifier rules, the will, the
  * session (clean or resumed), keepalive, and the CONNACK that announces what this server offers.
  */
-import type { IConnectPacket, IConnackPacket } from 'mqtt-packet'
-import { AuthenticationMethodUnsupported, ClientIdentifierInvalid, CredentialMissing, type HarkError, Internal, isHarkError, MalformedPacket, ProtocolError, RetainNotSupported, type TerminalCredential, TopicNotAuthorized, UsernameInvalid } from '../../../core/index.js'
+import { generate, type IConnectPacket, type IConnackPacket } from 'mqtt-packet'
+import {
+  AuthenticationMethodUnsupported,
+  ClientIdentifierInvalid,
+  CredentialMissing,
+  FrameTooLarge,
+  Internal,
+  MalformedPacket,
+  ProtocolError,
+  RetainNotSupported,
+  TopicNotAuthorized,
+  UsernameInvalid,
+  isHarkError,
+  type HarkError,
+  type TerminalCredential,
+} from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { OutboundEvents } from '../outboundEvents.js'
 import { Subscriptions } from '../subscriptions.js'
 import { isInNamespace, isValidTopicName, topicNamespace } from '../topics.js'
-import { duplicateProperty } from './properties.js'
 
 /** Topic aliases a MQTT 5 client may set (announced as Topic Alias Maximum). */
 export const TOPIC_ALIAS_MAXIMUM = 32
 const DEVICE_PASSWORD_PREFIX = 'hkd_'
 
-export type PreambleProblem = 'not-connect' | 'unknown-protocol' | 'unsupported-level' | null
-
 /**
- * Look at the first packet's bytes before parsing: CONNECT, protocol name "MQTT", level 4 or 5.
- * "MQIsdp" (3.1) and unknown levels are refused with CONNACK 0x01; an unknown name is not MQTT.
+ * Look at a CONNECT's bytes before parsing: protocol name "MQTT", level 4 or 5 (its version), or
+ * why not. "MQIsdp" (3.1) and unknown levels are refused with CONNACK 0x01; an unknown name is not
+ * MQTT. Null when the packet ends before its protocol level: the parser reports it as malformed
+ * and the connection closes without CONNACK.
  */
-export const connectPreamble = (bytes: Buffer): PreambleProblem => {
-  if (bytes[0]! >> 4 !== 1) return 'not-connect'
+export const connectPreamble = (bytes: Buffer): 'unknown-protocol' | 'unsupported-level' | 4 | 5 | null => {
   let pos = 1
   while (pos < bytes.length && (bytes[pos]! & 0x80) !== 0) pos++
   pos++
-  if (pos + 2 > bytes.length) return null // too short: the parser reports it as malformed
+  if (pos + 2 > bytes.length) return null
   const nameLength = bytes.readUInt16BE(pos)
   const name = bytes.toString('latin1', pos + 2, pos + 2 + nameLength)
-  const level = bytes[pos + 2 + nameLength]
   if (name !== 'MQTT' && name !== 'MQIsdp') return 'unknown-protocol'
+  const levelAt = pos + 2 + nameLength
+  if (levelAt >= bytes.length) return null
+  const level = bytes[levelAt]
   if (name === 'MQIsdp' || (level !== 4 && level !== 5)) return 'unsupported-level'
-  return null
+  return level
 }
 
 export const handleConnect = (c: MqttConnection, packet: IConnectPacket): void => {
@@ -40,6 +54,8 @@ export const handleConnect = (c: MqttConnection, packet: IConnectPacket): void =
     return c.fail(new ProtocolError({ message: 'a second CONNECT on one connection' }))
   }
   c.beginConnect(packet.protocolVersion === 5 ? 5 : 4)
+  // Every packet to an MQTT 5 client, refusals included, stays within its Maximum Packet Size [MQTT-3.1.2-24].
+  if (c.version === 5) c.clientMaxPacketBytes = packet.properties?.maximumPacketSize ?? Number.POSITIVE_INFINITY
   connect(c, packet).catch((e: unknown) => c.refuse(isHarkError(e) ? e : new Internal({ message: 'connect failed', cause: e })))
 }
 
@@ -51,23 +67,14 @@ const problemOf = (c: MqttConnection, packet: IConnectPacket): HarkError | null 
   if (!v5 && !packet.clean && packet.clientId === '') {
     return new ClientIdentifierInvalid({ message: 'an empty client identifier needs Clean Session = 1' }) // [MQTT-3.1.3-8]
   }
-  const props = packet.properties
-  if (v5 && props) {
-    const duplicate = duplicateProperty(props)
-    if (duplicate) return new ProtocolError({ message: `property ${duplicate} given more than once` })
-    if (props.receiveMaximum === 0 || props.maximumPacketSize === 0) {
-      return new ProtocolError({ message: 'Receive Maximum and Maximum Packet Size must not be 0' })
-    }
-    if (props.authenticationMethod !== undefined) {
-      return new AuthenticationMethodUnsupported({ message: 'enhanced authentication is not offered; use the password' })
-    }
+  // MQTT 5 properties were checked against the property table while parsing (properties.ts).
+  if (v5 && packet.properties?.authenticationMethod !== undefined) {
+    return new AuthenticationMethodUnsupported({ message: 'enhanced authentication is not offered; use the password' })
   }
   if (packet.will) {
     if ((packet.will.qos ?? 0) > 2) return new MalformedPacket({ message: 'will QoS 3' }) // [MQTT-3.1.2-14]
     if (!isValidTopicName(packet.will.topic)) return new MalformedPacket({ message: 'will topic is not a valid topic name' })
     if (v5 && packet.will.retain) return new RetainNotSupported({ message: 'retained messages are not supported' })
-    const duplicate = v5 && packet.will.properties ? duplicateProperty(packet.will.properties) : null
-    if (duplicate) return new ProtocolError({ message: `will property ${duplicate} given more than once` })
   }
   if (packet.password === undefined || packet.password.length === 0) {
     return new CredentialMissing({ message: 'the password must be a client token or a device password' })
@@ -96,27 +103,17 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
     return c.refuse(new TopicNotAuthorized({ message: `the will topic must start with ${ns.prefix}` }))
   }
 
-  const key = `${identity.workspaceId}\u0000${identity.clientId}`
-  wills.cancel(key)
   const props = packet.properties ?? {}
   const requestedExpiry = v5 ? (props.sessionExpiryInterval ?? 0) : packet.clean ? 0 : settings.maxSessionExpirySeconds
   const sessionExpirySeconds = Math.min(requestedExpiry, settings.maxSessionExpirySeconds)
-
-  // A live connection of the same client hands its session over; otherwise the store may have one.
-  let stored = live.get(key)?.handOverSession() ?? sessions.take(key)
-  if (packet.clean || stored?.protocolVersion !== c.version) stored = undefined
-
-  const inflightLimit = Math.min(settings.maxInflight, v5 ? (props.receiveMaximum ?? 65_535) : settings.maxInflight)
-  const outbound = stored?.outbound ?? new OutboundEvents(inflightLimit, settings.maxQueuedEvents)
-  outbound.setLimit(inflightLimit)
-
   const keepalive = packet.keepalive ?? 0
   const serverKeepAlive = v5 && (keepalive === 0 || keepalive > settings.maxKeepAliveSeconds) ? settings.maxKeepAliveSeconds : null
 
+  // Session Present is set once the session is found below; it does not change the size.
   const connack: IConnackPacket = v5
     ? {
         cmd: 'connack',
-        sessionPresent: stored !== undefined,
+        sessionPresent: false,
         reasonCode: 0,
         properties: {
           receiveMaximum: settings.maxInflight,
@@ -131,7 +128,29 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
           ...(serverKeepAlive !== null ? { serverKeepAlive } : {}),
         },
       }
-    : { cmd: 'connack', sessionPresent: stored !== undefined, returnCode: 0 }
+    : { cmd: 'connack', sessionPresent: false, returnCode: 0 }
+  // MQTT 5: a CONNACK larger than the client's Maximum Packet Size cannot be sent [MQTT-3.1.2-24]; it
+  // is discarded [MQTT-3.1.2-25], and a connection without CONNACK is no use: it is closed, before it
+  // touches the client's session, will or room.
+  const connackBytes = generate(connack, { protocolVersion: c.version }).length
+  if (connackBytes > c.clientMaxPacketBytes) {
+    return c.refuse(
+      new FrameTooLarge({ message: `the CONNACK (${connackBytes} bytes) exceeds the client's Maximum Packet Size (${c.clientMaxPacketBytes})` }),
+      false,
+    )
+  }
+
+  const key = `${identity.workspaceId}\u0000${identity.clientId}`
+  wills.cancel(key)
+
+  // A live connection of the same client hands its session over; otherwise the store may have one.
+  let stored = live.get(key)?.handOverSession() ?? sessions.take(key)
+  if (packet.clean || stored?.protocolVersion !== c.version) stored = undefined
+  connack.sessionPresent = stored !== undefined
+
+  const inflightLimit = Math.min(settings.maxInflight, v5 ? (props.receiveMaximum ?? 65_535) : settings.maxInflight)
+  const outbound = stored?.outbound ?? new OutboundEvents(inflightLimit, settings.maxQueuedEvents)
+  outbound.setLimit(inflightLimit)
 
   const will = packet.will
     ? {
@@ -148,7 +167,6 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
     subscriptions: new Subscriptions(ns, stored?.filters),
     outbound,
     keepaliveSeconds: serverKeepAlive ?? keepalive,
-    clientMaxPacketBytes: v5 ? (props.maximumPacketSize ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
     will,
     sessionExpirySeconds,
   })

@@ -4,16 +4,14 @@
  * turn a clean session (expiry 0) into a kept one [MQTT-3.14.2-2].
  */
 import type { IDisconnectPacket } from 'mqtt-packet'
-import { MalformedPacket, ProtocolError } from '../../../core/index.js'
+import { ProtocolError } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 const DISCONNECT_WITH_WILL = 0x04
 
 export const handleDisconnect = (c: MqttConnection, packet: IDisconnectPacket): void => {
-  if (c.version === 4) {
-    if (packet.length !== 0) return c.fail(new MalformedPacket({ message: 'DISCONNECT has no body in MQTT 3.1.1' }))
-    return c.disconnected(false)
-  }
+  // A 3.1.1 DISCONNECT with a body was refused while parsing (parser.ts).
+  if (c.version === 4) return c.disconnected(false)
   const expiry = packet.properties?.sessionExpiryInterval
   if (expiry !== undefined) {
     if (c.sessionExpirySeconds === 0 && expiry > 0) {

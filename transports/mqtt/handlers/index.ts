@@ -1,7 +1,6 @@
 /** One handler per MQTT packet type (the aedes layout); the connection dispatches on `cmd`. */
 import type { Packet } from 'mqtt-packet'
 import type { MqttConnection } from '../connection.js'
-import { handleAuth } from './auth.js'
 import { handleConnect } from './connect.js'
 import { handleDisconnect } from './disconnect.js'
 import { handlePingreq } from './pingreq.js'
@@ -29,7 +28,7 @@ export const handlers: PacketHandlers = {
   unsubscribe: handleUnsubscribe,
   pingreq: handlePingreq,
   disconnect: handleDisconnect,
-  auth: handleAuth,
+  auth: handleServerOnly,
   connack: handleServerOnly,
   suback: handleServerOnly,
   unsuback: handleServerOnly,

@@ -1,9 +1,7 @@
-/** PINGREQ: answered with PINGRESP (any packet already counts for the keepalive). */
+/** PINGREQ: answered with PINGRESP (any packet already counts for the keepalive; a body is refused while parsing). */
 import type { IPingreqPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
-export const handlePingreq = (c: MqttConnection, packet: IPingreqPacket): void => {
-  if (packet.length !== 0) return c.fail(new MalformedPacket({ message: 'PINGREQ has no body' }))
+export const handlePingreq = (c: MqttConnection, _packet: IPingreqPacket): void => {
   c.send({ cmd: 'pingresp' })
 }

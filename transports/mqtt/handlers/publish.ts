@@ -20,15 +20,11 @@ import type { MqttConnection } from '../connection.js'
 import { handleControl } from '../control.js'
 import { isValidTopicName } from '../topics.js'
 import { TOPIC_ALIAS_MAXIMUM } from './connect.js'
-import { duplicateProperty } from './properties.js'
 
 export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void => {
+  // QoS 3 and DUP on QoS 0 were refused on the first byte (fixedHeader.ts); packet identifier 0 and
+  // the properties (table of properties.ts, Subscription Identifier included) while parsing.
   const qos = packet.qos
-  if (qos === 0) {
-    if (packet.dup) return c.fail(new MalformedPacket({ message: 'DUP set on a QoS 0 PUBLISH' })) // [MQTT-3.3.1-2]
-  } else if (packet.messageId === 0) {
-    return c.fail(new MalformedPacket({ message: 'packet identifier 0' })) // [MQTT-2.3.1-1]
-  }
   if (packet.retain && c.version === 5) {
     return c.fail(new RetainNotSupported({ message: 'retained messages are not supported (Retain Available = 0)' }))
   }
@@ -61,19 +57,9 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
   c.fail(new TopicNotAuthorized({ message: `publishing is allowed on ${c.ns.upAudio} and ${c.ns.upControl} only` }))
 }
 
-/** MQTT 5 topic alias (3.3.2.3.4) and property checks; null when the connection was failed. */
+/** MQTT 5 topic alias (3.3.2.3.4, 3.3.4); null when the connection was failed. */
 const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null => {
-  const props = packet.properties!
-  const duplicate = duplicateProperty(props)
-  if (duplicate) {
-    c.fail(new ProtocolError({ message: `property ${duplicate} given more than once` }))
-    return null
-  }
-  if (props.subscriptionIdentifier !== undefined) {
-    c.fail(new ProtocolError({ message: 'a client must not send a Subscription Identifier in PUBLISH' }))
-    return null
-  }
-  const alias = props.topicAlias
+  const alias = packet.properties!.topicAlias
   if (alias === undefined) {
     if (packet.topic !== '') return packet.topic
     c.fail(new ProtocolError({ message: 'empty topic name without a topic alias' }))

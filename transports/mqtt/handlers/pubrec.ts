@@ -3,14 +3,11 @@
  * PUBREL (MQTT 5: reason 0x92, Packet Identifier not found) so the client's flow can end.
  */
 import type { IPubrecPacket } from 'mqtt-packet'
-import { MalformedPacket } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const PACKET_IDENTIFIER_NOT_FOUND = 0x92
 
 export const handlePubrec = (c: MqttConnection, packet: IPubrecPacket): void => {
-  if (c.version === 4 && packet.length !== 2) return c.fail(new MalformedPacket({ message: 'PUBREC must be 2 bytes long' }))
-  if (packet.messageId === 0) return c.fail(new MalformedPacket({ message: 'packet identifier 0' }))
   c.send(
     c.version === 5
       ? { cmd: 'pubrel', messageId: packet.messageId!, reasonCode: PACKET_IDENTIFIER_NOT_FOUND }

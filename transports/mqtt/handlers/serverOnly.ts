@@ -1,7 +1,11 @@
-/** CONNACK, SUBACK, UNSUBACK and PINGRESP only ever travel server → client: from a client they are a protocol error. */
+/**
+ * Packets a client never sends — CONNACK, SUBACK, UNSUBACK, PINGRESP (server to client only) and
+ * AUTH (enhanced authentication is not offered) — are refused on their first byte by the framer
+ * (fixedHeader.ts) and never parsed; should one get here, it is the same protocol error.
+ */
 import type { Packet } from 'mqtt-packet'
 import { ProtocolError } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const handleServerOnly = (c: MqttConnection, packet: Packet): void =>
-  c.fail(new ProtocolError({ message: `${packet.cmd.toUpperCase()} is sent by servers only` }))
+  c.fail(new ProtocolError({ message: `${packet.cmd.toUpperCase()} is not accepted from a client` }))

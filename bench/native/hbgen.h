@@ -1,0 +1,177 @@
+/*
+ * hbgen: the bench's native load generator (C, OpenSSL, epoll; one thread per generator core).
+ * It drives the same room loads as generators/roomWorker.ts with the same bench frame
+ * (generators/frame.ts) and reports the same counts, so the runner can use either. Driven over
+ * stdin/stdout by generators/native.ts: plan lines then `start` -> one `connected` JSON line,
+ * `go ...` -> one `result` JSON line, `stop` (or EOF) -> exit. See bench/README.md.
+ *
+ * Protocols: hark-ws (Hark's terminal protocol over WSS), ws-pubsub (the bare uWS peer),
+ * raw-mqtt with scheme hark (Hark's device topics) or pubsub (mosquitto, aedes: a room topic).
+ *
+ * Per frame nothing is allocated: every buffer belongs to its connection, made at connect time.
+ */
+#ifndef HBGEN_H
+#define HBGEN_H
+
+#define _GNU_SOURCE
+#include <openssl/ssl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* ---- the bench frame (generators/frame.ts) ---- */
+#define FRAME_MAGIC 0x31464248u /* "HBF1" as u32 LE */
+#define FRAME_HEADER_BYTES 20
+#define FRAME_FILLER 0x5a
+/* Voiced, -20 dBov: the V|level byte every talking terminal sends (0x80 | 20). */
+#define LEVEL_BYTE 0x94
+#define DOWNLINK_HEADER_BYTES 6
+#define NO_SENDER 0xffffffffu
+#define TRACKED_SENDERS 8
+
+/* ---- latency histogram: the bucket layout of hdr-histogram-js with 3 significant digits,
+ * lowest 1, highest 60 s in us, so the Node side re-records [value, count] pairs losslessly. */
+#define HIST_SUB_BUCKET_HALF_COUNT_MAGNITUDE 10
+#define HIST_SUB_BUCKET_HALF_COUNT 1024
+#define HIST_SUB_BUCKET_MASK 2047ull
+#define HIST_MAX_US 60000000ull
+#define HIST_BUCKETS 17 /* 2048 << 15 > 60e6 */
+#define HIST_COUNTS ((HIST_BUCKETS + 1) * HIST_SUB_BUCKET_HALF_COUNT)
+
+typedef struct hist {
+  uint64_t counts[HIST_COUNTS];
+  uint64_t total;
+} hist_t;
+
+void hist_record(hist_t *h, double us);
+void hist_add(hist_t *into, const hist_t *from);
+/* Append `[[value,count],...]` to out (at most cap bytes); returns the length written. */
+size_t hist_json(const hist_t *h, char *out, size_t cap);
+
+/* ---- the plan (stdin) ---- */
+enum proto { P_HARK_WS, P_WS_PUBSUB, P_MQTT };
+
+typedef struct member {
+  uint32_t index;
+  uint32_t room_id; /* dense, 0..nrooms-1 */
+  uint8_t talker;
+  char *room;
+  char *client;
+  char *credential; /* NULL when none */
+} member_t;
+
+typedef struct plan {
+  enum proto proto;
+  int mqtt_hark; /* raw-mqtt: 1 = Hark's topics, 0 = a broker's room topic */
+  int tls;
+  char host[256];
+  int port;
+  char path[256];
+  char topic[256]; /* pubsub topic template, {room} replaced */
+  int frame_bytes;
+  int fps;
+  int concurrency;        /* connections opening at once (whole process) */
+  double connect_rate;    /* connects started per second (whole process); 0 = as lanes free up */
+  int connect_timeout_ms;
+  int max_backlog;
+  int threads;
+  member_t *members;
+  int nmembers;
+  uint32_t nrooms;
+} plan_t;
+
+/* ---- connections ---- */
+enum cstate { S_IDLE, S_TCP, S_TLS, S_HTTP, S_SESSION, S_CONNACK, S_SUBACK, S_READY, S_DEAD };
+
+typedef struct conn {
+  int fd;
+  SSL *ssl;
+  uint8_t state;
+  uint8_t epoll_out; /* EPOLLOUT currently asked for */
+  uint8_t was_ready; /* reached S_READY during the connect phase */
+  const member_t *m;
+  uint32_t self; /* sender index of its own frames (talker), or NO_SENDER */
+  double started_us;
+  uint8_t *rbuf;
+  uint32_t rlen, rcap;
+  uint8_t *wbuf;
+  uint32_t woff, wlen, wcap;
+  char ws_accept[32]; /* expected Sec-WebSocket-Accept */
+  /* MQTT: topics compared on receipt, the PUBLISH head prepended to every uplink frame */
+  char *audio_topic;
+  uint16_t audio_topic_len;
+  char *events_topic;
+  uint16_t events_topic_len;
+  uint8_t pub_head[300];
+  uint16_t pub_head_len;
+  /* Last sequence number seen per sender (rooms of up to TRACKED_SENDERS + 1): duplicates show. */
+  uint32_t seen_sender[TRACKED_SENDERS];
+  uint32_t seen_seq[TRACKED_SENDERS];
+  uint8_t nseen;
+} conn_t;
+
+typedef struct talker {
+  conn_t *c;
+  uint32_t sender;
+  uint32_t seq;
+  uint32_t fanout;
+  uint8_t done;
+  double next_due;
+} talker_t;
+
+enum cmd { CMD_NONE, CMD_GO, CMD_STOP };
+
+typedef struct worker {
+  int id;
+  pthread_t thread;
+  int ep;
+  int wake_fd; /* eventfd: main -> worker */
+  const plan_t *plan;
+  conn_t *conns;
+  int nconns;
+  talker_t *talkers;
+  int ntalkers;
+  uint32_t rng;
+  /* connecting */
+  int next;
+  int inflight;
+  int ok, failed;
+  int late_starts;
+  char first_error[300];
+  hist_t connect_hist;
+  /* talking: written by this worker only, read by main once it reported */
+  int counting;
+  double win_from, win_to;
+  uint64_t scheduled, sent, missed_late, skipped_backlog, expected, received, foreign, corrupt, dropped, duplicate;
+  hist_t hist;
+  uint8_t *scratch; /* one uplink payload */
+} worker_t;
+
+/* shared between main and workers (run.c) */
+#include <sys/socket.h>
+extern SSL_CTX *g_ssl;
+extern struct sockaddr_storage g_addr;
+extern socklen_t g_addrlen;
+/* Terminals of each room that connected (set by main before `go`). */
+extern uint32_t *g_room_ok;
+extern volatile int g_cmd;
+extern double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
+void report_done(void);
+/* Block until `n` workers reported (main thread). */
+void wait_all(int n);
+
+double mono_us(void);
+void frames_init(void);
+void *worker_main(void *arg);
+
+/* wire.c */
+void ws_handshake_request(conn_t *c, const plan_t *p, uint32_t *rng);
+/* >0: bytes of the HTTP response consumed (101 and the right accept); 0: need more; <0: refused, msg set */
+int ws_handshake_response(conn_t *c, char *msg, size_t msgcap);
+void mqtt_connect_packet(conn_t *c, const plan_t *p);
+void mqtt_subscribe_packet(conn_t *c, const plan_t *p);
+int mqtt_prepare_topics(conn_t *c, const plan_t *p, int payload_len);
+int session_room_matches(const uint8_t *json, size_t len, const char *room, char *msg, size_t msgcap);
+void url_encode(const char *in, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,308 @@
+/*
+ * hbgen's main thread: reads the plan and the commands on stdin, runs one worker thread per
+ * generator core, and answers on stdout with one JSON line per step (generators/native.ts reads
+ * them). Input, one item per line:
+ *
+ *   set KEY VALUE                        protocol (hark-ws | ws-pubsub | raw-mqtt), scheme
+ *                                        (hark | pubsub), tls (0|1), host, port, path, topic,
+ *                                        frameBytes, fps, concurrency, connectRate,
+ *                                        connectTimeoutMs, maxBacklogBytes, threads
+ *   member INDEX TALKER ROOM CLIENT CRED  one terminal (CRED "-" for none)
+ *   start                                connect them all -> {"type":"connected",...}
+ *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS   talk -> {"type":"result",...}
+ *   stop (or end of input)               close everything and exit 0
+ *
+ * A bad line gets {"type":"error","message":...} and exit status 2.
+ */
+#include "hbgen.h"
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static void json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(out, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(out, "\\u%04x", ch);
+    else
+      fputc(ch, out);
+  }
+  fputc('"', out);
+}
+
+static void fail(const char *fmt, const char *arg) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, arg);
+  fputs("{\"type\":\"error\",\"message\":", stdout);
+  json_string(stdout, msg);
+  fputs("}\n", stdout);
+  fflush(stdout);
+  exit(2);
+}
+
+static int positive(const char *key, const char *v, int max) {
+  char *end;
+  long n = strtol(v, &end, 10);
+  if (*end || n < 1 || n > max) fail("bad value for %s", key);
+  return (int)n;
+}
+
+static void set_text(char *dst, size_t cap, const char *key, const char *v) {
+  size_t n = strlen(v);
+  if (n >= cap) fail("value of %s too long", key);
+  memcpy(dst, v, n + 1);
+}
+
+static void set_option(plan_t *p, const char *key, const char *v) {
+  if (!strcmp(key, "protocol")) {
+    if (!strcmp(v, "hark-ws")) p->proto = P_HARK_WS, p->tls = 1;
+    else if (!strcmp(v, "ws-pubsub")) p->proto = P_WS_PUBSUB;
+    else if (!strcmp(v, "raw-mqtt")) p->proto = P_MQTT, p->tls = 0;
+    else fail("unknown protocol %s (hark-ws, ws-pubsub or raw-mqtt)", v);
+  } else if (!strcmp(key, "scheme")) {
+    if (!strcmp(v, "hark")) p->mqtt_hark = 1;
+    else if (!strcmp(v, "pubsub")) p->mqtt_hark = 0;
+    else fail("unknown scheme %s (hark or pubsub)", v);
+  } else if (!strcmp(key, "tls")) p->tls = strcmp(v, "0") != 0;
+  else if (!strcmp(key, "host")) set_text(p->host, sizeof p->host, key, v);
+  else if (!strcmp(key, "port")) p->port = positive(key, v, 65535);
+  else if (!strcmp(key, "path")) set_text(p->path, sizeof p->path, key, v);
+  else if (!strcmp(key, "topic")) set_text(p->topic, sizeof p->topic, key, v);
+  else if (!strcmp(key, "frameBytes")) p->frame_bytes = positive(key, v, 1400);
+  else if (!strcmp(key, "fps")) p->fps = positive(key, v, 1000);
+  else if (!strcmp(key, "concurrency")) p->concurrency = positive(key, v, 1000000);
+  else if (!strcmp(key, "connectRate")) {
+    char *end;
+    p->connect_rate = strtod(v, &end);
+    if (*end || p->connect_rate < 0) fail("bad value for %s", key);
+  } else if (!strcmp(key, "connectTimeoutMs")) p->connect_timeout_ms = positive(key, v, 3600000);
+  else if (!strcmp(key, "maxBacklogBytes")) p->max_backlog = positive(key, v, 64 << 20);
+  else if (!strcmp(key, "threads")) p->threads = positive(key, v, 256);
+  else fail("unknown setting %s", key);
+}
+
+static char *copy_string(const char *s) {
+  char *d = strdup(s);
+  if (!d) fail("out of memory%s", "");
+  return d;
+}
+
+static int by_room(const void *a, const void *b) {
+  return strcmp((*(member_t *const *)a)->room, (*(member_t *const *)b)->room);
+}
+
+static void number_rooms(plan_t *p) {
+  member_t **order = malloc(sizeof *order * (size_t)p->nmembers);
+  if (!order) fail("out of memory%s", "");
+  for (int i = 0; i < p->nmembers; i++) order[i] = &p->members[i];
+  qsort(order, (size_t)p->nmembers, sizeof *order, by_room);
+  uint32_t id = 0;
+  for (int i = 0; i < p->nmembers; i++) {
+    if (i > 0 && strcmp(order[i]->room, order[i - 1]->room) != 0) id++;
+    order[i]->room_id = id;
+  }
+  p->nrooms = p->nmembers > 0 ? id + 1 : 0;
+  free(order);
+}
+
+static void resolve(plan_t *p) {
+  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+  char port[16];
+  snprintf(port, sizeof port, "%d", p->port);
+  if (getaddrinfo(p->host, port, &hints, &res) != 0 || !res) fail("cannot resolve host %s", p->host);
+  memcpy(&g_addr, res->ai_addr, res->ai_addrlen);
+  g_addrlen = res->ai_addrlen;
+  freeaddrinfo(res);
+}
+
+static void tls_context(const plan_t *p) {
+  int talkers = 0;
+  for (int i = 0; i < p->nmembers; i++) talkers |= p->members[i].talker;
+  g_ssl = SSL_CTX_new(TLS_client_method());
+  if (!g_ssl) fail("cannot create a TLS context%s", "");
+  /* Self-signed server certificates, like rejectUnauthorized: false; every connect a full handshake. */
+  SSL_CTX_set_verify(g_ssl, SSL_VERIFY_NONE, NULL);
+  SSL_CTX_set_options(g_ssl, SSL_OP_NO_TICKET);
+  SSL_CTX_set_session_cache_mode(g_ssl, SSL_SESS_CACHE_OFF);
+  /* Read whatever the socket holds in one call, not a record header then its body. */
+  SSL_CTX_set_read_ahead(g_ssl, 1);
+  /* Idle terminals give their TLS buffers back; talkers keep theirs (no allocation per frame). */
+  SSL_CTX_set_mode(g_ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | (talkers ? 0 : SSL_MODE_RELEASE_BUFFERS));
+}
+
+static void wake(worker_t *ws, int n) {
+  uint64_t one = 1;
+  for (int i = 0; i < n; i++)
+    if (write(ws[i].wake_fd, &one, sizeof one) < 0) { /* the worker also polls every second */
+    }
+}
+
+static char *g_json;
+static const size_t JSON_CAP = 2 << 20;
+
+static void print_buckets(const hist_t *h) {
+  hist_json(h, g_json, JSON_CAP);
+  fputs(g_json, stdout);
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  plan_t p = {.proto = -1, .tls = 1, .port = 0, .frame_bytes = 100, .fps = 50, .concurrency = 64, .connect_timeout_ms = 60000, .max_backlog = 64 * 1024, .threads = 1};
+  snprintf(p.host, sizeof p.host, "127.0.0.1");
+  snprintf(p.path, sizeof p.path, "/v1/connect");
+  snprintf(p.topic, sizeof p.topic, "rooms/{room}");
+  int cap = 1024;
+  p.members = malloc(sizeof *p.members * (size_t)cap);
+  g_json = malloc(JSON_CAP);
+  if (!p.members || !g_json) fail("out of memory%s", "");
+
+  char *line = NULL;
+  size_t linecap = 0;
+  int started = 0;
+  while (!started && getline(&line, &linecap, stdin) > 0) {
+    line[strcspn(line, "\r\n")] = 0;
+    char a[64], b[4096], c[4096], d[4096], e[8192];
+    unsigned idx, talker;
+    if (sscanf(line, "set %63s %4095s", a, b) == 2) {
+      set_option(&p, a, b);
+    } else if (sscanf(line, "member %u %u %4095s %4095s %8191s", &idx, &talker, c, d, e) == 5) {
+      if (p.nmembers == cap) {
+        cap *= 2;
+        p.members = realloc(p.members, sizeof *p.members * (size_t)cap);
+        if (!p.members) fail("out of memory%s", "");
+      }
+      member_t *m = &p.members[p.nmembers++];
+      m->index = idx;
+      m->talker = talker != 0;
+      m->room = copy_string(c);
+      m->client = copy_string(d);
+      m->credential = strcmp(e, "-") ? copy_string(e) : NULL;
+    } else if (!strcmp(line, "start")) {
+      started = 1;
+    } else if (line[0]) {
+      fail("unreadable line: %.200s", line);
+    }
+  }
+  if (!started) return 0; /* input closed before start: nothing to do */
+  if ((int)p.proto < 0) fail("no protocol set%s", "");
+  if (p.port == 0) fail("no port set%s", "");
+  if (p.nmembers == 0) fail("no members%s", "");
+  if (p.frame_bytes < FRAME_HEADER_BYTES) fail("frameBytes must be at least 20%s", "");
+  if (p.proto == P_HARK_WS && !p.tls) fail("hark-ws is TLS only%s", "");
+  number_rooms(&p);
+  resolve(&p);
+  if (p.tls) tls_context(&p);
+  frames_init();
+  g_room_ok = calloc(p.nrooms, sizeof *g_room_ok);
+
+  /* Whole rooms per thread, round-robin. */
+  int T = p.threads;
+  worker_t *ws = calloc((size_t)T, sizeof *ws);
+  if (!ws || !g_room_ok) fail("out of memory%s", "");
+  for (int i = 0; i < p.nmembers; i++) ws[p.members[i].room_id % (uint32_t)T].nconns++;
+  for (int t = 0; t < T; t++) {
+    worker_t *w = &ws[t];
+    w->id = t;
+    w->plan = &p;
+    w->rng = 0x9e3779b9u ^ (uint32_t)(t * 7919 + 1) ^ (uint32_t)mono_us();
+    w->conns = calloc((size_t)(w->nconns ? w->nconns : 1), sizeof *w->conns);
+    w->talkers = calloc((size_t)(w->nconns ? w->nconns : 1), sizeof *w->talkers);
+    w->scratch = malloc((size_t)p.frame_bytes + 8);
+    w->ep = epoll_create1(EPOLL_CLOEXEC);
+    w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!w->conns || !w->talkers || !w->scratch || w->ep < 0 || w->wake_fd < 0) fail("out of memory or descriptors%s", "");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(w->ep, EPOLL_CTL_ADD, w->wake_fd, &ev);
+    w->nconns = 0;
+  }
+  for (int i = 0; i < p.nmembers; i++) {
+    worker_t *w = &ws[p.members[i].room_id % (uint32_t)T];
+    conn_t *c = &w->conns[w->nconns++];
+    c->fd = -1;
+    c->m = &p.members[i];
+    c->self = p.members[i].talker ? p.members[i].index : NO_SENDER;
+  }
+
+  double t0 = mono_us();
+  for (int t = 0; t < T; t++)
+    if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) fail("cannot start a thread%s", "");
+  wait_all(T);
+  double connect_ms = (mono_us() - t0) / 1000.0;
+
+  int ok = 0, failed = 0, late = 0;
+  const char *first_error = NULL;
+  hist_t *connect_hist = calloc(1, sizeof *connect_hist);
+  if (!connect_hist) fail("out of memory%s", "");
+  for (int t = 0; t < T; t++) {
+    ok += ws[t].ok;
+    failed += ws[t].failed;
+    late += ws[t].late_starts;
+    if (!first_error && ws[t].first_error[0]) first_error = ws[t].first_error;
+    hist_add(connect_hist, &ws[t].connect_hist);
+    for (int i = 0; i < ws[t].nconns; i++)
+      if (ws[t].conns[i].was_ready) g_room_ok[ws[t].conns[i].m->room_id]++;
+  }
+  printf("{\"type\":\"connected\",\"ok\":%d,\"failed\":%d,\"connectMs\":%.3f,\"lateStarts\":%d,\"threads\":%d,\"firstError\":", ok, failed,
+         connect_ms, late, T);
+  if (first_error)
+    json_string(stdout, first_error);
+  else
+    fputs("null", stdout);
+  fputs(",\"buckets\":", stdout);
+  print_buckets(connect_hist);
+  fputs("}\n", stdout);
+  fflush(stdout);
+
+  int go_done = 0;
+  while (getline(&line, &linecap, stdin) > 0) {
+    line[strcspn(line, "\r\n")] = 0;
+    double a, b, c, d;
+    if (!go_done && sscanf(line, "go %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
+      g_talk_from_us = a;
+      g_warmup_until_us = b;
+      g_end_us = c;
+      g_drain_ms = d;
+      __atomic_store_n(&g_cmd, CMD_GO, __ATOMIC_RELEASE);
+      wake(ws, T);
+      wait_all(T);
+      go_done = 1;
+      uint64_t sum[10] = {0};
+      int talkers = 0;
+      hist_t *h = calloc(1, sizeof *h);
+      if (!h) fail("out of memory%s", "");
+      for (int t = 0; t < T; t++) {
+        worker_t *w = &ws[t];
+        talkers += w->ntalkers;
+        uint64_t v[10] = {w->scheduled, w->sent, w->missed_late, w->skipped_backlog, w->expected, w->received, w->foreign, w->corrupt, w->dropped, w->duplicate};
+        for (int k = 0; k < 10; k++) sum[k] += v[k];
+        hist_add(h, &w->hist);
+      }
+      printf("{\"type\":\"result\",\"talkers\":%d,\"receivers\":%d,\"scheduled\":%llu,\"sent\":%llu,\"missedLate\":%llu,"
+             "\"skippedBacklog\":%llu,\"expected\":%llu,\"received\":%llu,\"foreign\":%llu,\"corrupt\":%llu,\"dropped\":%llu,\"duplicate\":%llu,\"buckets\":",
+             talkers, ok, (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3],
+             (unsigned long long)sum[4], (unsigned long long)sum[5], (unsigned long long)sum[6], (unsigned long long)sum[7],
+             (unsigned long long)sum[8], (unsigned long long)sum[9]);
+      print_buckets(h);
+      fputs("}\n", stdout);
+      fflush(stdout);
+      free(h);
+    } else if (!strcmp(line, "stop")) {
+      break;
+    } else if (line[0]) {
+      fail("unreadable command: %.200s", line);
+    }
+  }
+  __atomic_store_n(&g_cmd, CMD_STOP, __ATOMIC_RELEASE);
+  wake(ws, T);
+  for (int t = 0; t < T; t++) pthread_join(ws[t].thread, NULL);
+  return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * What the main thread and the worker threads share for one run: the TLS context, the server's
+ * address, the command in force and the instants of `go`, the count of connected terminals per
+ * room, the clock, and the rendezvous where workers report a phase done.
+ */
+#include "hbgen.h"
+#include <time.h>
+
+SSL_CTX *g_ssl;
+struct sockaddr_storage g_addr;
+socklen_t g_addrlen;
+uint32_t *g_room_ok;
+volatile int g_cmd = CMD_NONE;
+double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static int g_done;
+
+double mono_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+void report_done(void) {
+  pthread_mutex_lock(&g_lock);
+  g_done++;
+  pthread_cond_signal(&g_cond);
+  pthread_mutex_unlock(&g_lock);
+}
+
+void wait_all(int n) {
+  pthread_mutex_lock(&g_lock);
+  while (g_done < n) pthread_cond_wait(&g_cond, &g_lock);
+  g_done = 0;
+  pthread_mutex_unlock(&g_lock);
+}
+
