@@ -25,7 +25,7 @@ const pair = async (input: TerminalInput) => {
   const a = await open('a')
   const b = await open('b')
   const replies: ServerEvent[] = []
-  const control = (message: Uint8Array | string) => input.control(a.session, message, (e) => replies.push(e))
+  const control = (message: Uint8Array | string) => input.control(a.session, message, { sendEvent: (e) => replies.push(e) })
   return { a, b, replies, control }
 }
 
@@ -85,6 +85,6 @@ describe('terminal input, the same checks for every transport', () => {
     clock.advance(1000)
     expect(control(new Uint8Array(5000))).toMatchObject({ fatal: true, error: { _tag: 'FrameTooLarge' } })
     expect(control('{"type":"ping"}')).toMatchObject({ fatal: true, error: { _tag: 'RateLimited' } })
-    expect(input.control(null, '{"type":"ping"}', () => {})).toMatchObject({ fatal: true, error: { message: 'control message sent before the session event' } })
+    expect(input.control(null, '{"type":"ping"}', { sendEvent: () => {} })).toMatchObject({ fatal: true, error: { message: 'control message sent before the session event' } })
   })
 })

@@ -44,6 +44,9 @@ export const PROTOCOL_LIMITS: InputLimits = {
   controlMessageBurst: CONTROL_MESSAGE_BURST,
 }
 
+/**
+ * What every connection of one transport shares: made once per transport and kept by reference.
+ */
 export interface TerminalInputOptions {
   /** The engine's clock: the control-message rate window and the server time of answers run on it. */
   readonly clock: ClockShape
@@ -54,6 +57,11 @@ export interface TerminalInputOptions {
   readonly refuse?: (message: ClientMessage) => HarkError | null
 }
 
+/** Where answers to a control message go: the terminal's own link (TerminalLink has sendEvent). */
+export interface EventSink {
+  sendEvent(event: ServerEvent): void
+}
+
 /** Why a control message was not taken: `fatal` closes the connection; otherwise an `error` event was sent. */
 export interface ControlRefusal {
   readonly fatal: boolean
@@ -62,27 +70,28 @@ export interface ControlRefusal {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+/**
+ * The frame audioFromOpus builds, one for every connection: the router copies a frame before
+ * pushAudio returns, and nothing runs in between, so it is free again at once.
+ */
+const scratch = new Uint8Array(MAX_UPLINK_BYTES)
+
 export class TerminalInput {
   private readonly audioRate: TokenBucket
   private readonly controlRate: TokenBucket
-  private readonly limits: InputLimits
-  private readonly clock: ClockShape
-  private readonly rateDrops: DropCell
-  private readonly refuse: ((message: ClientMessage) => HarkError | null) | undefined
-  /** Scratch frame for audioFromOpus: the router copies a frame before pushAudio returns. */
-  private scratch: Uint8Array | null = null
 
   /**
-   * `now`: performance.now() when the connection was admitted. Audio is timed by the data plane's
-   * receive times (per frame, real time); control messages by the engine's clock.
+   * `options`: the transport's, shared by its connections (a connection's own state is its two
+   * token buckets). `now`: performance.now() when the connection was admitted. Audio is timed by the data plane's receive times (per frame, real
+   * time); control messages by the engine's clock.
    */
-  constructor(options: TerminalInputOptions, now: number) {
-    this.limits = options.limits ?? PROTOCOL_LIMITS
-    this.clock = options.clock
-    this.rateDrops = options.rateDrops
-    this.refuse = options.refuse
-    this.audioRate = new TokenBucket(this.limits.audioFramesPerSecond, this.limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(this.limits.controlMessagesPerSecond, this.limits.controlMessageBurst, options.clock.monotonic())
+  constructor(
+    private readonly options: TerminalInputOptions,
+    now: number,
+  ) {
+    const limits = options.limits ?? PROTOCOL_LIMITS
+    this.audioRate = new TokenBucket(limits.audioFramesPerSecond, limits.audioFrameBurst, now)
+    this.controlRate = new TokenBucket(limits.controlMessagesPerSecond, limits.controlMessageBurst, options.clock.monotonic())
   }
 
   /**
@@ -96,7 +105,7 @@ export class TerminalInput {
     if (n <= UPLINK_HEADER_BYTES) return new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' })
     if (n > MAX_UPLINK_BYTES) return new FrameTooLarge({ message: `audio frame of ${n} bytes exceeds ${MAX_UPLINK_BYTES}` })
     if (this.audioRate.take(now)) session.pushAudio(frame, now)
-    else this.rateDrops.count++
+    else this.options.rateDrops.count++
     return null
   }
 
@@ -108,7 +117,7 @@ export class TerminalInput {
     const n = opus.length
     if (n === 0) return null
     if (n > MAX_OPUS_BYTES) return new FrameTooLarge({ message: `Opus packet of ${n} bytes exceeds ${MAX_OPUS_BYTES}` })
-    const frame = (this.scratch ??= new Uint8Array(MAX_UPLINK_BYTES))
+    const frame = scratch
     frame[0] = levelByte
     frame.set(opus, UPLINK_HEADER_BYTES)
     return this.audio(session, frame.subarray(0, n + UPLINK_HEADER_BYTES), now)
@@ -116,16 +125,13 @@ export class TerminalInput {
 
   /**
    * One control message: its bytes as received (UTF-8 is checked here), or text already decoded
-   * by the transport. Answers go to this terminal only, through `reply`. Null when it was taken.
+   * by the transport. Answers go to this terminal only, through `to` (its link). Null when it was taken.
    */
-  control(
-    session: TerminalSession | null,
-    message: Uint8Array | string,
-    reply: (event: ServerEvent) => void,
-  ): ControlRefusal | null {
+  control(session: TerminalSession | null, message: Uint8Array | string, to: EventSink): ControlRefusal | null {
     if (session === null) return fatal(new ProtocolError({ message: 'control message sent before the session event' }))
-    if (!this.controlRate.take(this.clock.monotonic())) {
-      const rate = this.limits.controlMessagesPerSecond
+    const { clock, refuse } = this.options
+    if (!this.controlRate.take(clock.monotonic())) {
+      const rate = this.controlRate.ratePerSecond
       return fatal(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
     }
     let text: string
@@ -147,15 +153,15 @@ export class TerminalInput {
     const result = parseClientMessage(text, bytes)
     if (!result.ok) {
       if (result.fatal) return fatal(result.error)
-      reply(result.event)
+      to.sendEvent(result.event)
       return { fatal: false, error: result.error }
     }
-    const refused = this.refuse?.(result.message) ?? null
+    const refused = refuse?.(result.message) ?? null
     if (refused !== null) {
-      reply({ type: 'error', code: wireCodesOf(refused).code, message: refused.message, id: result.message.id })
+      to.sendEvent({ type: 'error', code: wireCodesOf(refused).code, message: refused.message, id: result.message.id })
       return { fatal: false, error: refused }
     }
-    answerClientMessage(result.message, session, reply, this.clock.now())
+    answerClientMessage(result.message, session, (event) => to.sendEvent(event), clock.now())
     return null
   }
 }

@@ -17,6 +17,7 @@ import {
   ProtocolError,
   ReceiverTooSlow,
   TerminalInput,
+  type TerminalInputOptions,
   UnsupportedProtocolVersion,
   mqtt5DisconnectReason,
   publicMessage,
@@ -70,6 +71,8 @@ export interface ConnectionContext {
   /** Check a CONNECT's credential (token or device password). */
   readonly authenticate: (credential: TerminalCredential) => Promise<TerminalIdentity>
   readonly settings: MqttSettings
+  /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
+  readonly input: TerminalInputOptions
   readonly log: Logger
   readonly scheduler: WriteBatch
   readonly sessions: SessionStore
@@ -263,7 +266,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
     this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    this.input = new TerminalInput({ clock: this.ctx.clock, rateDrops: this.ctx.counters.audioRate }, performance.now())
+    this.input = new TerminalInput(this.ctx.input, performance.now())
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)

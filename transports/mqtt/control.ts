@@ -4,7 +4,7 @@
  * WebSocket. What is fatal there closes the MQTT connection here (MQTT 5: DISCONNECT with the
  * reason); a refused but well-formed message gets an `error` event and the session goes on.
  */
-import type { HarkError, ServerEvent } from '../../core/index.js'
+import type { HarkError } from '../../core/index.js'
 import type { MqttConnection } from './connection.js'
 
 /**
@@ -12,8 +12,7 @@ import type { MqttConnection } from './connection.js'
  * an `error` event (the session goes on), or 'closed' when the connection was failed for it.
  */
 export const handleControl = (c: MqttConnection, payload: Buffer): HarkError | null | 'closed' => {
-  const reply = (event: ServerEvent) => c.sendEvent(event)
-  const refusal = c.input!.control(c.session, payload, reply)
+  const refusal = c.input!.control(c.session, payload, c)
   if (refusal === null) return null
   if (!refusal.fatal) return refusal.error
   c.fail(refusal.error)

@@ -92,6 +92,7 @@ export class MqttTransport implements Transport {
       clock,
       authenticate: (credential) => security.authenticateTerminal(credential),
       settings: mqtt,
+      input: { clock, rateDrops: counters.audioRate },
       log: log.child({ transport: 'mqtt' }),
       scheduler: new WriteBatch(),
       sessions: new SessionStore(clock),

@@ -35,6 +35,7 @@ import {
   randomBase62,
   ReceiverTooSlow,
   TerminalInput,
+  type TerminalInputOptions,
   ValidationFailed,
   wireCodesOf,
   type ClientMessage,
@@ -79,7 +80,7 @@ const ignore = (): void => {}
 export type PeerLimits = InputLimits
 
 /** One audio track carries one stream: per-source frames have nowhere to go. */
-const mixedOnly = (message: ClientMessage): HarkError | null =>
+export const mixedOnly = (message: ClientMessage): HarkError | null =>
   message.type === 'audio.mode' && message.audioMode !== 'mixed'
     ? new ValidationFailed({ field: 'audioMode', message: 'a WebRTC peer receives the mixed stream only ("audioMode" must be "mixed")' })
     : null
@@ -89,6 +90,8 @@ export interface PeerContext {
   readonly clock: ClockShape
   readonly log: Logger
   readonly limits: PeerLimits
+  /** What every peer's TerminalInput shares: `limits`, the clock, the rate drop cell, mixed-only audio. */
+  readonly input: TerminalInputOptions
   readonly connectTimeoutMs: number
   readonly announcedAddress: string | null
   readonly drops: { readonly rate: DropCell; readonly closed: DropCell }
@@ -126,7 +129,7 @@ export class WebRtcPeer implements TerminalLink {
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
   ) {
-    this.input = new TerminalInput({ clock: ctx.clock, limits: ctx.limits, rateDrops: ctx.drops.rate, refuse: mixedOnly }, performance.now())
+    this.input = new TerminalInput(ctx.input, performance.now())
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
   }
 
@@ -251,11 +254,9 @@ export class WebRtcPeer implements TerminalLink {
       this.fail(new ProtocolError({ message: 'binary data channel messages are not part of the protocol (audio travels as RTP)' }))
       return
     }
-    const refusal = this.input.control(session, data, this.reply)
+    const refusal = this.input.control(session, data, this)
     if (refusal?.fatal) this.fail(refusal.error)
   }
-
-  private readonly reply = (event: ServerEvent): void => this.sendEvent(event)
 
   // ---- Media ----
 

@@ -28,7 +28,7 @@ import {
 } from '../../core/index.js'
 import { iceServerSource, type IceServerSource } from './iceServers.js'
 import { peerNetwork, type PeerNetwork } from './network.js'
-import { TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
+import { mixedOnly, TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
 import { PortCursor } from './portCursor.js'
 import { webrtcSettings, type WebRtcSettings } from './settings.js'
 import { signallingRoutes } from './signalling.js'
@@ -80,14 +80,16 @@ export class WebRtcTransport implements Transport {
     this.iceServers = iceServerSource(webrtc)
     this.cursor = this.network.portRange ? new PortCursor(...this.network.portRange) : null
     const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
       hub,
       clock,
       log,
       limits: DEFAULT_PEER_LIMITS,
+      input: { clock, limits: DEFAULT_PEER_LIMITS, rateDrops: rate, refuse: mixedOnly },
       connectTimeoutMs: webrtc.connectTimeoutMs,
       announcedAddress: this.network.announcedAddress,
-      drops: { rate: drops.cell(TRANSPORT_NAME, 'rate'), closed: drops.cell(TRANSPORT_NAME, 'closed') },
+      drops: { rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       reauthenticate: (token) => security.authenticateTerminal({ token }),
       gone: (peer) => {
         this.peers.delete(peer.peerId)
@@ -114,7 +116,8 @@ export class WebRtcTransport implements Transport {
 
   /** Other per-peer limits than the protocol's (tests, benchmarks); before start(). */
   withLimits(limits: Partial<PeerLimits>): this {
-    this.ctx = { ...this.ctx, limits: { ...DEFAULT_PEER_LIMITS, ...limits } }
+    const all = { ...DEFAULT_PEER_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
     return this
   }
 

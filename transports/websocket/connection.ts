@@ -11,6 +11,7 @@ import {
   PROTOCOL_LIMITS,
   ReceiverTooSlow,
   TerminalInput,
+  type TerminalInputOptions,
   wireCodesOf,
   type ClockShape,
   type DropCell,
@@ -41,6 +42,8 @@ export const DEFAULT_LIMITS: ConnectionLimits = { ...PROTOCOL_LIMITS, audioBackl
 
 export interface ConnectionContext {
   readonly limits: ConnectionLimits
+  /** What every connection's TerminalInput shares (the input limits of `limits`, the clock, the rate drop cell). */
+  readonly input: TerminalInputOptions
   readonly batch: WriteBatch
   readonly clock: ClockShape
   readonly log: Logger
@@ -70,7 +73,7 @@ export class WsTerminal implements TerminalLink, Flushable {
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    this.input = new TerminalInput({ clock: ctx.clock, limits: ctx.limits, rateDrops: ctx.drops.rate }, performance.now())
+    this.input = new TerminalInput(ctx.input, performance.now())
     this.backlogLimit = ctx.limits.audioBacklogBytes
   }
 
@@ -162,11 +165,9 @@ export class WsTerminal implements TerminalLink, Flushable {
   /** A text message: one JSON control message. */
   onControl(message: ArrayBuffer): void {
     const session = this.introduced ? this.session : null
-    const refusal = this.input.control(session, new Uint8Array(message), this.reply)
+    const refusal = this.input.control(session, new Uint8Array(message), this)
     if (refusal?.fatal) this.fail(refusal.error)
   }
-
-  private readonly reply = (event: ServerEvent): void => this.sendEvent(event)
 
   /**
    * Run `fn` inside this socket's cork (see WebSocketGateway.upgrade for why another socket's

@@ -118,16 +118,14 @@ export class WebSocketGateway implements Transport {
     @inject(tokens.metrics) metrics: Registry,
   ) {
     const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
       limits: DEFAULT_LIMITS,
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
       batch: this.batch,
       clock,
       log,
-      drops: {
-        backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
-        rate: drops.cell(TRANSPORT_NAME, 'rate'),
-        closed: drops.cell(TRANSPORT_NAME, 'closed'),
-      },
+      drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (t) => {
         this.terminals.delete(t)
         if (this.terminals.size === 0) this.allGone?.()
@@ -143,7 +141,8 @@ export class WebSocketGateway implements Transport {
 
   /** Other per-connection limits than the protocol's (tests, benchmarks); before start(). */
   withLimits(limits: Partial<ConnectionLimits>): this {
-    this.ctx = { ...this.ctx, limits: { ...DEFAULT_LIMITS, ...limits } }
+    const all = { ...DEFAULT_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
     return this
   }
 
