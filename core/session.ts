@@ -119,10 +119,17 @@ export class Session implements TerminalSession, RoomMember {
     return port !== null && port.attached ? port.router.room : null
   }
 
+  /** What listeners are told of this session (built once: it never changes). */
   get info(): SessionInfo {
-    const { sessionId, workspaceId, clientId, connectedAt } = this
-    return { sessionId, workspaceId, clientId, transport: this.link.transport, connectedAt }
+    return (this.infoOnce ??= {
+      sessionId: this.sessionId,
+      workspaceId: this.workspaceId,
+      clientId: this.clientId,
+      transport: this.link.transport,
+      connectedAt: this.connectedAt,
+    })
   }
+  private infoOnce: SessionInfo | undefined
 
   /** The workspace actor admitted the session: this is the actor that ends it. */
   admitted(client: SessionLifecycle): void {

@@ -10,7 +10,7 @@ import { Context, Effect, HashMap, Layer } from 'effect'
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { RoomMember } from './actors/room.js'
 import { liveSession, roomOf, roomView, stopWorkspace, workspaceMachine, type RoomView } from './actors/workspace.js'
-import type { WorkspaceContext, WorkspaceContexts, WorkspaceEmitted, WorkspaceEvent, WorkspaceEvents } from './actors/workspace.js'
+import type { WorkspaceAnnouncement, WorkspaceContext, WorkspaceContexts, WorkspaceEvent, WorkspaceEvents } from './actors/workspace.js'
 import { Clock, type ClockShape } from './clock.js'
 import { ServerShuttingDown } from './errors.js'
 import type { ServerEvent } from './events.js'
@@ -25,7 +25,7 @@ import { installTerminalMetrics } from './terminalMetrics.js'
 
 export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly workspaces = new Map<string, ActorRefFrom<typeof workspaceMachine>>()
-  private readonly listeners = new Map<string, Set<(event: WorkspaceEmitted) => void>>()
+  private readonly listeners = new Map<string, Set<(event: WorkspaceAnnouncement) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
 
@@ -38,10 +38,10 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   }
 
   /** Hear what every workspace actor announces (now and later ones). Returns the unsubscribe function. */
-  on<T extends WorkspaceEmitted['type']>(type: T, listener: (event: Extract<WorkspaceEmitted, { type: T }>) => void): () => void {
+  on<T extends WorkspaceAnnouncement['type']>(type: T, listener: (event: Extract<WorkspaceAnnouncement, { type: T }>) => void): () => void {
     let set = this.listeners.get(type)
     if (!set) this.listeners.set(type, (set = new Set()))
-    const entry = listener as (event: WorkspaceEmitted) => void
+    const entry = listener as (event: WorkspaceAnnouncement) => void
     set.add(entry)
     return () => set.delete(entry)
   }
@@ -49,21 +49,24 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private workspace(workspaceId: string) {
     let ref = this.workspaces.get(workspaceId)
     if (!ref) {
-      ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock: this.clock, input: { workspaceId, clock: this.clock } })
-      // A listener that throws is logged: xstate would rethrow it out of the event loop.
-      ref.on('*', (event) => {
-        for (const listener of this.listeners.get(event.type) ?? []) {
-          try {
-            listener(event)
-          } catch (e) {
-            this.log.error({ err: e, event: event.type }, 'workspace event listener failed')
-          }
-        }
-      })
+      const { clock } = this
+      ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock, input: { workspaceId, clock, roomListener: this.announce } })
+      ref.on('*', this.announce)
       ref.start()
       this.workspaces.set(workspaceId, ref)
     }
     return ref
+  }
+
+  /** What the workspace actors and their rooms emit, to this hub's listeners; one that throws is logged (xstate would rethrow it out of the event loop). */
+  private readonly announce = (event: WorkspaceAnnouncement): void => {
+    for (const listener of this.listeners.get(event.type) ?? []) {
+      try {
+        listener(event)
+      } catch (e) {
+        this.log.error({ err: e, event: event.type }, 'workspace event listener failed')
+      }
+    }
   }
 
   private send(workspaceId: string, event: WorkspaceEvent): void {

@@ -32,11 +32,11 @@ const harness = (expiresInMs: number | null) => {
 }
 
 describe('client actor', () => {
-  it('live --after expiry--> closed: the session is closed as token_expired at that instant', () => {
+  it('open.expiring --after expiry--> closed: the session is closed as token_expired at that instant', () => {
     const h = harness(60_000)
-    expect(h.actor.getSnapshot().value).toBe('live')
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'expiring' })
     h.clock.advance(59_999)
-    expect(h.actor.getSnapshot().value).toBe('live')
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'expiring' })
     h.clock.advance(1)
     expect(h.actor.getSnapshot().value).toBe('closed')
     expect(h.closedWith).toEqual(['TokenExpired'])
@@ -45,7 +45,7 @@ describe('client actor', () => {
     expect(h.clock.pendingTimers).toBe(0)
   })
 
-  it('live --CLOSE--> closed: says why, closes the link, reports the end once', () => {
+  it('open --CLOSE--> closed: says why, closes the link, reports the end once', () => {
     const h = harness(60_000)
     h.actor.send({ type: 'CLOSE', reason: new ClientDeleted({ message: 'client deleted' }) })
     expect(h.actor.getSnapshot().status).toBe('done')
@@ -58,7 +58,7 @@ describe('client actor', () => {
     expect(h.clock.pendingTimers).toBe(0)
   })
 
-  it('live --END--> closed: the terminal went away, nothing is said to it', () => {
+  it('open --END--> closed: the terminal went away, nothing is said to it', () => {
     const h = harness(null)
     h.session.end()
     expect(h.actor.getSnapshot().value).toBe('closed')
@@ -67,10 +67,11 @@ describe('client actor', () => {
     expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session }])
   })
 
-  it('a credential without expiry arms no timer', () => {
+  it('open.admitted --> open.unbounded: a credential without expiry arms no timer', () => {
     const h = harness(null)
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'unbounded' })
     expect(h.clock.pendingTimers).toBe(0)
     h.clock.advance(400 * 86_400_000)
-    expect(h.actor.getSnapshot().value).toBe('live')
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'unbounded' })
   })
 })

@@ -6,10 +6,13 @@
  * session is over, however it ended, exactly once. Placement in rooms is the workspace actor's
  * business, membership the room actor's: this actor keeps neither.
  *
- *   live --CLOSE(reason)--> closed      the server ends it (revocation, deletion, a newer session, shutdown)
- *   live --after expiry--> closed       the credential expired: closed as TokenExpired
- *   live --END--> closed                the terminal went away
+ *   open.admitted --> open.unbounded | open.expiring    by whether the credential expires
+ *   open.expiring --after expiry--> closed              the credential expired: closed as TokenExpired
+ *   open --CLOSE(reason)--> closed                      the server ends it (revocation, deletion, a newer session, shutdown)
+ *   open --END--> closed                                the terminal went away
  *   closed: final; on entry the workspace hears SESSION_END
+ *
+ * Only an expiring session arms a timer: a connect storm of long-lived tokens schedules nothing.
  */
 import { assertEvent, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { TokenExpired, type HarkError } from '../errors.js'
@@ -48,20 +51,27 @@ export const clientMachine = setup({
     // Delivered after this actor's step: the workspace may be the one that sent CLOSE.
     reportEnded: sendTo(({ context }) => context.workspace, ({ context }): ClientEndedEvent => ({ type: 'SESSION_END', session: context.session })),
   },
+  guards: {
+    expires: ({ context }) => context.expiresInMs !== null,
+  },
   delays: {
-    // A credential without an expiry never fires (the engine's clock ignores an infinite delay).
-    expiry: ({ context }) => context.expiresInMs ?? Number.POSITIVE_INFINITY,
+    expiry: ({ context }) => context.expiresInMs!,
   },
 }).createMachine({
   id: 'client',
   context: ({ input }) => ({ session: input.session, workspace: input.workspace, expiresInMs: input.expiresInMs }),
-  initial: 'live',
+  initial: 'open',
   states: {
-    live: {
-      after: { expiry: { target: 'closed', actions: 'expire' } },
+    open: {
+      initial: 'admitted',
       on: {
         CLOSE: { target: 'closed', actions: 'close' },
         END: { target: 'closed' },
+      },
+      states: {
+        admitted: { always: [{ guard: 'expires', target: 'expiring' }, { target: 'unbounded' }] },
+        unbounded: {},
+        expiring: { after: { expiry: { target: '#client.closed', actions: 'expire' } } },
       },
     },
     closed: { type: 'final', entry: 'reportEnded' },

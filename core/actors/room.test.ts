@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createActor } from 'xstate'
+import { createActor, fromCallback } from 'xstate'
 import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
-import { roomMachine, type RoomMember } from './room.js'
+import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
 import { uplink } from '../test/helpers.js'
 
 const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
@@ -134,11 +134,14 @@ describe('room actor', () => {
     expect(clock.pendingTimers).toBe(0)
   })
 
-  it('tells its host when its terminals change and when it empties, not when an agent comes or goes meanwhile', () => {
-    const seen: string[] = []
-    const ref = createActor(roomMachine, {
-      input: { workspaceId: 'ws', room: 'r', now: () => 0, notify: (e) => seen.push(`${e.terminals}/${e.members}`) },
-    }).start()
+  it('announces its terminal count on every join and leave, and tells its host when it empties', () => {
+    const told: string[] = []
+    // The host stand-in: an actor that records what it is told.
+    const host = createActor(fromCallback<RoomParentEvent>(({ receive }) => receive((e) => told.push(`${e.type} ${e.room}`)))).start()
+    const ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'r', now: () => 0, host } })
+    const counts: number[] = []
+    ref.on('room.occupancy', (e) => counts.push(e.terminals))
+    ref.start()
     const [a, b, bot] = [member('a'), member('b'), member('bot', 'agent')]
     ref.send({ type: 'JOIN', member: a })
     ref.send({ type: 'JOIN', member: bot })
@@ -146,9 +149,11 @@ describe('room actor', () => {
     ref.send({ type: 'LEAVE', member: a })
     ref.send({ type: 'LEAVE', member: b })
     expect(ref.getSnapshot().context.terminals).toBe(0)
+    expect(told).toEqual([])
     ref.send({ type: 'LEAVE', member: bot })
-    // A stale LEAVE (a member that is not there) tells nothing.
+    // A stale LEAVE (a member that is not there) changes and tells nothing.
     ref.send({ type: 'LEAVE', member: a })
-    expect(seen).toEqual(['1/1', '2/3', '1/2', '0/1', '0/0'])
+    expect(counts).toEqual([1, 1, 2, 1, 0, 0])
+    expect(told).toEqual(['ROOM_EMPTY r'])
   })
 })

@@ -1,16 +1,17 @@
 /**
  * The room actor: owns a room's membership, the one truth of who is in it. On every join or leave
- * it assigns source ids, rebuilds its router's sink array (copy-on-write), and tells the members;
- * it reports terminal-count changes and emptiness to its host (the workspace actor). It also turns
- * the data plane's voice-activity signals into speaking events, sweeping for ended talk spurts
- * while anyone speaks. The router is the room's own: created with the actor, disposed at close.
+ * it assigns source ids, rebuilds its router's sink array (copy-on-write), tells the members, and
+ * announces its terminal count with `emit` (`room.occupancy`); it tells its host (the workspace
+ * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
+ * events, sweeping for ended talk spurts while anyone speaks. The router is the room's own:
+ * created with the actor, disposed at close.
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
  *   occupied.speaking --after 100 ms, nobody speaks--> occupied.quiet (else it sweeps again)
  *   occupied --last LEAVE--> empty
  *   empty | occupied --CLOSE--> closed (final: router disposed, ports detached)
  */
-import { assertEvent, assign, setup } from 'xstate'
+import { assertEvent, assign, createEmptyActor, emit, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
@@ -46,7 +47,7 @@ export interface RoomContext {
   readonly terminals: number
   readonly nextSourceId: number
   readonly now: () => number
-  readonly notify: (event: RoomParentEvent) => void
+  readonly host: RoomHost | null
 }
 
 export type RoomEvent =
@@ -57,15 +58,23 @@ export type RoomEvent =
   | { type: 'BROADCAST'; event: ServerEvent }
   | { type: 'CLOSE' }
 
-/**
- * What the room tells whoever hosts it (the workspace actor): after a terminal joined or left,
- * and when the last member left. Agents joining or leaving an occupied room change neither.
- */
+/** What the room tells whoever hosts it (the workspace actor): its last member left. */
 export interface RoomParentEvent {
-  readonly type: 'ROOM_CHANGED'
+  readonly type: 'ROOM_EMPTY'
+  readonly room: string
+}
+
+export type RoomHost = ActorRef<Snapshot<unknown>, RoomParentEvent>
+
+/** Where a room without a host reports: nobody. */
+const noHost: RoomHost = createEmptyActor()
+
+/** What the room announces (`actor.on`): how many terminals are in it after a join or a leave. */
+export interface RoomEmitted {
+  readonly type: 'room.occupancy'
+  readonly workspaceId: string
   readonly room: string
   readonly terminals: number
-  readonly members: number
 }
 
 export interface RoomInput {
@@ -73,8 +82,8 @@ export interface RoomInput {
   readonly room: string
   /** Data-plane time (what frames are stamped with), for ending talk spurts. */
   readonly now: () => number
-  /** Membership changes, for the host (a callback so a room also runs on its own, e.g. in tests). */
-  readonly notify?: (event: RoomParentEvent) => void
+  /** Who hears that the room emptied (the workspace actor); none when a room runs on its own. */
+  readonly host?: RoomHost
 }
 
 /** How often ended talk spurts are looked for while anyone speaks. */
@@ -114,6 +123,7 @@ export const roomMachine = setup({
     context: {} as RoomContext,
     events: {} as RoomEvent,
     input: {} as RoomInput,
+    emitted: {} as RoomEmitted,
   },
   actions: {
     addMember: assign(({ context, event }) => {
@@ -182,11 +192,14 @@ export const roomMachine = setup({
       assertEvent(event, 'BROADCAST')
       broadcast(context.members, event.event)
     },
-    report: ({ context, event }) => {
-      assertEvent(event, ['JOIN', 'LEAVE'])
-      if (event.member.kind !== 'terminal' && context.members.size > 0) return
-      context.notify({ type: 'ROOM_CHANGED', room: context.room, terminals: context.terminals, members: context.members.size })
-    },
+    announceOccupancy: emit(({ context }) => ({
+      type: 'room.occupancy' as const,
+      workspaceId: context.workspaceId,
+      room: context.room,
+      terminals: context.terminals,
+    })),
+    // Delivered after this room's step, so the host sees the room already empty.
+    reportEmpty: sendTo(({ context }) => context.host ?? noHost, ({ context }): RoomParentEvent => ({ type: 'ROOM_EMPTY', room: context.room })),
     dispose: ({ context }) => context.router.dispose(),
   },
   guards: {
@@ -213,7 +226,7 @@ export const roomMachine = setup({
     terminals: 0,
     nextSourceId: 1,
     now: input.now,
-    notify: input.notify ?? (() => {}),
+    host: input.host ?? null,
   }),
   initial: 'empty',
   on: {
@@ -223,16 +236,16 @@ export const roomMachine = setup({
   states: {
     empty: {
       on: {
-        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'report'] },
+        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
       },
     },
     occupied: {
       initial: 'quiet',
       on: {
-        JOIN: { actions: ['addMember', 'announceJoin', 'report'] },
+        JOIN: { actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
         LEAVE: [
-          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'report'] },
-          { guard: 'isMember', actions: ['announceLeave', 'removeMember', 'report'] },
+          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'announceOccupancy', 'reportEmpty'] },
+          { guard: 'isMember', actions: ['announceLeave', 'removeMember', 'announceOccupancy'] },
         ],
       },
       states: {

@@ -7,7 +7,7 @@ import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
 import { RecordingLink, terminalIdentity } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
-import { stopWorkspace, workspaceMachine, type WorkspaceEmitted } from './workspace.js'
+import { stopWorkspace, workspaceMachine, type WorkspaceAnnouncement } from './workspace.js'
 
 const T0 = Date.parse('2026-11-20T12:00:00Z')
 
@@ -24,13 +24,15 @@ const member = (id: string) => {
 /** A workspace actor on a manual clock, recording everything it emits. */
 const start = (workspaceId = 'ws_1') => {
   const clock = new ManualClock(T0)
-  const ws = createActor(workspaceMachine, { clock, input: { workspaceId, clock } })
   const emitted: string[] = []
-  ws.on('*', (e: WorkspaceEmitted) => {
+  const record = (e: WorkspaceAnnouncement) => {
     if (e.type === 'session.opened' || e.type === 'session.ended') emitted.push(`${e.type} ${e.session.clientId}`)
     else if (e.type === 'room.occupancy') emitted.push(`${e.type} ${e.room}=${e.terminals}`)
     else emitted.push(`${e.type} ${e.room}`)
-  })
+  }
+  // Its own announcements, and its rooms' through the listener it subscribes to each room it opens.
+  const ws = createActor(workspaceMachine, { clock, input: { workspaceId, clock, roomListener: record } })
+  ws.on('*', record)
   ws.start()
   const open = (clientId: string, room: string | null, options: { jti?: string; expiresAt?: number | null; devicePassword?: boolean } = {}) => {
     const identity = terminalIdentity(clientId, {
@@ -59,7 +61,7 @@ describe('workspace actor', () => {
     a.session.end()
     expect(w.sessions()).toEqual([])
     expect(w.rooms()).toEqual([])
-    expect(w.emitted).toEqual(['session.opened a', 'room.occupancy lobby=1', 'session.ended a', 'room.occupancy lobby=0', 'room.closed lobby'])
+    expect(w.emitted).toEqual(['room.occupancy lobby=1', 'session.opened a', 'room.occupancy lobby=0', 'session.ended a', 'room.closed lobby'])
     expect(w.ws.getSnapshot().value).toBe('open')
   })
 
@@ -168,8 +170,8 @@ describe('workspace actor', () => {
     w1.ws.send({ type: 'BROADCAST_ROOM', room: 'lobby', event: { type: 'pong', id: 'x', serverTime: 0 } })
     expect(a.events.at(-1)).toMatchObject({ type: 'pong' })
     expect(b.events).toEqual([])
-    // Agents are members, not terminals: no occupancy change to announce until the room empties.
-    expect(w1.emitted).toEqual([])
+    // Agents are members, not terminals: the room's terminal count stays 0.
+    expect(w1.emitted).toEqual(['room.occupancy lobby=0'])
     expect(Object.keys(w1.ws.getSnapshot().children)).toEqual([])
     const rooms = [...HashMap.values(w1.ws.getSnapshot().context.rooms)]
     stopWorkspace(w1.ws)
@@ -177,16 +179,15 @@ describe('workspace actor', () => {
     expect(w1.ws.getSnapshot().status).toBe('stopped')
   })
 
-  it('keeps a room whose emptiness a join overtook', () => {
+  it('keeps a room that empties and fills again within one step (a lone session replaced by a newer one)', () => {
     const w = start()
-    const [x, y] = [member('x'), member('y')]
-    w.ws.send({ type: 'JOIN_ROOM', room: 'r', member: x })
+    w.open('a', 'lobby')
     const room = [...HashMap.values(w.ws.getSnapshot().context.rooms)][0]!
-    // The room empties and fills again before the workspace hears that it emptied.
-    room.send({ type: 'LEAVE', member: x })
-    room.send({ type: 'JOIN', member: y })
-    w.ws.send({ type: 'ROOM_CHANGED', room: 'r', terminals: 0, members: 0 })
-    expect(w.rooms()).toEqual(['r'])
+    // The older leaves (the room reports itself empty), the newer joins, then the report arrives.
+    w.open('a', 'lobby')
+    expect(w.rooms()).toEqual(['lobby'])
+    expect([...HashMap.values(w.ws.getSnapshot().context.rooms)][0]).toBe(room)
     expect(room.getSnapshot().status).toBe('active')
+    expect(w.emitted.filter((e) => e.startsWith('room.closed'))).toEqual([])
   })
 })

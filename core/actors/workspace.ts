@@ -5,7 +5,8 @@
  * ending it, a client's change of room, its deletion, a revocation, a device-password reset are
  * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
  * with `emit` (`actor.on`): usage metering, metrics, room default agents and listings subscribe or
- * read its snapshot. Who is in a room is the room actor's alone.
+ * read its snapshot. Who is in a room is the room actor's alone, and so is announcing it: each
+ * room's `room.occupancy` goes to the listener the workspace was given for its rooms.
  *
  *   open --SHUTDOWN--> closing --(no session, no room left)--> closed
  *   open:    every event; SESSION_OPEN admits (a newer session of a client closes the older)
@@ -32,7 +33,7 @@ import {
 import type { ParticipantInfo, ServerEvent } from '../events.js'
 import type { Session, SessionInfo } from '../session.js'
 import { clientMachine, type ClientEndedEvent } from './client.js'
-import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
+import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember, type RoomParentEvent } from './room.js'
 
 export type RoomRef = ActorRefFrom<typeof roomMachine>
 export type ClientRef = ActorRefFrom<typeof clientMachine>
@@ -63,8 +64,10 @@ export interface RoomTotals {
 export type WorkspaceEmitted =
   | { type: 'session.opened'; session: SessionInfo }
   | { type: 'session.ended'; session: SessionInfo }
-  | { type: 'room.occupancy'; workspaceId: string; room: string; terminals: number }
   | { type: 'room.closed'; workspaceId: string; room: string; totals: RoomTotals }
+
+/** What a workspace's actors announce: its own events and its rooms'. */
+export type WorkspaceAnnouncement = WorkspaceEmitted | RoomEmitted
 
 export interface WorkspaceInput {
   readonly workspaceId: string
@@ -72,12 +75,15 @@ export interface WorkspaceInput {
   readonly clock: ClockShape
   /** Data-plane time, what frames are stamped with (rooms end talk spurts by it). */
   readonly now?: () => number
+  /** Subscribed (`actor.on`) to what each room it opens announces. */
+  readonly roomListener?: (event: RoomEmitted) => void
 }
 
 export interface WorkspaceContext {
   readonly workspaceId: string
   readonly clock: ClockShape
   readonly now: () => number
+  readonly roomListener: ((event: RoomEmitted) => void) | undefined
   readonly rooms: HashMap.HashMap<string, RoomRef>
   /** clientId -> the client actor of its live session. */
   readonly sessions: HashMap.HashMap<string, ClientRef>
@@ -104,13 +110,14 @@ const totalsOf = (room: RoomRef): RoomTotals => {
 }
 
 /** The room an event names, created when missing (only inside an assign: see openTargetRoom). */
-const withRoom = (context: WorkspaceContext, room: string | null, host: (event: RoomParentEvent) => void) => {
+const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost) => {
   if (room === null || HashMap.has(context.rooms, room)) return {}
   const ref = createActor(roomMachine, {
     id: `room:${room}`,
     clock: context.clock,
-    input: { workspaceId: context.workspaceId, room, now: context.now, notify: host },
+    input: { workspaceId: context.workspaceId, room, now: context.now, host },
   })
+  if (context.roomListener) ref.on('*', context.roomListener)
   ref.start()
   return { rooms: HashMap.set(context.rooms, room, ref) }
 }
@@ -143,7 +150,7 @@ export const workspaceMachine = setup({
     // actor whose initial context is built while a plain action runs.
     openTargetRoom: assign(({ context, event, self }) => {
       assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED', 'JOIN_ROOM'])
-      return withRoom(context, event.room, (e) => self.send(e))
+      return withRoom(context, event.room, self)
     }),
     // The older session leaves before the newer joins: the room sees left, then joined.
     replacePrevious: ({ context, event }) => {
@@ -248,29 +255,25 @@ export const workspaceMachine = setup({
       assertEvent(event, 'BROADCAST_ROOM')
       lookup(context.rooms, event.room)?.send({ type: 'BROADCAST', event: event.event })
     },
-    announceOccupancy: emit(({ context, event }) => {
-      assertEvent(event, 'ROOM_CHANGED')
-      return { type: 'room.occupancy' as const, workspaceId: context.workspaceId, room: event.room, terminals: event.terminals }
-    }),
     announceRoomClosed: emit(({ context, event }) => {
-      assertEvent(event, 'ROOM_CHANGED')
+      assertEvent(event, 'ROOM_EMPTY')
       const ref = lookup(context.rooms, event.room)!
       return { type: 'room.closed' as const, workspaceId: context.workspaceId, room: event.room, totals: totalsOf(ref) }
     }),
     closeRoom: ({ context, event }) => {
-      assertEvent(event, 'ROOM_CHANGED')
+      assertEvent(event, 'ROOM_EMPTY')
       lookup(context.rooms, event.room)!.send({ type: 'CLOSE' })
     },
     dropRoom: assign(({ context, event }) => {
-      assertEvent(event, 'ROOM_CHANGED')
+      assertEvent(event, 'ROOM_EMPTY')
       return { rooms: HashMap.remove(context.rooms, event.room) }
     }),
   },
   guards: {
     // A join may have come in between the room emptying and this event: then it stays.
-    roomEmptied: ({ context, event }) => {
-      assertEvent(event, 'ROOM_CHANGED')
-      return event.members === 0 && lookup(context.rooms, event.room)?.getSnapshot().matches('empty') === true
+    roomStillEmpty: ({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      return lookup(context.rooms, event.room)?.getSnapshot().matches('empty') === true
     },
     isLive: ({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
@@ -284,20 +287,18 @@ export const workspaceMachine = setup({
     workspaceId: input.workspaceId,
     clock: input.clock,
     now: input.now ?? (() => performance.now()),
+    roomListener: input.roomListener,
     rooms: HashMap.empty(),
     sessions: HashMap.empty(),
     byJti: HashMap.empty(),
   }),
   initial: 'open',
-  // In every state: sessions end, members leave, rooms report and close.
+  // In every state: sessions end, members leave, empty rooms close.
   on: {
     SESSION_END: { actions: ['leaveRoom', 'dropSession', 'announceEnded'] },
     LEAVE_ROOM: { actions: 'leave' },
     BROADCAST_ROOM: { actions: 'broadcast' },
-    ROOM_CHANGED: [
-      { guard: 'roomEmptied', actions: ['announceOccupancy', 'announceRoomClosed', 'closeRoom', 'dropRoom'] },
-      { actions: 'announceOccupancy' },
-    ],
+    ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom'] },
   },
   states: {
     open: {
@@ -322,9 +323,9 @@ export const workspaceMachine = setup({
   },
 })
 
-/** Where what every workspace actor emits can be heard (the terminal hub fans it out). */
+/** Where what every workspace actor and its rooms emit can be heard (the terminal hub fans it out). */
 export interface WorkspaceEvents {
-  on<T extends WorkspaceEmitted['type']>(type: T, listener: (event: Extract<WorkspaceEmitted, { type: T }>) => void): () => void
+  on<T extends WorkspaceAnnouncement['type']>(type: T, listener: (event: Extract<WorkspaceAnnouncement, { type: T }>) => void): () => void
 }
 
 /** Where the workspace actors' contexts are found (the terminal hub). */
