@@ -7,12 +7,6 @@ import type { FastifyInstance } from 'fastify'
 export interface EnginePlugin {
   /** Add routes to the REST-port server (fastify, encapsulated per plugin) before it listens. */
   register?(app: FastifyInstance): Promise<void> | void
-  /**
-   * Add routes under /api/v1, inside the REST API's own scope: API-key authentication, the
-   * workspace rate limit, request validation, the error envelope and the OpenAPI document apply
-   * to them as to the built-in resources. Only called when the REST plugin is registered.
-   */
-  api?(app: FastifyInstance): Promise<void> | void
   /** Called after every listener is up. */
   start?(): Promise<void> | void
   /** Called at shutdown, before storage closes. */

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import type { ClockShape } from '../clock.js'
 import { Conflict, LimitExceeded, NotFound, ValidationFailed } from '../errors.js'
 import { newDeliveryId, newWebhookId } from '../ids.js'
-import type { MasterKeyShape } from '../security/masterKey.js'
+import type { SecretBox } from '../security/security.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { WebhookEndpointRecord } from '../storage/webhookEndpoints.js'
 import type { WebhookDeliveryRecord } from '../storage/webhookOutbox.js'
@@ -128,7 +128,8 @@ const checkDescription = (d: string | null | undefined): string | null => {
 
 export interface WebhookEndpointsDeps {
   readonly storage: StorageShape
-  readonly masterKey: MasterKeyShape
+  /** Seals the signing secrets under the master key (SecurityShape.webhookSecrets). */
+  readonly secrets: SecretBox
   readonly clock: ClockShape
   readonly policy: UrlPolicy
   readonly resolve: HostResolver
@@ -145,12 +146,12 @@ export class WebhookEndpoints {
   }
 
   private seal(secret: string): string {
-    return this.deps.masterKey.seal('webhook-secret', Buffer.from(secret))
+    return this.deps.secrets.seal(secret)
   }
 
   /** Secrets that sign a message sent at `now`: the current one, and the previous during its overlap. */
   signingSecrets(r: WebhookEndpointRecord, now: number): string[] {
-    const open = (sealed: string) => this.deps.masterKey.open('webhook-secret', sealed).toString()
+    const open = (sealed: string) => this.deps.secrets.open(sealed)
     const secrets = [open(r.secretEnc)]
     if (r.previousSecretEnc !== null && r.previousSecretExpiresAt !== null && r.previousSecretExpiresAt > now) {
       secrets.push(open(r.previousSecretEnc))

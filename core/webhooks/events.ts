@@ -138,8 +138,8 @@ export const webhookEventSpecs: { readonly [T in WebhookEventType]: WebhookEvent
   'client.disconnected': {
     summary: 'A terminal session ended.',
     data: obj({ clientId: str, sessionId: str, transport: str, room: strOrNull, reason: str, durationMs: ms }, {
-      room: 'The room it was in when it ended.',
-      reason: 'client_closed when the terminal went away; otherwise the error code the server closed it with (token_revoked, session_replaced, client_deleted, device_password_reset, token_expired, server_shutting_down …).',
+      room: 'The room it was in last (a replaced session: the room it left for its successor); null for none.',
+      reason: 'client_closed when the terminal went away; otherwise the error code it was closed with (token_revoked, session_replaced, client_deleted, device_password_reset, token_expired, server_shutting_down, protocol_error, keepalive_timeout …).',
       durationMs: 'How long the session lasted.',
     }),
     example: { clientId: 'dev-1', sessionId: 'ses_3vT9cQkR2mXw8LpA', transport: 'mqtt', room: 'lobby', reason: 'client_closed', durationMs: 93_412 },
@@ -155,7 +155,7 @@ export const webhookEventSpecs: { readonly [T in WebhookEventType]: WebhookEvent
     example: { room: 'lobby', clientId: 'dev-1' },
   },
   'room.finished': {
-    summary: 'The last terminal left a room (agents do not keep a room open).',
+    summary: 'The last terminal left a room (agents do not keep a room open). A lone terminal replaced by a newer session of its client finishes the room and starts it again.',
     data: obj({ room: str, clientId: str, durationMs: ms }, {
       clientId: 'The last participant to leave.', durationMs: 'Time since room.started.',
     }),

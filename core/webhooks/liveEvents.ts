@@ -1,80 +1,72 @@
 /**
- * The live event sources of webhooks, in one adapter: what the terminal hub and the agent
- * dispatcher tell their listeners becomes client.connected / disconnected / room_changed,
- * room.started / finished and agent.started / stopped / failed on the outbox. Nothing here waits
- * or writes: `publish` queues the event for this event-loop turn's batched write.
- * (When the workspace actor announces these changes itself, only this file changes.)
+ * The live event sources of webhooks. What the workspace actors announce (session.opened, moved
+ * and ended, and their rooms' room.occupancy) becomes client.connected / room_changed /
+ * disconnected and room.started / finished; what the agent dispatcher tells its listeners becomes
+ * agent.started / stopped / failed. Nothing here keeps state (each announcement carries what its
+ * event needs: when the session opened, why it ended, when the room got its first terminal), and
+ * nothing waits or writes: `publish` queues the event for this event-loop turn's batched write.
  */
-import type { AgentDispatcher, AgentLifecycleEvent } from '../agents/dispatcher.js'
+import type { WorkspaceEvents } from '../actors/workspace.js'
+import type { AgentDispatcher } from '../agentRuntime/dispatcher.js'
 import type { ClockShape } from '../clock.js'
-import type { TerminalHub } from '../terminals.js'
-import type { WebhookOutbox } from './outbox.js'
+import { wireCodesOf } from '../errors.js'
+import type { WebhookEventInput } from './events.js'
 
-export const attachLiveEvents = (
-  deps: { readonly hub: TerminalHub; readonly agents: AgentDispatcher; readonly clock: ClockShape },
-  outbox: WebhookOutbox,
-): (() => void) => {
-  const { hub, agents, clock } = deps
-  /** Sessions announced as connected: sessionId -> when. */
-  const connectedAt = new Map<string, number>()
-  /** Occupied rooms: workspaceId NUL room -> when their first terminal came. */
-  const startedAt = new Map<string, number>()
+export type PublishWebhookEvent = (event: WebhookEventInput) => void
 
+/** `reason` of client.disconnected when the terminal went away by itself. */
+export const CLIENT_CLOSED = 'client_closed'
+
+/** Sessions and rooms, from every workspace actor. Returns the function that stops listening. */
+export const attachSessionEvents = (hub: WorkspaceEvents, clock: ClockShape, publish: PublishWebhookEvent): (() => void) => {
   const offs = [
-    hub.onSessionRoom((e) => {
+    hub.on('session.opened', ({ session: s, room }) =>
+      publish({
+        workspaceId: s.workspaceId, type: 'client.connected', at: s.connectedAt,
+        data: { clientId: s.clientId, sessionId: s.sessionId, transport: s.transport, room },
+      }),
+    ),
+    hub.on('session.moved', ({ session: s, from, to }) =>
+      publish({
+        workspaceId: s.workspaceId, type: 'client.room_changed', at: clock.now(),
+        data: { clientId: s.clientId, sessionId: s.sessionId, from, to },
+      }),
+    ),
+    hub.on('session.ended', ({ session: s, room, reason }) => {
       const at = clock.now()
-      if (e.first) {
-        connectedAt.set(e.sessionId, at)
-        outbox.publish({
-          workspaceId: e.workspaceId, type: 'client.connected', at,
-          data: { clientId: e.clientId, sessionId: e.sessionId, transport: e.transport, room: e.to },
-        })
-      } else {
-        outbox.publish({
-          workspaceId: e.workspaceId, type: 'client.room_changed', at,
-          data: { clientId: e.clientId, sessionId: e.sessionId, from: e.from, to: e.to },
-        })
-      }
-    }),
-    hub.onSession((e) => {
-      if (e.type !== 'ended') return
-      const since = connectedAt.get(e.sessionId)
-      if (since === undefined) return
-      connectedAt.delete(e.sessionId)
-      const at = clock.now()
-      outbox.publish({
-        workspaceId: e.workspaceId, type: 'client.disconnected', at,
+      publish({
+        workspaceId: s.workspaceId, type: 'client.disconnected', at,
         data: {
-          clientId: e.clientId, sessionId: e.sessionId, transport: e.transport, room: e.room,
-          reason: e.reason ?? 'client_closed', durationMs: Math.max(0, at - since),
+          clientId: s.clientId, sessionId: s.sessionId, transport: s.transport, room,
+          reason: reason === null ? CLIENT_CLOSED : wireCodesOf(reason).code,
+          durationMs: Math.max(0, at - s.connectedAt),
         },
       })
     }),
-    hub.onRoomOccupancy((e) => {
-      const key = `${e.workspaceId}\u0000${e.room}`
-      const at = clock.now()
-      if (e.terminals > 0 && !startedAt.has(key)) {
-        startedAt.set(key, at)
-        outbox.publish({ workspaceId: e.workspaceId, type: 'room.started', at, data: { room: e.room, clientId: e.clientId } })
-      } else if (e.terminals === 0) {
-        const since = startedAt.get(key)
-        if (since === undefined) return
-        startedAt.delete(key)
-        outbox.publish({
+    hub.on('room.occupancy', (e) => {
+      if (e.member.kind !== 'terminal') return
+      if (e.terminalsBefore === 0 && e.terminals > 0) {
+        publish({ workspaceId: e.workspaceId, type: 'room.started', at: e.occupiedSince ?? clock.now(), data: { room: e.room, clientId: e.member.id } })
+      } else if (e.terminalsBefore > 0 && e.terminals === 0) {
+        const at = clock.now()
+        publish({
           workspaceId: e.workspaceId, type: 'room.finished', at,
-          data: { room: e.room, clientId: e.clientId, durationMs: Math.max(0, at - since) },
+          data: { room: e.room, clientId: e.member.id, durationMs: Math.max(0, at - (e.occupiedSince ?? at)) },
         })
       }
-    }),
-    agents.onAgent((e: AgentLifecycleEvent) => {
-      const a = e.agent
-      const base = { agentId: a.agentId, room: a.room, identity: a.identity, provider: a.provider, presetId: a.presetId }
-      const at = clock.now()
-      if (e.type === 'started') outbox.publish({ workspaceId: e.workspaceId, type: 'agent.started', at, data: base })
-      else outbox.publish({ workspaceId: e.workspaceId, type: `agent.${e.type}`, at, data: { ...base, reason: a.reason ?? e.type } })
     }),
   ]
   return () => {
     for (const off of offs) off()
   }
 }
+
+/** Agents of every workspace. Returns the function that stops listening. */
+export const attachAgentEvents = (agents: Pick<AgentDispatcher, 'onAgent'>, clock: ClockShape, publish: PublishWebhookEvent): (() => void) =>
+  agents.onAgent((e) => {
+    const a = e.agent
+    const base = { agentId: a.agentId, room: a.room, identity: a.identity, provider: a.provider, presetId: a.presetId }
+    const at = clock.now()
+    if (e.type === 'started') publish({ workspaceId: e.workspaceId, type: 'agent.started', at, data: base })
+    else publish({ workspaceId: e.workspaceId, type: `agent.${e.type}`, at, data: { ...base, reason: a.reason ?? e.type } })
+  })

@@ -6,7 +6,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import { WEBHOOK_EVENT_TYPES, webhookEventSpecs } from '../../core/webhooks/events.js'
+import type { ApiResource } from '../../core/index.js'
 import { errorResponses } from './schemas.js'
 
 export const OPENAPI_PATH = '/openapi.json'
@@ -17,59 +17,9 @@ interface OperationShape {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
-/**
- * The OpenAPI 3.1 `webhooks` section: one entry per event type, the request a receiver gets (the
- * body's schema with its `data`, and the Standard Webhooks headers). spec/webhooks.md explains them.
- */
-export const webhookDocuments = () =>
-  Object.fromEntries(
-    WEBHOOK_EVENT_TYPES.map((type) => {
-      const spec = webhookEventSpecs[type]
-      const header = (description: string) => ({ required: true, schema: { type: 'string' }, description })
-      return [
-        type,
-        {
-          post: {
-            operationId: `webhook_${type.replace(/[._]/g, '_')}`,
-            summary: spec.summary,
-            tags: ['webhooks'],
-            parameters: [
-              { name: 'webhook-id', in: 'header', ...header('The event id (also the body’s id); the same on every retry: deduplicate on it.') },
-              { name: 'webhook-timestamp', in: 'header', ...header('Unix seconds of this attempt; signed.') },
-              { name: 'webhook-signature', in: 'header', ...header('Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation).') },
-            ],
-            requestBody: {
-              required: true,
-              content: {
-                'application/json': {
-                  schema: {
-                    type: 'object',
-                    properties: {
-                      id: { type: 'string' },
-                      type: { type: 'string', const: type },
-                      timestamp: { type: 'string', format: 'date-time', description: 'When it happened.' },
-                      workspaceId: { type: 'string' },
-                      resource: { type: 'string', description: 'client:<id>, room:<name>, agent:<id> or webhook:<id>.' },
-                      sequence: { type: 'integer', minimum: 1, description: 'Counts the events of the resource, in the order they happened.' },
-                      data: spec.data,
-                    },
-                    required: ['id', 'type', 'timestamp', 'workspaceId', 'resource', 'sequence', 'data'],
-                    additionalProperties: false,
-                  },
-                  example: { type, data: spec.example },
-                },
-              },
-            },
-            responses: {
-              '2XX': { description: 'Delivered. Anything else (or no answer within 10 s) is retried.' },
-            },
-          },
-        },
-      ]
-    }),
-  )
-
-export const installOpenApi = async (app: FastifyInstance, version: string, options: { webhooks?: boolean } = {}): Promise<void> => {
+/** The document of the API, with the tags and `webhooks` entries of the resources other plugins add (tokens.apiRoutes). */
+export const installOpenApi = async (app: FastifyInstance, version: string, resources: ReadonlyArray<ApiResource> = []): Promise<void> => {
+  const webhooks = Object.assign({}, ...resources.map((r) => r.webhooks ?? {})) as Record<string, unknown>
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -87,7 +37,7 @@ export const installOpenApi = async (app: FastifyInstance, version: string, opti
         { name: 'agents', description: 'Agents dispatched into rooms, and the providers they run on (spec/agents.md).' },
         { name: 'agent-presets', description: 'Saved agents: a provider and its config.' },
         { name: 'rooms', description: 'Room settings (the room default agent) and who is in a room.' },
-        { name: 'webhooks', description: 'Webhook endpoints: signed, ordered, at-least-once event delivery (spec/webhooks.md).' },
+        ...resources.flatMap((r) => r.tags ?? []),
         { name: 'meta', description: 'This document.' },
       ],
       components: {
@@ -96,7 +46,7 @@ export const installOpenApi = async (app: FastifyInstance, version: string, opti
         },
       },
       security: [{ apiKey: [] }],
-      ...(options.webhooks ? { webhooks: webhookDocuments() } : {}),
+      ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     },
     refResolver: {
       // Shared schemas keep their $id as their name under components.schemas.

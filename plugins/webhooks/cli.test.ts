@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cliJson, runCli } from '../../core/test/helpers.js'
 import { WebhookReceiver } from './test/receiver.js'
@@ -73,5 +75,11 @@ describe('hark webhook … (real CLI processes beside a running engine on the sa
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/\(not_found\)/)
     expect(missing.stdout).toBe('')
+    // A config without the webhooks plugin has no webhooks (nor their setting).
+    const config = join(t.dir, 'no-webhooks.mjs')
+    writeFileSync(config, 'export default { extensions: [] }\n')
+    const without = await run('list', '--config', config)
+    expect(without.code).toBe(1)
+    expect(without.stderr).toBe('hark: the webhooks plugin is not registered in this config\n')
   })
 })

@@ -33,9 +33,11 @@ describe('webhook delivery', () => {
     const ws = await t.workspaceWithEndpoint(receiver)
     ws.addClient('dev-1', 'lobby')
     const { session } = await t.connect(ws.workspaceId, 'dev-1', 'mqtt')
-    await receiver.acceptedCount(2)
-    const [created, connected] = receiver.accepted.items
+    // client.created and client.connected (client:dev-1, in that order), room.started (room:lobby, its own lane).
+    await receiver.acceptedCount(3)
+    const [created, connected] = receiver.accepted.items.filter((e) => e.resource === 'client:dev-1')
     expect(created!.type).toBe('client.created')
+    expect(receiver.accepted.items.find((e) => e.resource === 'room:lobby')).toMatchObject({ type: 'room.started', data: { room: 'lobby', clientId: 'dev-1' } })
     expect(connected).toMatchObject({
       type: 'client.connected',
       workspaceId: ws.workspaceId,

@@ -5,25 +5,24 @@
  * the changes up at its next change poll and delivers the test event or the redelivery.
  */
 import type { Command } from 'commander'
-import { systemClock } from '../../../core/clock.js'
 import { ValidationFailed } from '../../../core/errors.js'
-import { DELIVERIES_LIMIT_MAX, WebhookEndpoints, type WebhookPatch } from '../../../core/webhooks/endpoints.js'
-import { systemResolver } from '../../../core/webhooks/urlGuard.js'
-import { output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
+import { DELIVERIES_LIMIT_MAX, type WebhookEndpoints, type WebhookPatch } from '../../../core/webhooks/endpoints.js'
+import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
+import { offlineExtension } from '../offlineExtensions.js'
 import { requireWorkspace } from './shared.js'
 
 type WorkspaceOptions = CommonOptions & { workspace: string }
 
-const endpointsOf = (op: Operator, workspaceId: string) => {
+/**
+ * The endpoints service of the config's webhooks plugin, built beside (not inside) the engine:
+ * its settings (webhooks.allowPrivateNetworks) are the config's, its outbox the data dir's.
+ */
+const endpointsOf = (op: Operator, workspaceId: string): WebhookEndpoints => {
   requireWorkspace(op, workspaceId)
-  return new WebhookEndpoints({
-    storage: op.storage,
-    masterKey: op.masterKey,
-    clock: systemClock,
-    policy: { allowPrivateNetworks: op.settings.webhooks.allowPrivateNetworks },
-    resolve: systemResolver,
-    outbox: op.webhookOutbox,
-  })
+  if (!op.extensions.some((e) => e.kind === 'plugin' && e.name === 'webhooks')) {
+    throw new CliError('the webhooks plugin is not registered in this config')
+  }
+  return offlineExtension<{ readonly endpoints: WebhookEndpoints }>(op, 'plugin', 'webhooks').endpoints
 }
 
 /** `--events a,b` as a list; `all` for every type. */
