@@ -184,7 +184,10 @@ export class WebhookOutbox {
       .then(
         (written) => {
           this.flushing = false
-          if (written > 0) for (const listener of this.committed) listener()
+          if (written > 0) {
+            this.log?.debug({ deliveries: written }, 'live webhook events written')
+            for (const listener of this.committed) listener()
+          }
           if (this.queue.length > 0 || this.unconfirmed.length > 0) this.scheduleFlush()
         },
         (e: unknown) => {
