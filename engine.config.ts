@@ -10,12 +10,13 @@ import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'
 import { restPlugin } from './plugins/rest/index.js'
+import { webhooksPlugin } from './plugins/webhooks/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
 
 export default defineConfig({
-  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info', format: 'auto' },

@@ -10,10 +10,13 @@ import type { Settings } from './config.js'
 import { loadMasterKey, makeMasterKey } from './security/masterKey.js'
 import { makeSecurity, type SecurityShape } from './security/security.js'
 import { openStorage, type StorageShape } from './storage/storage.js'
+import { WebhookOutbox } from './webhooks/outbox.js'
 
 export interface DataDir {
   readonly storage: StorageShape
   readonly security: SecurityShape
+  /** Writes the webhook events of the changes made here with them (a running engine delivers them). */
+  readonly webhookOutbox: WebhookOutbox
   close(): void
 }
 
@@ -26,5 +29,7 @@ export const openDataDir = (settings: Settings, clock: ClockShape = systemClock)
   const storage = openStorage(join(settings.dataDir, 'hark.db'))
   const { key } = loadMasterKey({ value: settings.security.masterKey, file: masterKeyFileOf(settings) })
   const security = makeSecurity(storage, makeMasterKey(key), clock, { secretGraceSeconds: settings.security.secretGraceSeconds })
-  return { storage, security, close: () => storage.close() }
+  const webhookOutbox = new WebhookOutbox(storage, clock)
+  webhookOutbox.install()
+  return { storage, security, webhookOutbox, close: () => storage.close() }
 }

@@ -12,6 +12,7 @@ import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
+import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { masterKeyFileOf } from './dataDir.js'
@@ -33,6 +34,8 @@ import { loadTls, Tls } from './tls.js'
 import type { EngineServiceMap } from './tokens.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
+import { attachAgentEvents } from './webhooks/liveEvents.js'
+import { WebhookOutboxService, webhookOutboxLayer } from './webhooks/outbox.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -173,6 +176,10 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
       },
     })
+    const webhookOutbox = Context.get(ctx, WebhookOutboxService)
+    // Added first, so it runs after the agents' shutdown: their last events are published.
+    const detachAgentEvents = attachAgentEvents(agents, Context.get(ctx, Clock), (e) => webhookOutbox.publish(e))
+    yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
     // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
     const services: EngineServiceMap = {
       settings,
@@ -186,6 +193,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       agents,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
+      apiRoutes: new ApiRoutes(),
+      webhookOutbox,
       listeners: {
         listening: (name, port) => {
           ports[name] = port
@@ -292,7 +301,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   /** Whether this start creates the database (the operator is told, as for the master key). */
   let createsDatabase = false
   const services = Layer.mergeAll(
-    usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
+    Layer.mergeAll(usageLayer, webhookOutboxLayer).pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
     Layer.provideMerge(storageLayer(databaseFile)),

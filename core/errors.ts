@@ -73,6 +73,9 @@ export class FrameTooLarge extends Data.TaggedError('FrameTooLarge')<{ readonly 
 /** A receiver that cannot even take control events any more (its socket buffer is full). */
 export class ReceiverTooSlow extends Data.TaggedError('ReceiverTooSlow')<{ readonly message: string }> {}
 
+/** A documented per-workspace limit (e.g. 10 webhook endpoints) would be exceeded. */
+export class LimitExceeded extends Data.TaggedError('LimitExceeded')<{ readonly message: string }> {}
+
 export class RateLimited extends Data.TaggedError('RateLimited')<{
   readonly message: string
   readonly retryAfterSeconds: number
@@ -166,6 +169,7 @@ export type HarkError =
   | ProtocolError
   | FrameTooLarge
   | ReceiverTooSlow
+  | LimitExceeded
   | RateLimited
   | CapacityExceeded
   | AgentStartFailed
@@ -217,6 +221,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   ProtocolError: { code: 'protocol_error', http: 400, mqtt5: 0x82, mqtt311: 0x01, ws: 1002 },
   FrameTooLarge: { code: 'frame_too_large', http: 413, mqtt5: 0x95, mqtt311: 0x02, ws: 1009 },
   ReceiverTooSlow: { code: 'receiver_too_slow', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1008 },
+  LimitExceeded: { code: 'limit_exceeded', http: 400, mqtt5: 0x97, mqtt311: 0x03, ws: 4400 },
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
   AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },

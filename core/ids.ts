@@ -55,3 +55,8 @@ export const jtiTime = (jti: string): number | null => {
     return null
   }
 }
+
+export const newWebhookId = () => `wh_${randomBase62(16)}`
+/** Webhook event ids (the `webhook-id` header) and delivery ids: ULIDs, so they sort by time. */
+export const newWebhookEventId = (nowMs: number) => `evt_${ulid(nowMs, pooledRandom)}`
+export const newDeliveryId = (nowMs: number) => `dlv_${ulid(nowMs, pooledRandom)}`

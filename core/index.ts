@@ -37,6 +37,8 @@ export {
 } from './extension.js'
 export { inject, injectable, token, type Token, type TokenType, type Resolve, type Constructor } from './inject.js'
 export { tokens, type Listeners, type EngineServiceMap } from './tokens.js'
+export { ApiRoutes, type ApiResource } from './apiRoutes.js'
+export type { WebhookOutbox } from './webhooks/outbox.js'
 export type { EngineHost } from './host.js'
 export { ListenError, type Transport } from './transport.js'
 export type { EnginePlugin } from './plugin.js'

@@ -66,7 +66,7 @@ export interface OpenOptions {
 /** The actor that ends a session's control side (its client actor, core/actors/client.ts). */
 export interface SessionLifecycle {
   getSnapshot(): { readonly status: string }
-  send(event: { readonly type: 'END' }): void
+  send(event: { readonly type: 'END'; readonly reason: HarkError | null }): void
 }
 
 /** A session as listeners and listings see it (no methods, nothing live). */
@@ -117,6 +117,11 @@ export class Session implements TerminalSession, RoomMember {
   get room(): string | null {
     const port = this.port
     return port !== null && port.attached ? port.router.room : null
+  }
+
+  /** The room it is in, or the one it was in last (off the port that room issued, kept after the leave); null when its last placement was none. */
+  get lastRoom(): string | null {
+    return this.port?.router.room ?? null
   }
 
   /** What listeners are told of this session (built once: it never changes). */
@@ -194,20 +199,21 @@ export class Session implements TerminalSession, RoomMember {
   close(reason: HarkError): void {
     if (this.done) return
     this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
-    this.finish()
+    this.finish(reason)
     this.link.close(reason)
   }
 
   end(): void {
-    this.finish()
+    this.finish(null)
   }
 
-  private finish(): void {
+  /** `reason`: what it was closed with; null when the terminal went away. */
+  private finish(reason: HarkError | null): void {
     if (this.done) return
     this.done = true
     const client = this.client
     this.client = null
     // The client actor reports the end to the workspace (it may be closing us itself: then it already is).
-    if (client !== null && client.getSnapshot().status === 'active') client.send({ type: 'END' })
+    if (client !== null && client.getSnapshot().status === 'active') client.send({ type: 'END', reason })
   }
 }

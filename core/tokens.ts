@@ -7,6 +7,7 @@
  */
 import type { Registry } from 'prom-client'
 import type { AgentDispatcher } from './agentRuntime/dispatcher.js'
+import type { ApiRoutes } from './apiRoutes.js'
 import type { ClockShape } from './clock.js'
 import type { Settings } from './config.js'
 import type { GatewayRoutes } from './gatewayRoutes.js'
@@ -17,6 +18,7 @@ import type { SecurityShape } from './security/security.js'
 import type { StorageShape } from './storage/storage.js'
 import type { TerminalHub } from './terminals.js'
 import type { TlsMaterial } from './tls.js'
+import type { WebhookOutbox } from './webhooks/outbox.js'
 
 /** Where a transport or plugin reports a bound listener (its real port when configured with 0). */
 export interface Listeners {
@@ -42,6 +44,10 @@ export const tokens = {
   /** HTTP routes served on the gateway port by the transport that owns that listener (WebSocket). */
   gatewayRoutes: token<GatewayRoutes>('hark.gatewayRoutes'),
   listeners: token<Listeners>('hark.listeners'),
+  /** Resources other plugins add to the REST API, registered inside its scope by the REST plugin. */
+  apiRoutes: token<ApiRoutes>('hark.apiRoutes'),
+  /** Webhook events: database changes write theirs in their transaction; live events are published here. */
+  webhookOutbox: token<WebhookOutbox>('hark.webhookOutbox'),
 } as const
 
 export type EngineTokens = typeof tokens

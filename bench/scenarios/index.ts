@@ -10,6 +10,7 @@ import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
+import webhooks from './webhooks.js'
 import webrtcPeers from './webrtcPeers.js'
 import wsRooms from './wsRooms.js'
 
@@ -23,6 +24,7 @@ export const scenarios: readonly Scenario[] = [
   agentLatency,
   idleMemory,
   connectStorm,
+  webhooks,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

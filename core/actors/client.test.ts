@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromCallback } from 'xstate'
 import { ManualClock } from '../clock.js'
-import { ClientDeleted } from '../errors.js'
+import { ClientDeleted, ProtocolError } from '../errors.js'
 import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
 import { terminalIdentity } from '../test/helpers.js'
@@ -41,7 +41,7 @@ describe('client actor', () => {
     expect(h.actor.getSnapshot().value).toBe('closed')
     expect(h.closedWith).toEqual(['TokenExpired'])
     expect(h.events.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
-    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session }])
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session, reason: expect.objectContaining({ _tag: 'TokenExpired' }) }])
     expect(h.clock.pendingTimers).toBe(0)
   })
 
@@ -53,7 +53,7 @@ describe('client actor', () => {
     expect(h.events.at(-1)).toMatchObject({ type: 'session.closing', code: 'client_deleted' })
     // The session's own end (the transport noticing the close) adds nothing.
     h.session.end()
-    expect(h.ended).toHaveLength(1)
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session, reason: expect.objectContaining({ _tag: 'ClientDeleted' }) }])
     // The expiry timer went with the actor.
     expect(h.clock.pendingTimers).toBe(0)
   })
@@ -64,7 +64,15 @@ describe('client actor', () => {
     expect(h.actor.getSnapshot().value).toBe('closed')
     expect(h.closedWith).toEqual([])
     expect(h.events).toEqual([])
-    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session }])
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session, reason: null }])
+  })
+
+  it('open --END(reason)--> closed: a session its transport closed (a protocol error) reports that error', () => {
+    const h = harness(null)
+    h.session.close(new ProtocolError({ message: 'bad frame' }))
+    expect(h.actor.getSnapshot().value).toBe('closed')
+    expect(h.closedWith).toEqual(['ProtocolError'])
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session, reason: expect.objectContaining({ _tag: 'ProtocolError' }) }])
   })
 
   it('open.admitted --> open.unbounded: a credential without expiry arms no timer', () => {

@@ -9,21 +9,24 @@
  *   open.admitted --> open.unbounded | open.expiring    by whether the credential expires
  *   open.expiring --after expiry--> closed              the credential expired: closed as TokenExpired
  *   open --CLOSE(reason)--> closed                      the server ends it (revocation, deletion, a newer session, shutdown)
- *   open --END--> closed                                the terminal went away
- *   closed: final; on entry the workspace hears SESSION_END
+ *   open --END(reason)--> closed                        the session ended by itself: the terminal went away (reason
+ *                                                       null) or its transport closed it (a protocol error, a keepalive)
+ *   closed: final; on entry the workspace hears SESSION_END, with why it ended
  *
  * Only an expiring session arms a timer: a connect storm of long-lived tokens schedules nothing.
  */
-import { assertEvent, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
+import { assertEvent, assign, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { TokenExpired, type HarkError } from '../errors.js'
 import type { Session } from '../session.js'
 
-export type ClientEvent = { type: 'CLOSE'; reason: HarkError } | { type: 'END' }
+export type ClientEvent = { type: 'CLOSE'; reason: HarkError } | { type: 'END'; reason: HarkError | null }
 
 /** What the client actor tells its workspace. */
 export interface ClientEndedEvent {
   readonly type: 'SESSION_END'
   readonly session: Session
+  /** Why the session ended: the error it was closed with, null when the terminal went away. */
+  readonly reason: HarkError | null
 }
 
 export interface ClientInput {
@@ -34,7 +37,10 @@ export interface ClientInput {
   readonly expiresInMs: number | null
 }
 
-export type ClientContext = ClientInput
+export interface ClientContext extends ClientInput {
+  /** Why the session ended (set on the way to closed); null while open, or when the terminal went away. */
+  readonly endedWith: HarkError | null
+}
 
 export const clientMachine = setup({
   types: {
@@ -43,13 +49,21 @@ export const clientMachine = setup({
     input: {} as ClientInput,
   },
   actions: {
-    close: ({ context, event }) => {
+    recordClose: assign(({ event }) => {
       assertEvent(event, 'CLOSE')
-      context.session.close(event.reason)
-    },
-    expire: ({ context }) => context.session.close(new TokenExpired({ message: 'credential expired' })),
+      return { endedWith: event.reason }
+    }),
+    recordEnd: assign(({ event }) => {
+      assertEvent(event, 'END')
+      return { endedWith: event.reason }
+    }),
+    recordExpiry: assign({ endedWith: () => new TokenExpired({ message: 'credential expired' }) }),
+    closeSession: ({ context }) => context.session.close(context.endedWith!),
     // Delivered after this actor's step: the workspace may be the one that sent CLOSE.
-    reportEnded: sendTo(({ context }) => context.workspace, ({ context }): ClientEndedEvent => ({ type: 'SESSION_END', session: context.session })),
+    reportEnded: sendTo(
+      ({ context }) => context.workspace,
+      ({ context }): ClientEndedEvent => ({ type: 'SESSION_END', session: context.session, reason: context.endedWith }),
+    ),
   },
   guards: {
     expires: ({ context }) => context.expiresInMs !== null,
@@ -59,19 +73,19 @@ export const clientMachine = setup({
   },
 }).createMachine({
   id: 'client',
-  context: ({ input }) => ({ session: input.session, workspace: input.workspace, expiresInMs: input.expiresInMs }),
+  context: ({ input }) => ({ session: input.session, workspace: input.workspace, expiresInMs: input.expiresInMs, endedWith: null }),
   initial: 'open',
   states: {
     open: {
       initial: 'admitted',
       on: {
-        CLOSE: { target: 'closed', actions: 'close' },
-        END: { target: 'closed' },
+        CLOSE: { target: 'closed', actions: ['recordClose', 'closeSession'] },
+        END: { target: 'closed', actions: 'recordEnd' },
       },
       states: {
         admitted: { always: [{ guard: 'expires', target: 'expiring' }, { target: 'unbounded' }] },
         unbounded: {},
-        expiring: { after: { expiry: { target: '#client.closed', actions: 'expire' } } },
+        expiring: { after: { expiry: { target: '#client.closed', actions: ['recordExpiry', 'closeSession'] } } },
       },
     },
     closed: { type: 'final', entry: 'reportEnded' },

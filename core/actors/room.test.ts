@@ -6,6 +6,8 @@ import type { ParticipantInfo, ServerEvent } from '../events.js'
 import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
 import { uplink } from '../test/helpers.js'
 
+const T0 = Date.parse('2026-11-20T12:00:00Z')
+
 const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
   const m = {
     id, kind, name: null,
@@ -155,5 +157,33 @@ describe('room actor', () => {
     ref.send({ type: 'LEAVE', member: a })
     expect(counts).toEqual([1, 1, 2, 1, 0, 0])
     expect(told).toEqual(['ROOM_EMPTY r'])
+  })
+
+  it('says with each count what it was before, who joined or left, and since when it has had terminals', () => {
+    const clock = new ManualClock(T0)
+    const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'r', now: () => 0, clock } })
+    const seen: string[] = []
+    ref.on('room.occupancy', (e) => seen.push(`${e.member.kind} ${e.member.id} ${e.terminalsBefore}->${e.terminals} since ${e.occupiedSince === null ? null : e.occupiedSince - T0}`))
+    ref.start()
+    const [a, b, bot] = [member('a'), member('b'), member('bot', 'agent')]
+    ref.send({ type: 'JOIN', member: bot }) // an agent alone: no terminal yet
+    clock.advance(1000)
+    ref.send({ type: 'JOIN', member: a })
+    clock.advance(1000)
+    ref.send({ type: 'JOIN', member: b })
+    ref.send({ type: 'LEAVE', member: a })
+    clock.advance(1000)
+    ref.send({ type: 'LEAVE', member: b })
+    clock.advance(1000)
+    ref.send({ type: 'JOIN', member: a })
+    expect(seen).toEqual([
+      'agent bot 0->0 since null',
+      'terminal a 0->1 since 1000',
+      'terminal b 1->2 since 1000',
+      'terminal a 2->1 since 1000',
+      // The event that empties the room still says when it filled.
+      'terminal b 1->0 since 1000',
+      'terminal a 0->1 since 4000',
+    ])
   })
 })

@@ -12,6 +12,7 @@
  *   empty | occupied --CLOSE--> closed (final: router disposed, ports detached)
  */
 import { assertEvent, assign, createEmptyActor, emit, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
+import { systemClock, type ClockShape } from '../clock.js'
 import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
@@ -45,8 +46,13 @@ export interface RoomContext {
   readonly members: ReadonlyMap<string, MemberEntry>
   /** How many of the members are terminals (agents are not counted). */
   readonly terminals: number
+  /** The terminal count before the last join or leave (what room.occupancy compares with). */
+  readonly terminalsBefore: number
+  /** When the terminal count last rose from 0 (engine clock, epoch ms); null before any terminal came. */
+  readonly occupiedSince: number | null
   readonly nextSourceId: number
   readonly now: () => number
+  readonly clock: Pick<ClockShape, 'now'>
   readonly host: RoomHost | null
 }
 
@@ -75,6 +81,12 @@ export interface RoomEmitted {
   readonly workspaceId: string
   readonly room: string
   readonly terminals: number
+  /** Terminals before this join or leave: 0 → more is the room's first terminal, more → 0 its last leaving. */
+  readonly terminalsBefore: number
+  /** The member that joined or left (a terminal's id is its client id). */
+  readonly member: { readonly id: string; readonly kind: RoomMember['kind'] }
+  /** When the terminal count last rose from 0 (engine clock, epoch ms); on the event that empties the room, still that time. */
+  readonly occupiedSince: number | null
 }
 
 export interface RoomInput {
@@ -84,6 +96,8 @@ export interface RoomInput {
   readonly now: () => number
   /** Who hears that the room emptied (the workspace actor); none when a room runs on its own. */
   readonly host?: RoomHost
+  /** The engine's clock, for occupiedSince (the system clock when not given). */
+  readonly clock?: Pick<ClockShape, 'now'>
 }
 
 /** How often ended talk spurts are looked for while anyone speaks. */
@@ -140,7 +154,8 @@ export const roomMachine = setup({
       const info: ParticipantInfo = { id: event.member.id, kind: event.member.kind, sourceId, name: event.member.name }
       members.set(event.member.id, { member: event.member, port, info })
       const terminals = context.terminals + isTerminal(event.member) - (previous ? isTerminal(previous.member) : 0)
-      return { members, terminals, nextSourceId: (sourceId % 65535) + 1 }
+      const occupiedSince = context.terminals === 0 && terminals > 0 ? context.clock.now() : context.occupiedSince
+      return { members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1 }
     }),
     announceJoin: ({ context, event }) => {
       assertEvent(event, 'JOIN')
@@ -163,7 +178,7 @@ export const roomMachine = setup({
       assertEvent(event, 'LEAVE')
       const members = new Map(context.members)
       members.delete(event.member.id)
-      return { members, terminals: context.terminals - isTerminal(event.member) }
+      return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals }
     }),
     announceSpeaking: ({ context, event }) => {
       assertEvent(event, 'SPEAKING_STARTED')
@@ -192,12 +207,18 @@ export const roomMachine = setup({
       assertEvent(event, 'BROADCAST')
       broadcast(context.members, event.event)
     },
-    announceOccupancy: emit(({ context }) => ({
-      type: 'room.occupancy' as const,
-      workspaceId: context.workspaceId,
-      room: context.room,
-      terminals: context.terminals,
-    })),
+    announceOccupancy: emit(({ context, event }) => {
+      assertEvent(event, ['JOIN', 'LEAVE'])
+      return {
+        type: 'room.occupancy' as const,
+        workspaceId: context.workspaceId,
+        room: context.room,
+        terminals: context.terminals,
+        terminalsBefore: context.terminalsBefore,
+        member: { id: event.member.id, kind: event.member.kind },
+        occupiedSince: context.occupiedSince,
+      }
+    }),
     // Delivered after this room's step, so the host sees the room already empty.
     reportEmpty: sendTo(({ context }) => context.host ?? noHost, ({ context }): RoomParentEvent => ({ type: 'ROOM_EMPTY', room: context.room })),
     dispose: ({ context }) => context.router.dispose(),
@@ -224,8 +245,11 @@ export const roomMachine = setup({
     }),
     members: new Map(),
     terminals: 0,
+    terminalsBefore: 0,
+    occupiedSince: null,
     nextSourceId: 1,
     now: input.now,
+    clock: input.clock ?? systemClock,
     host: input.host ?? null,
   }),
   initial: 'empty',

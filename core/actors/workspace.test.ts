@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createActor } from 'xstate'
 import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
+import { ProtocolError } from '../errors.js'
 import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
 import { RecordingLink, terminalIdentity } from '../test/helpers.js'
@@ -25,8 +26,12 @@ const member = (id: string) => {
 const start = (workspaceId = 'ws_1') => {
   const clock = new ManualClock(T0)
   const emitted: string[] = []
+  /** Every announcement as it came. */
+  const announced: WorkspaceAnnouncement[] = []
   const record = (e: WorkspaceAnnouncement) => {
+    announced.push(e)
     if (e.type === 'session.opened' || e.type === 'session.ended') emitted.push(`${e.type} ${e.session.clientId}`)
+    else if (e.type === 'session.moved') emitted.push(`${e.type} ${e.session.clientId} ${e.from}->${e.to}`)
     else if (e.type === 'room.occupancy') emitted.push(`${e.type} ${e.room}=${e.terminals}`)
     else emitted.push(`${e.type} ${e.room}`)
   }
@@ -47,7 +52,7 @@ const start = (workspaceId = 'ws_1') => {
   }
   const rooms = () => [...HashMap.keys(ws.getSnapshot().context.rooms)].sort()
   const sessions = () => [...HashMap.keys(ws.getSnapshot().context.sessions)].sort()
-  return { clock, ws, emitted, open, rooms, sessions }
+  return { clock, ws, emitted, announced, open, rooms, sessions }
 }
 
 describe('workspace actor', () => {
@@ -85,6 +90,41 @@ describe('workspace actor', () => {
     w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'ghost', room: 'r9' })
     expect(w.rooms()).toEqual(['r1'])
     expect(a.link.events.items.filter((e) => e.type === 'room.changed')).toHaveLength(3)
+    // Each move is announced once, from where the session was to where it went; a non-move is not.
+    expect(w.emitted.filter((e) => e.startsWith('session.moved'))).toEqual([
+      'session.moved a null->r1', 'session.moved a r1->r2', 'session.moved a r2->null',
+    ])
+  })
+
+  it('says where a session was placed when it opened, and, when it ended, the room it was in and why', () => {
+    const w = start()
+    const ended = () => w.announced.flatMap((e) => (e.type === 'session.ended' ? [`${e.session.clientId} ${e.room} ${e.reason?._tag ?? 'gone'}`] : []))
+    const gone = w.open('gone', 'lobby')
+    const nowhere = w.open('nowhere', null)
+    const deleted = w.open('deleted', 'lobby')
+    const older = w.open('twice', 'r1')
+    const expiring = w.open('expiring', 'r2', { expiresAt: T0 + 1000 })
+    const faulty = w.open('faulty', 'lobby')
+    expect(w.announced.flatMap((e) => (e.type === 'session.opened' ? [`${e.session.clientId} ${e.room}`] : []))).toEqual([
+      'gone lobby', 'nowhere null', 'deleted lobby', 'twice r1', 'expiring r2', 'faulty lobby',
+    ])
+    gone.session.end()
+    nowhere.session.end()
+    w.ws.send({ type: 'CLIENT_DELETED', clientId: 'deleted' })
+    w.open('twice', 'r1')
+    w.clock.advance(1000)
+    faulty.session.close(new ProtocolError({ message: 'bad frame' }))
+    expect(older.link.closedWith?._tag).toBe('SessionReplaced')
+    expect(expiring.link.closedWith?._tag).toBe('TokenExpired')
+    expect(ended()).toEqual([
+      'gone lobby gone',
+      'nowhere null gone',
+      'deleted lobby ClientDeleted',
+      // It left r1 for its successor before it ended: the room it was in last.
+      'twice r1 SessionReplaced',
+      'expiring r2 TokenExpired',
+      'faulty lobby ProtocolError',
+    ])
   })
 
   it('lets a newer session of a client replace the older: one member, one session, both announced', () => {

@@ -4,8 +4,8 @@
  * (client id → client actor, and the token id index that revocation uses). Opening a session,
  * ending it, a client's change of room, its deletion, a revocation, a device-password reset are
  * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
- * with `emit` (`actor.on`): usage metering, metrics, room default agents and listings subscribe or
- * read its snapshot. Who is in a room is the room actor's alone, and so is announcing it: each
+ * with `emit` (`actor.on`): usage metering, metrics, room default agents, webhooks and listings
+ * subscribe or read its snapshot. Who is in a room is the room actor's alone, and so is announcing it: each
  * room's `room.occupancy` goes to the listener the workspace was given for its rooms.
  *
  *   open --SHUTDOWN--> closing --(no session, no room left)--> closed
@@ -62,8 +62,15 @@ export interface RoomTotals {
 
 /** What the workspace actor announces (subscribe with `actor.on(type, …)`). */
 export type WorkspaceEmitted =
-  | { type: 'session.opened'; session: SessionInfo }
-  | { type: 'session.ended'; session: SessionInfo }
+  /** Admitted and placed by its client's mapping in `room` (null: no room). */
+  | { type: 'session.opened'; session: SessionInfo; room: string | null }
+  /** A live session moved from one room to another because its client's mapping changed (either may be null). */
+  | { type: 'session.moved'; session: SessionInfo; from: string | null; to: string | null }
+  /**
+   * A session ended. `room`: the room it was in last (null: none); `reason`: the error it was
+   * closed with (a revocation, a newer session, shutdown, a protocol error …), null when the terminal went away.
+   */
+  | { type: 'session.ended'; session: SessionInfo; room: string | null; reason: HarkError | null }
   | { type: 'room.closed'; workspaceId: string; room: string; totals: RoomTotals }
 
 /** What a workspace's actors announce: its own events and its rooms'. */
@@ -115,7 +122,7 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
   const ref = createActor(roomMachine, {
     id: `room:${room}`,
     clock: context.clock,
-    input: { workspaceId: context.workspaceId, room, now: context.now, host },
+    input: { workspaceId: context.workspaceId, room, now: context.now, host, clock: context.clock },
   })
   if (context.roomListener) ref.on('*', context.roomListener)
   ref.start()
@@ -191,7 +198,7 @@ export const workspaceMachine = setup({
     },
     announceOpened: emit(({ event }) => {
       assertEvent(event, 'SESSION_OPEN')
-      return { type: 'session.opened' as const, session: event.session.info }
+      return { type: 'session.opened' as const, session: event.session.info, room: event.room }
     }),
     leaveRoom: ({ context, event }) => {
       assertEvent(event, 'SESSION_END')
@@ -212,7 +219,13 @@ export const workspaceMachine = setup({
     }),
     announceEnded: emit(({ event }) => {
       assertEvent(event, 'SESSION_END')
-      return { type: 'session.ended' as const, session: event.session.info }
+      return { type: 'session.ended' as const, session: event.session.info, room: event.session.lastRoom, reason: event.reason }
+    }),
+    // Resolved before moveSession runs (emit sends after the step): `from` is where the session still is.
+    announceMoved: emit(({ context, event }) => {
+      assertEvent(event, 'CLIENT_ROOM_CHANGED')
+      const session = sessionOf(lookup(context.sessions, event.clientId)!)
+      return { type: 'session.moved' as const, session: session.info, from: session.room, to: event.room }
     }),
     moveSession: ({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
@@ -275,9 +288,11 @@ export const workspaceMachine = setup({
       assertEvent(event, 'ROOM_EMPTY')
       return lookup(context.rooms, event.room)?.getSnapshot().matches('empty') === true
     },
-    isLive: ({ context, event }) => {
+    // The client has a live session and its new room is not the one the session is in.
+    movesLiveSession: ({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
-      return HashMap.has(context.sessions, event.clientId)
+      const client = lookup(context.sessions, event.clientId)
+      return client !== undefined && sessionOf(client).room !== event.room
     },
     drained: ({ context }) => HashMap.isEmpty(context.sessions) && HashMap.isEmpty(context.rooms),
   },
@@ -304,7 +319,7 @@ export const workspaceMachine = setup({
     open: {
       on: {
         SESSION_OPEN: { actions: ['replacePrevious', 'admit', 'openTargetRoom', 'placeAdmitted', 'announceOpened'] },
-        CLIENT_ROOM_CHANGED: { guard: 'isLive', actions: ['openTargetRoom', 'moveSession'] },
+        CLIENT_ROOM_CHANGED: { guard: 'movesLiveSession', actions: ['openTargetRoom', 'announceMoved', 'moveSession'] },
         CLIENT_DELETED: { actions: 'closeClient' },
         CLIENT_TOKENS_REVOKED: { actions: 'closeClient' },
         DEVICE_PASSWORD_RESET: { actions: 'closeClient' },

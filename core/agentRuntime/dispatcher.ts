@@ -45,6 +45,13 @@ export interface ProviderInfo {
   readonly configSchema: unknown
 }
 
+/** An agent started running, stopped, or failed (control plane; webhooks listen). */
+export interface AgentLifecycleEvent {
+  readonly type: 'started' | 'stopped' | 'failed'
+  readonly workspaceId: string
+  readonly agent: AgentView
+}
+
 /** presetId: 1-64 of letters, digits, ".", "_", "-", starting with a letter or digit; "default" is reserved. */
 export const PRESET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
 const presetIdRe = new RegExp(PRESET_ID_PATTERN)
@@ -75,6 +82,7 @@ export class AgentDispatcher {
   private readonly failed: Counter
   private readonly badPackets: Counter
   private retiredFramesOut = 0
+  private readonly lifecycleListeners = new Set<(event: AgentLifecycleEvent) => void>()
 
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
@@ -104,6 +112,24 @@ export class AgentDispatcher {
         for (const agents of dispatcher.agents.values()) for (const a of agents.values()) this.inc({ state: a.state })
       },
     })
+  }
+
+  /** Hear agents start running, stop and fail. Returns the unsubscribe function. */
+  onAgent(listener: (event: AgentLifecycleEvent) => void): () => void {
+    this.lifecycleListeners.add(listener)
+    return () => this.lifecycleListeners.delete(listener)
+  }
+
+  private announce(type: AgentLifecycleEvent['type'], agent: LiveAgent): void {
+    if (this.lifecycleListeners.size === 0) return
+    const event: AgentLifecycleEvent = { type, workspaceId: agent.spec.workspaceId, agent: agent.view() }
+    for (const listener of this.lifecycleListeners) {
+      try {
+        listener(event)
+      } catch (e) {
+        this.deps.log.error({ err: e, agentId: agent.agentId }, `agent ${type} listener failed`)
+      }
+    }
   }
 
   /** Registered providers with their config schemas. */
@@ -191,9 +217,11 @@ export class AgentDispatcher {
         startTimeoutMs: a.startTimeoutMs,
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
+        running: (running) => this.announce('started', running),
         ended: (ended) => {
           this.endedAt.set(ended, this.deps.clock.now())
           if (ended.state === 'failed') this.failed.inc({ provider: ended.spec.providerName })
+          this.announce(ended.state === 'failed' ? 'failed' : 'stopped', ended)
         },
       },
     )

@@ -17,7 +17,7 @@ export interface MasterKeyShape {
   lookupHash(purpose: LookupPurpose, value: string): string
 }
 
-export type SealPurpose = 'signing-secret' | 'device-password'
+export type SealPurpose = 'signing-secret' | 'device-password' | 'webhook-secret'
 export type LookupPurpose = 'device-password'
 
 export class MasterKey extends Context.Service<MasterKey, MasterKeyShape>()('hark/MasterKey') {}
@@ -55,6 +55,7 @@ export const makeMasterKey = (key: Buffer): MasterKeyShape => {
   const sealKeys: Record<SealPurpose, Buffer> = {
     'signing-secret': sub('seal:signing-secret'),
     'device-password': sub('seal:device-password'),
+    'webhook-secret': sub('seal:webhook-secret'),
   }
   const lookupKeys: Record<LookupPurpose, Buffer> = { 'device-password': sub('lookup:device-password') }
   return {

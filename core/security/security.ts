@@ -35,10 +35,18 @@ export interface SecurityShape {
   readonly tokens: ClientTokens
   readonly devicePasswords: DevicePasswords
   readonly revocations: Revocations
+  /** Webhook signing secrets sealed under the master key (stored sealed, opened to sign). */
+  readonly webhookSecrets: SecretBox
   /** Create a workspace with its first signing secret. */
   createWorkspace(name: string): WorkspaceRecord
   /** Admission: verify a terminal's credential and load its client record. */
   authenticateTerminal(credential: TerminalCredential): Promise<TerminalIdentity>
+}
+
+/** Seals and opens text secrets of one purpose under the master key (AES-GCM, masterKey.ts). */
+export interface SecretBox {
+  seal(secret: string): string
+  open(sealed: string): string
 }
 
 export class Security extends Context.Service<Security, SecurityShape>()('hark/Security') {}
@@ -71,6 +79,10 @@ export const makeSecurity = (
     tokens,
     devicePasswords,
     revocations,
+    webhookSecrets: {
+      seal: (secret) => masterKey.seal('webhook-secret', Buffer.from(secret)),
+      open: (sealed) => masterKey.open('webhook-secret', sealed).toString(),
+    },
     createWorkspace: (name) => {
       if (!WORKSPACE_NAME.test(name)) {
         throw new ValidationFailed({

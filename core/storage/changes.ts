@@ -16,6 +16,11 @@ export type ChangeKind =
   | 'client.tokensRevoked'
   | 'devicePassword.reset'
   | 'room.updated'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  /** New webhook deliveries were committed (events, a test, a redelivery): the worker reads past its cursor. */
+  | 'webhook.queued'
 
 export interface ChangeRecord {
   readonly id: number

@@ -76,6 +76,8 @@ export const clientsRepo = (db: Db) => {
       }),
     /** Drop a cached record (a change committed by another process). */
     invalidate: forget,
+    /** Drop every cached record (a transaction rolled back: what it read may never have existed). */
+    invalidateAll: () => cache.clear(),
     /** Apply a patch; returns the updated record, or null when the client does not exist. */
     update: (workspaceId: string, clientId: string, patch: ClientPatch, at: number) =>
       guard('update client', () => {

@@ -130,6 +130,64 @@ export const migrations: ReadonlyArray<Migration> = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'webhooks',
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        webhook_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        events TEXT,
+        description TEXT,
+        secret_enc TEXT NOT NULL,
+        previous_secret_enc TEXT,
+        previous_secret_expires_at INTEGER,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        disabled_reason TEXT,
+        failing_since INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX webhook_endpoints_by_workspace ON webhook_endpoints(workspace_id);
+      CREATE TABLE webhook_sequences (
+        workspace_id TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, resource)
+      ) WITHOUT ROWID;
+      CREATE TABLE webhook_events (
+        event_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id TEXT NOT NULL UNIQUE,
+        webhook_id TEXT NOT NULL REFERENCES webhook_endpoints(webhook_id) ON DELETE CASCADE,
+        event_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        last_attempt_at INTEGER,
+        last_status INTEGER,
+        last_error TEXT,
+        last_latency_ms INTEGER,
+        created_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(webhook_id, resource, seq) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, id);
+      CREATE INDEX webhook_deliveries_completed ON webhook_deliveries(completed_at) WHERE completed_at IS NOT NULL;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -17,6 +17,8 @@ import { migrate } from './migrations.js'
 import { roomSettingsRepo } from './roomSettings.js'
 import { signingSecretsRepo } from './signingSecrets.js'
 import { usageRepo } from './usage.js'
+import { webhookEndpointsRepo } from './webhookEndpoints.js'
+import { webhookOutboxRepo } from './webhookOutbox.js'
 import { workspacesRepo } from './workspaces.js'
 
 export const makeRepositories = (db: Db) => ({
@@ -30,12 +32,20 @@ export const makeRepositories = (db: Db) => ({
   usage: usageRepo(db),
   agentPresets: agentPresetsRepo(db),
   roomSettings: roomSettingsRepo(db),
+  webhookEndpoints: webhookEndpointsRepo(db),
+  webhookOutbox: webhookOutboxRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>
 
 /** A committed control-relevant change, from this process or (via polling) another one. */
 export type ChangeListener = (change: ChangeRecord) => void
+
+/**
+ * Hears a change as it is written, inside its transaction (the webhook outbox writes the
+ * change's event there, so both commit or neither). A throw rolls the transaction back.
+ */
+export type ChangeWriter = (change: ChangeRecord) => void
 
 export interface StorageShape extends Repositories {
   readonly db: Db
@@ -56,6 +66,8 @@ export interface StorageShape extends Repositories {
   batch<A>(f: () => A): Promise<A>
   /** Listen to committed changes (local and polled). Returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void
+  /** Add a writer that runs with every recordChange, in its transaction. Returns the removal function. */
+  onRecord(writer: ChangeWriter): () => void
   /** Read rows other processes committed since the last call and tell listeners; returns how many. */
   pollRemoteChanges(): number
   close(): void
@@ -70,6 +82,7 @@ export const openStorage = (file: string): StorageShape => {
   const repos = makeRepositories(db)
   const origin = `${hostname()}:${process.pid}:${randomBase62(8)}`
   const listeners = new Set<ChangeListener>()
+  const writers = new Set<ChangeWriter>()
   let pending: ChangeRecord[] = []
   let depth = 0
   let cursor = repos.changes.lastId()
@@ -78,6 +91,8 @@ export const openStorage = (file: string): StorageShape => {
 
   let queued: Array<{ run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
   const flushQueued = () => {
+    // close() flushes what is queued itself; the turn's scheduled flush must then find nothing to do.
+    if (queued.length === 0 || !open) return
     const jobs = queued
     queued = []
     const results: unknown[] = []
@@ -109,6 +124,8 @@ export const openStorage = (file: string): StorageShape => {
         result = atomically(db, f)
       } catch (e) {
         pending = []
+        // Records read inside the transaction (the webhook outbox reads the client it writes about) are gone.
+        repos.clients.invalidateAll()
         throw e
       } finally {
         depth--
@@ -119,8 +136,14 @@ export const openStorage = (file: string): StorageShape => {
       return result
     },
     recordChange: (kind, workspaceId, subject, at) => {
+      if (writers.size > 0 && depth === 0) {
+        // The writers' rows and the change row commit together.
+        storage.transaction(() => storage.recordChange(kind, workspaceId, subject, at))
+        return
+      }
       const id = repos.changes.append({ origin, kind, workspaceId, subject, at })
       const change = { id, origin, kind, workspaceId, subject, at }
+      for (const writer of writers) writer(change)
       if (depth > 0) pending.push(change)
       else notify([change])
     },
@@ -132,6 +155,10 @@ export const openStorage = (file: string): StorageShape => {
     onChange: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    onRecord: (writer) => {
+      writers.add(writer)
+      return () => writers.delete(writer)
     },
     pollRemoteChanges: () => {
       const version = repos.changes.dataVersion()

@@ -17,6 +17,7 @@ import { settingsCommand } from './commands/settings.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
+import { webhookCommands } from './commands/webhook.js'
 import { workspaceCommands } from './commands/workspace.js'
 
 export const buildProgram = (): Command => {
@@ -37,6 +38,7 @@ export const buildProgram = (): Command => {
   tokenCommands(program)
   usageCommand(program)
   presetCommands(program)
+  webhookCommands(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()

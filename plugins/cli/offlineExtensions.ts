@@ -1,12 +1,14 @@
 /**
  * The config's extensions for the CLI, which runs beside (not inside) an engine: they are
  * registered in a container of their own that holds the services an operator command has (real
- * settings, storage, security and clock, a silent logger, a private metrics registry) and
- * nothing that needs a running engine (the hub, agents, TLS, listeners). The CLI builds agent
+ * settings, storage, security, clock and webhook outbox, a silent logger, a private metrics
+ * registry, API routes nobody serves) and nothing that needs a running engine (the hub, agents,
+ * TLS, listeners). The CLI builds agent
  * providers in it only to read their config schemas: a provider's factory must not connect
  * anywhere (its `start` does), and one that asks for an engine-only service is refused here.
  */
 import { Registry } from 'prom-client'
+import { ApiRoutes } from '../../core/apiRoutes.js'
 import { systemClock } from '../../core/clock.js'
 import type { ExtensionKind } from '../../core/extension.js'
 import { createLogger } from '../../core/log.js'
@@ -24,6 +26,8 @@ export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: str
       storage: op.storage,
       security: op.security,
       presence: nobodyOnline,
+      webhookOutbox: op.webhookOutbox,
+      apiRoutes: new ApiRoutes(),
     },
     op.extensions.filter((e) => e.kind === kind && e.name === name),
   )

@@ -14,6 +14,7 @@ import {
   NotFound,
   tokens,
   type AgentDispatcher,
+  type ApiRoutes,
   type ClockShape,
   type Timer,
   type EnginePlugin,
@@ -49,7 +50,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
   for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
-  await installOpenApi(app, '1.0.0')
+  await installOpenApi(app, '1.0.0', host.apiRoutes.list())
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
   // onRequest hook), then an auth refusal is raised (preParsing) before any body is read.
@@ -70,6 +71,8 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   await app.register(agentRoutes(host))
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
+  // Resources other plugins add to the API (webhooks): same auth, limits, validation and document.
+  for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope))
 }
 
 /** The REST plugin; `sweepExpiredClients` lets tests drive the sweep with a ManualClock. */
@@ -89,8 +92,9 @@ export class RestPlugin implements EnginePlugin {
     @inject(tokens.presence) presence: Presence,
     @inject(tokens.terminals) terminals: TerminalHub,
     @inject(tokens.agents) agents: AgentDispatcher,
+    @inject(tokens.apiRoutes) apiRoutes: ApiRoutes,
   ) {
-    this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents }
+    this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents, apiRoutes }
   }
 
   async register(app: FastifyInstance): Promise<void> {

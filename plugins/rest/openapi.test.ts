@@ -3,11 +3,13 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANY_CLIENT_ID_PATTERN, CLIENT_ID_PATTERN } from './schemas.js'
 import { SPEC_FILE } from './test/api.js'
+import { webhooksPlugin } from '../webhooks/index.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
 let t: RestEngine
 beforeAll(async () => {
-  t = await startRestEngine()
+  // The document is the default composition's: the webhooks plugin adds its resource to the API.
+  t = await startRestEngine({ extensions: [webhooksPlugin] })
 })
 afterAll(() => t.stop())
 
@@ -46,6 +48,7 @@ describe('OpenAPI document', () => {
       'DELETE /api/v1/agent-presets/{presetId}',
       'DELETE /api/v1/agents/{agentId}',
       'DELETE /api/v1/clients/{id}',
+      'DELETE /api/v1/webhooks/{id}',
       'GET /api/v1/agent-presets',
       'GET /api/v1/agent-presets/{presetId}',
       'GET /api/v1/agent-providers',
@@ -57,6 +60,9 @@ describe('OpenAPI document', () => {
       'GET /api/v1/rooms',
       'GET /api/v1/rooms/{room}',
       'GET /api/v1/usage',
+      'GET /api/v1/webhooks',
+      'GET /api/v1/webhooks/{id}',
+      'GET /api/v1/webhooks/{id}/deliveries',
       'HEAD /api/v1/agent-presets',
       'HEAD /api/v1/agent-presets/{presetId}',
       'HEAD /api/v1/agent-providers',
@@ -68,8 +74,12 @@ describe('OpenAPI document', () => {
       'HEAD /api/v1/rooms',
       'HEAD /api/v1/rooms/{room}',
       'HEAD /api/v1/usage',
+      'HEAD /api/v1/webhooks',
+      'HEAD /api/v1/webhooks/{id}',
+      'HEAD /api/v1/webhooks/{id}/deliveries',
       'PATCH /api/v1/agent-presets/{presetId}',
       'PATCH /api/v1/clients/{id}',
+      'PATCH /api/v1/webhooks/{id}',
       'POST /api/v1/agent-presets',
       'POST /api/v1/agents',
       'POST /api/v1/clients',
@@ -77,6 +87,10 @@ describe('OpenAPI document', () => {
       'POST /api/v1/clients/{id}/token',
       'POST /api/v1/clients/{id}/token/revoke-all',
       'POST /api/v1/tokens/revoke',
+      'POST /api/v1/webhooks',
+      'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      'POST /api/v1/webhooks/{id}/rotate-secret',
+      'POST /api/v1/webhooks/{id}/test',
       'PUT /api/v1/rooms/{room}',
     ])
     for (const { path, m, op } of operations) {

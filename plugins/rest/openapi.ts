@@ -6,6 +6,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
+import type { ApiResource } from '../../core/index.js'
 import { errorResponses } from './schemas.js'
 
 export const OPENAPI_PATH = '/openapi.json'
@@ -16,7 +17,9 @@ interface OperationShape {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
-export const installOpenApi = async (app: FastifyInstance, version: string): Promise<void> => {
+/** The document of the API, with the tags and `webhooks` entries of the resources other plugins add (tokens.apiRoutes). */
+export const installOpenApi = async (app: FastifyInstance, version: string, resources: ReadonlyArray<ApiResource> = []): Promise<void> => {
+  const webhooks = Object.assign({}, ...resources.map((r) => r.webhooks ?? {})) as Record<string, unknown>
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -34,6 +37,7 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
         { name: 'agents', description: 'Agents dispatched into rooms, and the providers they run on (spec/agents.md).' },
         { name: 'agent-presets', description: 'Saved agents: a provider and its config.' },
         { name: 'rooms', description: 'Room settings (the room default agent) and who is in a room.' },
+        ...resources.flatMap((r) => r.tags ?? []),
         { name: 'meta', description: 'This document.' },
       ],
       components: {
@@ -42,6 +46,7 @@ export const installOpenApi = async (app: FastifyInstance, version: string): Pro
         },
       },
       security: [{ apiKey: [] }],
+      ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     },
     refResolver: {
       // Shared schemas keep their $id as their name under components.schemas.

@@ -5,7 +5,7 @@
 import { Schema } from 'effect'
 import type { Registry } from 'prom-client'
 import { defineSettings, setting } from '../../core/index.js'
-import type { AgentDispatcher, ClockShape, Logger, Presence, SecurityShape, Settings, StorageShape, TerminalHub } from '../../core/index.js'
+import type { AgentDispatcher, ApiRoutes, ClockShape, Logger, Presence, SecurityShape, Settings, StorageShape, TerminalHub } from '../../core/index.js'
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
@@ -28,4 +28,6 @@ export interface RestServices {
   readonly presence: Presence
   readonly terminals: TerminalHub
   readonly agents: AgentDispatcher
+  /** Resources other plugins add under /api/v1 (registered inside this plugin's scope). */
+  readonly apiRoutes: ApiRoutes
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createEngine } from '../../core/engine.js'
+import { webhooksPlugin } from '../webhooks/index.js'
 import { API_PREFIX, restPlugin } from './index.js'
 
 /** The document as served by an engine at default settings. */
@@ -17,7 +18,7 @@ export const renderOpenApiDocument = async (): Promise<string> => {
     dataDir,
     log: { level: 'silent' },
     rest: { port: 0 },
-    extensions: [restPlugin],
+    extensions: [restPlugin, webhooksPlugin],
   })
   try {
     await engine.start()

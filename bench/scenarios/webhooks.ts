@@ -1,0 +1,120 @@
+/**
+ * webhooks: what webhook delivery costs and how fast it is. The same Hark, the same seeded
+ * terminals (rooms of 4), the same connect storm over WSS, with and without one webhook endpoint
+ * registered: the headline is connects/s, so the ratio `hark ÷ hark-no-webhooks` is the connect
+ * throughput kept with webhooks on (goal ≥ 0.9). With the endpoint, every terminal's connect and
+ * disconnect and every room's start and finish becomes an event (client.connected,
+ * client.disconnected, room.started, room.finished) POSTed to a receiving back end
+ * (workers/webhookReceiver.ts, on the generator cores) that verifies each signature; after the
+ * terminals have gone, the run waits for every event and reports events delivered per second and
+ * the lag from each state change to its 2xx (p50/p99/max, in `extra` and the JSON).
+ */
+import type { Measurement } from '../scenario.js'
+import { defineScenario, type MeasureContext } from '../scenario.js'
+import { runConnectStorm } from '../generators/connections.js'
+import { protocols } from '../generators/generator.js'
+import { roomMembers } from '../generators/rooms.js'
+import { generatorCpus, serverCpus } from '../harness/cores.js'
+import { seededClient, startHark } from '../harness/hark.js'
+import { decodeHistogram, summarize } from '../harness/histogram.js'
+import { benchModule } from '../harness/paths.js'
+import { startWorker, type WorkerMessage } from '../harness/worker.js'
+import { ROOM_SIZE, setupWsTerminals, type WsTerminalsFixture } from './wsTerminals.js'
+
+const LOAD = { quick: 1000, full: 2000 }
+/** Longest wait for the last event after the terminals have gone. */
+const DRAIN_TIMEOUT_MS = 120_000
+/** Loopback receivers need the setting; both sides run with the same flags. */
+const HARK_ARGS = ['--webhooks-allow-private-networks', 'true']
+
+const call = async (restUrl: string, apiKey: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${restUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = (await res.json()) as Record<string, unknown>
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** Hark on the server core, with no webhook endpoint left over from an earlier run. */
+const startClean = async (ctx: MeasureContext, f: WsTerminalsFixture) => {
+  const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores), extraArgs: HARK_ARGS })
+  const { webhooks } = (await call(hark.restUrl, f.seed.apiKey, 'GET', '/webhooks')) as { webhooks: Array<{ webhookId: string }> }
+  for (const w of webhooks) await call(hark.restUrl, f.seed.apiKey, 'DELETE', `/webhooks/${w.webhookId}`)
+  return hark
+}
+
+const storm = async (ctx: MeasureContext, f: WsTerminalsFixture, hark: Awaited<ReturnType<typeof startClean>>) =>
+  runConnectStorm(ctx, {
+    protocol: protocols.harkWs,
+    target: { host: '127.0.0.1', port: hark.ports.gateway, options: {} },
+    members: roomMembers({ rooms: Math.ceil(ctx.load / ROOM_SIZE), roomSize: ROOM_SIZE, talkersPerRoom: 0, clientOf: seededClient(f.seed) }).slice(0, ctx.load),
+    serverPids: [hark.proc.pid],
+  })
+
+const withWebhooks = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise<Measurement> => {
+  const hark = await startClean(ctx, f)
+  const receiver = startWorker(ctx.procs, {
+    name: 'webhook-receiver',
+    module: benchModule('workers/webhookReceiver'),
+    cpus: generatorCpus(ctx.cores),
+    logFile: ctx.logFile('webhook-receiver'),
+  })
+  receiver.send({ type: 'start' })
+  const { port } = await receiver.next<WorkerMessage & { port: number }>('listening', 10_000)
+  const created = await call(hark.restUrl, f.seed.apiKey, 'POST', '/webhooks', { url: `http://127.0.0.1:${port}/hooks` })
+  receiver.send({ type: 'secret', secret: created.secret })
+  await receiver.next('ready', 10_000)
+
+  const result = await storm(ctx, f, hark)
+  // Every terminal connected and went again; every room of 4 started and finished.
+  const connected = result.extra.connected ?? 0
+  const expected = 2 * connected + 2 * Math.ceil(connected / ROOM_SIZE)
+  ctx.phase(`waiting for ${expected} webhook events`)
+  receiver.send({ type: 'await', count: expected, timeoutMs: DRAIN_TIMEOUT_MS })
+  const r = await receiver.next<WorkerMessage & {
+    count: number; badSignatures: number; duplicates: number; firstMs: number; lastMs: number; histogram: string
+  }>('report', DRAIN_TIMEOUT_MS + 10_000)
+  const lag = summarize(decodeHistogram(r.histogram))
+  const seconds = Math.max(0.001, (r.lastMs - r.firstMs) / 1000)
+  return {
+    ...result,
+    extra: {
+      ...result.extra,
+      webhookEventsExpected: expected,
+      webhookEventsDelivered: r.count,
+      webhookBadSignatures: r.badSignatures,
+      webhookDuplicates: r.duplicates,
+      webhookEventsPerSecond: r.count / seconds,
+      webhookDeliverySeconds: seconds,
+      webhookLagP50Ms: lag?.p50Ms ?? Number.NaN,
+      webhookLagP99Ms: lag?.p99Ms ?? Number.NaN,
+      webhookLagMaxMs: lag?.maxMs ?? Number.NaN,
+    },
+  }
+}
+
+export default defineScenario<WsTerminalsFixture>({
+  name: 'webhooks',
+  description:
+    'WSS connect storm with one webhook endpoint (every connect, disconnect, room start and finish delivered, signed and verified) vs the same Hark without; extra: events/s and lag state change → 2xx',
+  unit: 'connects/s',
+  higherIsBetter: true,
+  goal: { ratios: { 'hark-no-webhooks': 0.9 }, text: 'connect throughput with webhooks ≥ 0.9× without' },
+  load: { ...LOAD, unit: 'terminals' },
+  setup: (ctx) => setupWsTerminals(ctx, LOAD),
+  hark: {
+    name: 'hark',
+    label: 'Hark with one webhook endpoint (receiver verifies every signature)',
+    measure: withWebhooks,
+  },
+  peers: [
+    {
+      name: 'hark-no-webhooks',
+      label: 'the same Hark without a webhook endpoint',
+      measure: async (ctx, f) => storm(ctx, f, await startClean(ctx, f)),
+    },
+  ],
+})

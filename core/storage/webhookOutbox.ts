@@ -1,0 +1,204 @@
+/**
+ * The webhook outbox: events (one row each, with their per-resource sequence number and the
+ * exact body every attempt sends) and deliveries (one per event and endpoint, with their retry
+ * state). Events are written in the transaction of the change they describe; the delivery worker
+ * reads pending deliveries past its cursor (the integer id grows in commit order: SQLite has one
+ * writer at a time) and records every attempt's outcome here.
+ */
+import { guard, type Db } from './db.js'
+
+export interface WebhookEventRecord {
+  readonly eventId: string
+  readonly workspaceId: string
+  readonly type: string
+  /** `client:<clientId>`, `room:<room>`, `agent:<agentId>` or `webhook:<webhookId>`. */
+  readonly resource: string
+  readonly seq: number
+  /** The JSON body every attempt sends, byte for byte. */
+  readonly body: string
+  readonly createdAt: number
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'dead'
+
+export interface WebhookDeliveryRecord {
+  /** Internal, grows in commit order (the worker's cursor). */
+  readonly id: number
+  readonly deliveryId: string
+  readonly webhookId: string
+  readonly eventId: string
+  readonly workspaceId: string
+  readonly resource: string
+  readonly seq: number
+  readonly state: DeliveryState
+  readonly attempts: number
+  readonly nextAttemptAt: number | null
+  readonly lastAttemptAt: number | null
+  readonly lastStatus: number | null
+  readonly lastError: string | null
+  readonly lastLatencyMs: number | null
+  readonly createdAt: number
+  readonly completedAt: number | null
+  /** From the event. */
+  readonly type: string
+}
+
+/** A pending delivery with what an attempt needs. */
+export interface PendingDelivery extends WebhookDeliveryRecord {
+  readonly body: string
+}
+
+export interface NewDelivery {
+  readonly deliveryId: string
+  readonly webhookId: string
+  readonly eventId: string
+  readonly workspaceId: string
+  readonly resource: string
+  readonly seq: number
+  readonly createdAt: number
+}
+
+/** What one attempt left behind. */
+export interface AttemptOutcome {
+  readonly state: DeliveryState
+  readonly attempts: number
+  readonly nextAttemptAt: number | null
+  readonly at: number
+  readonly status: number | null
+  readonly error: string | null
+  readonly latencyMs: number | null
+}
+
+interface DeliveryRow {
+  id: number; delivery_id: string; webhook_id: string; event_id: string; workspace_id: string; resource: string
+  seq: number; state: DeliveryState; attempts: number; next_attempt_at: number | null; last_attempt_at: number | null
+  last_status: number | null; last_error: string | null; last_latency_ms: number | null; created_at: number
+  completed_at: number | null; type: string; body?: string
+}
+
+const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
+  id: r.id, deliveryId: r.delivery_id, webhookId: r.webhook_id, eventId: r.event_id, workspaceId: r.workspace_id,
+  resource: r.resource, seq: r.seq, state: r.state, attempts: r.attempts, nextAttemptAt: r.next_attempt_at,
+  lastAttemptAt: r.last_attempt_at, lastStatus: r.last_status, lastError: r.last_error, lastLatencyMs: r.last_latency_ms,
+  createdAt: r.created_at, completedAt: r.completed_at, type: r.type,
+})
+
+const toPending = (r: DeliveryRow): PendingDelivery => ({ ...toDelivery(r), body: r.body! })
+
+/** Rows per multi-row INSERT: one statement binds many rows (libSQL's cost is per statement). */
+const CHUNK = 64
+
+export const webhookOutboxRepo = (db: Db) => {
+  const reserveRows = new Map<number, ReturnType<Db['prepare']>>()
+  const reserve = (n: number) => {
+    let st = reserveRows.get(n)
+    if (!st) {
+      st = db.prepare(`INSERT INTO webhook_sequences (workspace_id, resource, seq) VALUES ${Array(n).fill('(?, ?, ?)').join(', ')}
+        ON CONFLICT (workspace_id, resource) DO UPDATE SET seq = seq + excluded.seq RETURNING workspace_id, resource, seq`)
+      reserveRows.set(n, st)
+    }
+    return st
+  }
+  const multi = (table: string, columns: string, perRow: number) => {
+    const cache = new Map<number, ReturnType<Db['prepare']>>()
+    const row = `(${Array(perRow).fill('?').join(', ')})`
+    return (n: number) => {
+      let st = cache.get(n)
+      if (!st) cache.set(n, (st = db.prepare(`INSERT INTO ${table} (${columns}) VALUES ${Array(n).fill(row).join(', ')}`)))
+      return st
+    }
+  }
+  const insertEvents = multi('webhook_events', 'event_id, workspace_id, type, resource, seq, body, created_at', 7)
+  const insertDeliveries = multi(
+    'webhook_deliveries',
+    "delivery_id, webhook_id, event_id, workspace_id, resource, seq, state, next_attempt_at, created_at",
+    9,
+  )
+  const withEvent = `SELECT d.*, e.type AS type FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id`
+  const withBody = `SELECT d.*, e.type AS type, e.body AS body FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id`
+  const pendingAfter = db.prepare(`${withBody} WHERE d.id > ? AND d.state = 'pending' ORDER BY d.id LIMIT ?`)
+  const pendingOf = db.prepare(`${withBody} WHERE d.webhook_id = ? AND d.state = 'pending' ORDER BY d.id`)
+  const lastId = db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_deliveries')
+  const record = db.prepare(`UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?,
+    last_status = ?, last_error = ?, last_latency_ms = ?, completed_at = ? WHERE id = ?`)
+  const list = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
+  const one = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
+  const event = db.prepare('SELECT * FROM webhook_events WHERE event_id = ?')
+  const pruneDeliveries = db.prepare('DELETE FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ?')
+  const pruneEvents = db.prepare(`DELETE FROM webhook_events WHERE created_at < ?
+    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`)
+
+  return {
+    /**
+     * Reserve sequence numbers: `n` for each (workspaceId, resource), inside the events' transaction.
+     * Returns the first number of each, keyed `workspaceId NUL resource` (one statement per 64).
+     */
+    reserveSequences: (wanted: ReadonlyArray<{ workspaceId: string; resource: string; n: number }>) =>
+      guard('reserve webhook sequences', () => {
+        const first = new Map<string, number>()
+        for (let i = 0; i < wanted.length; i += CHUNK) {
+          const chunk = wanted.slice(i, i + CHUNK)
+          const rows = reserve(chunk.length).all(chunk.flatMap((w) => [w.workspaceId, w.resource, w.n])) as Array<{
+            workspace_id: string; resource: string; seq: number
+          }>
+          const asked = new Map(chunk.map((w) => [`${w.workspaceId}\u0000${w.resource}`, w.n]))
+          for (const r of rows) {
+            const key = `${r.workspace_id}\u0000${r.resource}`
+            first.set(key, r.seq - asked.get(key)! + 1)
+          }
+        }
+        return first
+      }),
+    insertEvents: (events: ReadonlyArray<WebhookEventRecord>) =>
+      guard('insert webhook events', () => {
+        for (let i = 0; i < events.length; i += CHUNK) {
+          const chunk = events.slice(i, i + CHUNK)
+          insertEvents(chunk.length).run(
+            chunk.flatMap((e) => [e.eventId, e.workspaceId, e.type, e.resource, e.seq, e.body, e.createdAt]))
+        }
+      }),
+    /** New pending deliveries, due at once. */
+    insertDeliveries: (deliveries: ReadonlyArray<NewDelivery>) =>
+      guard('insert webhook deliveries', () => {
+        for (let i = 0; i < deliveries.length; i += CHUNK) {
+          const chunk = deliveries.slice(i, i + CHUNK)
+          insertDeliveries(chunk.length).run(
+            chunk.flatMap((d) => [
+              d.deliveryId, d.webhookId, d.eventId, d.workspaceId, d.resource, d.seq, 'pending', d.createdAt, d.createdAt,
+            ]))
+        }
+      }),
+    /** Pending deliveries committed after `afterId`, oldest first. */
+    pendingAfter: (afterId: number, limit = 1000) =>
+      guard('read pending webhook deliveries', () => (pendingAfter.all(afterId, limit) as DeliveryRow[]).map(toPending)),
+    pendingOf: (webhookId: string) =>
+      guard('read pending webhook deliveries', () => (pendingOf.all(webhookId) as DeliveryRow[]).map(toPending)),
+    lastId: () => guard('read webhook delivery cursor', () => (lastId.get() as { id: number }).id),
+    /** Store what an attempt (or a give-up) left behind. */
+    recordAttempt: (id: number, o: AttemptOutcome) =>
+      guard('record webhook attempt', () =>
+        void record.run(o.state, o.attempts, o.nextAttemptAt, o.at, o.status, o.error, o.latencyMs,
+          o.state === 'pending' ? null : o.at, id)),
+    /** Deliveries of an endpoint, newest first, before the internal id `beforeId`. */
+    list: (workspaceId: string, webhookId: string, q: { beforeId?: number; limit: number }) =>
+      guard('list webhook deliveries', () =>
+        (list.all(workspaceId, webhookId, q.beforeId ?? Number.MAX_SAFE_INTEGER, q.limit) as DeliveryRow[]).map(toDelivery)),
+    get: (workspaceId: string, webhookId: string, deliveryId: string) =>
+      guard('get webhook delivery', () => {
+        const r = one.get(workspaceId, webhookId, deliveryId) as DeliveryRow | undefined
+        return r ? toDelivery(r) : null
+      }),
+    event: (eventId: string) =>
+      guard('get webhook event', () => {
+        const r = event.get(eventId) as
+          | { event_id: string; workspace_id: string; type: string; resource: string; seq: number; body: string; created_at: number }
+          | undefined
+        return r
+          ? ({ eventId: r.event_id, workspaceId: r.workspace_id, type: r.type, resource: r.resource, seq: r.seq, body: r.body, createdAt: r.created_at } satisfies WebhookEventRecord)
+          : null
+      }),
+    /** Forget deliveries completed before `before`, then events no delivery refers to any more. */
+    prune: (before: number) =>
+      guard('prune webhook deliveries', () => pruneDeliveries.run(before).changes + pruneEvents.run(before).changes),
+  }
+}

@@ -1,0 +1,113 @@
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '../clock.js'
+import { tempDir } from '../test/helpers.js'
+import { openStorage, type StorageShape } from '../storage/storage.js'
+import { WebhookOutbox } from './outbox.js'
+
+const open: Array<() => void> = []
+afterEach(() => open.splice(0).forEach((f) => f()))
+
+const setup = (subscribe = true) => {
+  const dir = tempDir()
+  const storage = openStorage(join(dir.path, 'hark.db'))
+  open.push(() => (storage.close(), dir.remove()))
+  const clock = new ManualClock(Date.UTC(2026, 10, 1))
+  const outbox = new WebhookOutbox(storage, clock)
+  outbox.install()
+  storage.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
+  if (subscribe) {
+    storage.webhookEndpoints.insert({
+      webhookId: 'wh_1', workspaceId: 'ws_1', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
+      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
+    })
+  }
+  return { storage, clock, outbox }
+}
+
+const createClient = (storage: StorageShape, clientId: string, fail = false) =>
+  storage.transaction(() => {
+    storage.clients.insert({
+      workspaceId: 'ws_1', clientId, name: null, kind: null, room: 'lobby', ephemeral: false, expiresAt: null,
+      tokensNotBefore: 1, createdAt: 1, updatedAt: 1,
+    })
+    storage.recordChange('client.created', 'ws_1', clientId, 1)
+    if (fail) throw new Error('rolled back after the change was recorded')
+  })
+
+const events = (storage: StorageShape) =>
+  storage.db.prepare('SELECT type, resource, seq, body FROM webhook_events ORDER BY resource, seq').all() as Array<{
+    type: string; resource: string; seq: number; body: string
+  }>
+
+describe('the webhook outbox', () => {
+  it('writes a change’s event and delivery in the change’s transaction: both commit, or neither', () => {
+    const { storage } = setup()
+    createClient(storage, 'dev-1')
+    expect(() => createClient(storage, 'dev-2', true)).toThrow(/rolled back/)
+    expect(storage.clients.get('ws_1', 'dev-2')).toBeNull()
+    const rows = events(storage)
+    expect(rows.map((r) => [r.type, r.resource, r.seq])).toEqual([['client.created', 'client:dev-1', 1]])
+    expect(JSON.parse(rows[0]!.body)).toMatchObject({
+      type: 'client.created', workspaceId: 'ws_1', resource: 'client:dev-1', sequence: 1,
+      data: { clientId: 'dev-1', name: null, kind: null, room: 'lobby', ephemeral: false },
+    })
+    const deliveries = storage.webhookOutbox.pendingAfter(0)
+    expect(deliveries.map((d) => [d.webhookId, d.type, d.seq])).toEqual([['wh_1', 'client.created', 1]])
+  })
+
+  it('writes nothing for a workspace without a subscribed endpoint, and costs no write on the live path', async () => {
+    const { storage, outbox } = setup(false)
+    createClient(storage, 'dev-1')
+    outbox.publish({ workspaceId: 'ws_1', type: 'room.started', at: 1, data: { room: 'lobby', clientId: 'dev-1' } })
+    expect(outbox.queued).toBe(0)
+    await outbox.flush()
+    expect(events(storage)).toEqual([])
+  })
+
+  it('numbers a resource’s events in the order they happened, live ones queued this turn before a database change', async () => {
+    const { storage, outbox } = setup()
+    createClient(storage, 'dev-1')
+    // A live event queued (not yet written), then a database change of the same client in the same turn.
+    outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 2, data: { clientId: 'dev-1', sessionId: 's1', transport: 'websocket', room: 'lobby' } })
+    storage.transaction(() => {
+      storage.clients.update('ws_1', 'dev-1', { room: 'kitchen' }, 3)
+      storage.recordChange('client.updated', 'ws_1', 'dev-1', 3)
+    })
+    outbox.publish({ workspaceId: 'ws_1', type: 'client.room_changed', at: 4, data: { clientId: 'dev-1', sessionId: 's1', from: 'lobby', to: 'kitchen' } })
+    await outbox.flush()
+    expect(events(storage).map((r) => [r.type, r.seq])).toEqual([
+      ['client.created', 1], ['client.connected', 2], ['client.updated', 3], ['client.room_changed', 4],
+    ])
+  })
+
+  it('puts live events back when the transaction that took them rolls back', async () => {
+    const { storage, outbox } = setup()
+    outbox.publish({ workspaceId: 'ws_1', type: 'room.started', at: 2, data: { room: 'lobby', clientId: 'dev-1' } })
+    expect(() => createClient(storage, 'dev-1', true)).toThrow()
+    await outbox.flush()
+    expect(events(storage).map((r) => [r.type, r.resource, r.seq])).toEqual([['room.started', 'room:lobby', 1]])
+  })
+
+  it('maps revocations and password resets to their events', () => {
+    const { storage } = setup()
+    createClient(storage, 'dev-1')
+    storage.transaction(() => {
+      storage.issuedTokens.insert({ jti: '01JD3M5Q8T7V2XW4YZ6A9BCDEF', workspaceId: 'ws_1', clientId: 'dev-1', issuedAt: 1, expiresAt: null })
+    })
+    storage.transaction(() => {
+      storage.issuedTokens.revoke('ws_1', '01JD3M5Q8T7V2XW4YZ6A9BCDEF', 2)
+      storage.recordChange('token.revoked', 'ws_1', '01JD3M5Q8T7V2XW4YZ6A9BCDEF', 2)
+    })
+    storage.recordChange('client.tokensRevoked', 'ws_1', 'dev-1', 3)
+    storage.recordChange('devicePassword.reset', 'ws_1', 'dev-1', 4)
+    storage.recordChange('apikey.revoked', 'ws_1', 'key_1', 5)
+    const rows = events(storage)
+    expect(rows.map((r) => [r.type, r.seq, JSON.parse(r.body).data])).toEqual([
+      ['client.created', 1, expect.objectContaining({ clientId: 'dev-1' })],
+      ['token.revoked', 2, { clientId: 'dev-1', jti: '01JD3M5Q8T7V2XW4YZ6A9BCDEF', all: false }],
+      ['token.revoked', 3, { clientId: 'dev-1', jti: null, all: true }],
+      ['device_password.reset', 4, { clientId: 'dev-1' }],
+    ])
+  })
+})

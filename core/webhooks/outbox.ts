@@ -1,0 +1,269 @@
+/**
+ * The transactional outbox of webhook events. Two ways in:
+ *   - a change that is a database write (a client created, a token revoked …) gets its event from
+ *     the change writer, inside the transaction that records the change: both commit or neither;
+ *   - a live event (a terminal connected, a room started, an agent failed) is `publish`ed and
+ *     written with the other live events of the same event-loop turn in one transaction
+ *     (storage.batch), never with a request or an HTTP call on the path that produced it.
+ * Each event gets its resource's next sequence number in the transaction that writes it, and one
+ * pending delivery per enabled endpoint that subscribes to its type; a workspace without such an
+ * endpoint writes nothing. Live events still queued when a database change is written go first, in
+ * the same transaction, so a resource's numbers follow the order things happened.
+ */
+import { Context, Effect, Layer } from 'effect'
+import { Clock, type ClockShape } from '../clock.js'
+import { newDeliveryId, newWebhookEventId } from '../ids.js'
+import { Log, type Logger } from '../log.js'
+import type { ChangeRecord } from '../storage/changes.js'
+import { Storage, type StorageShape } from '../storage/storage.js'
+import type { NewDelivery, WebhookEventRecord } from '../storage/webhookOutbox.js'
+import { Terminals } from '../terminals.js'
+import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
+import { attachSessionEvents } from './liveEvents.js'
+
+interface Subscription {
+  readonly webhookId: string
+  /** null = every type. */
+  readonly events: ReadonlySet<string> | null
+}
+
+/** Events written in a transaction that has not reported its commit yet. */
+interface Unconfirmed {
+  readonly change: ChangeRecord
+  readonly events: WebhookEventInput[]
+}
+
+const RETRY_FLUSH_MS = 1000
+
+export class WebhookOutbox {
+  /** Enabled endpoints per workspace (loaded on first use, dropped on every webhook.* change). */
+  private readonly subscriptions = new Map<string, ReadonlyArray<Subscription>>()
+  private queue: WebhookEventInput[] = []
+  private unconfirmed: Unconfirmed[] = []
+  private flushing = false
+  private readonly committed = new Set<() => void>()
+  private stops: Array<() => void> = []
+
+  constructor(
+    private readonly storage: StorageShape,
+    private readonly clock: ClockShape,
+    private readonly log: Logger | null = null,
+  ) {}
+
+  /** Write events of database changes with their changes, and follow endpoint changes. Idempotent. */
+  install(): () => void {
+    if (this.stops.length > 0) return () => this.uninstall()
+    this.stops.push(
+      this.storage.onRecord((change) => this.onRecord(change)),
+      this.storage.onChange((change) => this.changed(change)),
+    )
+    return () => this.uninstall()
+  }
+
+  private uninstall(): void {
+    for (const stop of this.stops.splice(0)) stop()
+  }
+
+  /** Hear that live events were committed (the delivery worker reads them then). */
+  onCommitted(listener: () => void): () => void {
+    this.committed.add(listener)
+    return () => this.committed.delete(listener)
+  }
+
+  /** A committed change: endpoint changes reload the subscriptions; a commit confirms drained live events. */
+  private changed(change: ChangeRecord): void {
+    if (change.kind.startsWith('webhook.') && change.kind !== 'webhook.queued') {
+      if (change.workspaceId) this.subscriptions.delete(change.workspaceId)
+      else this.subscriptions.clear()
+    }
+    if (this.unconfirmed.length > 0) this.unconfirmed = this.unconfirmed.filter((u) => u.change !== change)
+  }
+
+  /** Endpoint ids of a workspace that receive `type` now (enabled, subscribed). */
+  subscribers(workspaceId: string, type: string): string[] {
+    let subs = this.subscriptions.get(workspaceId)
+    if (!subs) {
+      subs = this.storage.webhookEndpoints
+        .list(workspaceId)
+        .filter((e) => e.enabled)
+        .map((e) => ({ webhookId: e.webhookId, events: e.events === null ? null : new Set(e.events) }))
+      this.subscriptions.set(workspaceId, subs)
+    }
+    const out: string[] = []
+    for (const s of subs) if (s.events === null || s.events.has(type)) out.push(s.webhookId)
+    return out
+  }
+
+  /** True when some endpoint of the workspace takes `type` (the live path asks before building an event). */
+  wants(workspaceId: string, type: string): boolean {
+    return this.subscribers(workspaceId, type).length > 0
+  }
+
+  /**
+   * Write events and their deliveries in the caller's transaction (or a new one). With `only`,
+   * each event goes to that endpoint alone, whatever its subscriptions (the test event). Returns
+   * the deliveries written.
+   */
+  write(events: ReadonlyArray<WebhookEventInput>, only?: string): NewDelivery[] {
+    if (events.length === 0) return []
+    return this.storage.transaction(() => {
+      const planned: Array<{ e: WebhookEventInput; resource: string; to: string[] }> = []
+      const counts = new Map<string, number>()
+      for (const e of events) {
+        const to = only !== undefined ? [only] : this.subscribers(e.workspaceId, e.type)
+        if (to.length === 0) continue
+        const resource = resourceOf(e)
+        const key = `${e.workspaceId}\u0000${resource}`
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+        planned.push({ e, resource, to })
+      }
+      if (planned.length === 0) return []
+      // One reservation per resource for the whole batch, then numbers handed out in order.
+      const next = this.storage.webhookOutbox.reserveSequences(
+        [...counts].map(([key, n]) => {
+          const [workspaceId, resource] = key.split('\u0000') as [string, string]
+          return { workspaceId, resource, n }
+        }),
+      )
+      const rows: WebhookEventRecord[] = []
+      const deliveries: NewDelivery[] = []
+      const now = this.clock.now()
+      for (const { e, resource, to } of planned) {
+        const key = `${e.workspaceId}\u0000${resource}`
+        const seq = next.get(key)!
+        next.set(key, seq + 1)
+        const eventId = newWebhookEventId(e.at)
+        rows.push({ eventId, workspaceId: e.workspaceId, type: e.type, resource, seq, body: eventBody(e, { id: eventId, resource, sequence: seq }), createdAt: now })
+        for (const webhookId of to) {
+          deliveries.push({ deliveryId: newDeliveryId(now), webhookId, eventId, workspaceId: e.workspaceId, resource, seq, createdAt: now })
+        }
+      }
+      this.storage.webhookOutbox.insertEvents(rows)
+      this.storage.webhookOutbox.insertDeliveries(deliveries)
+      return deliveries
+    })
+  }
+
+  /** A live event: queued and written with this turn's others. Costs a map lookup when nobody subscribes. */
+  publish(event: WebhookEventInput): void {
+    if (!this.wants(event.workspaceId, event.type)) return
+    this.queue.push(event)
+    this.scheduleFlush()
+  }
+
+  /** Live events queued and not yet handed to a transaction. */
+  get queued(): number {
+    return this.queue.length
+  }
+
+  /** Write whatever is queued now (tests; shutdown). */
+  async flush(): Promise<void> {
+    while (this.queue.length > 0 || this.unconfirmed.length > 0 || this.flushing) {
+      if (!this.flushing) this.scheduleFlush()
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) return
+    this.flushing = true
+    this.storage
+      .batch(() => {
+        // Events a rolled-back transaction took from the queue go first again.
+        const lost = this.unconfirmed.flatMap((u) => u.events)
+        this.unconfirmed = []
+        const events = lost.length > 0 ? [...lost, ...this.queue] : this.queue
+        this.queue = []
+        try {
+          return this.write(events).length
+        } catch (e) {
+          this.queue = [...events, ...this.queue]
+          throw e
+        }
+      })
+      .then(
+        (written) => {
+          this.flushing = false
+          if (written > 0) {
+            this.log?.debug({ deliveries: written }, 'live webhook events written')
+            for (const listener of this.committed) listener()
+          }
+          if (this.queue.length > 0 || this.unconfirmed.length > 0) this.scheduleFlush()
+        },
+        (e: unknown) => {
+          this.flushing = false
+          this.log?.error({ err: e, queued: this.queue.length }, 'writing webhook events failed; retrying')
+          this.clock.setTimeout(() => this.scheduleFlush(), RETRY_FLUSH_MS)
+        },
+      )
+  }
+
+  /** The event a database change stands for, if any. */
+  private eventOf(change: ChangeRecord): WebhookEventInput | null {
+    const { workspaceId, subject, at } = change
+    if (!workspaceId || !subject) return null
+    switch (change.kind) {
+      case 'client.created':
+      case 'client.updated': {
+        const c = this.storage.clients.get(workspaceId, subject)
+        if (!c) return null
+        const data: ClientData = { clientId: c.clientId, name: c.name, kind: c.kind, room: c.room, ephemeral: c.ephemeral }
+        return { workspaceId, type: change.kind, data, at }
+      }
+      case 'client.deleted':
+        return { workspaceId, type: 'client.deleted', data: { clientId: subject }, at }
+      case 'token.revoked': {
+        const t = this.storage.issuedTokens.get(workspaceId, subject)
+        return t ? { workspaceId, type: 'token.revoked', data: { clientId: t.clientId, jti: subject, all: false }, at } : null
+      }
+      case 'client.tokensRevoked':
+        return { workspaceId, type: 'token.revoked', data: { clientId: subject, jti: null, all: true }, at }
+      case 'devicePassword.reset':
+        return { workspaceId, type: 'device_password.reset', data: { clientId: subject }, at }
+      default:
+        return null
+    }
+  }
+
+  /** In the change's transaction: its event, after the live events still queued. */
+  private onRecord(change: ChangeRecord): void {
+    const event = this.eventOf(change)
+    if (event === null || !this.wants(event.workspaceId, event.type)) return
+    const live = this.queue
+    this.queue = []
+    if (live.length > 0) {
+      this.unconfirmed.push({ change, events: live })
+      // Should this transaction roll back, the next flush puts them back.
+      this.scheduleFlush()
+    }
+    this.write([...live, event])
+  }
+}
+
+/** The engine's webhook outbox as an Effect service (extensions receive it as `tokens.webhookOutbox`). */
+export class WebhookOutboxService extends Context.Service<WebhookOutboxService, WebhookOutbox>()('hark/WebhookOutbox') {}
+
+/**
+ * The outbox writes the events of every database change from the start, and the live events of
+ * the workspace actors' sessions and rooms (agents are attached where the dispatcher is made).
+ * Released after the serving finalizers, so the sessions closed at shutdown are written too, and
+ * before storage closes: what is queued is flushed first.
+ */
+export const webhookOutboxLayer = Layer.effect(
+  WebhookOutboxService,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const clock = yield* Clock
+      const outbox = new WebhookOutbox(yield* Storage, clock, yield* Log)
+      const uninstall = outbox.install()
+      const detach = attachSessionEvents(yield* Terminals, clock, (e) => outbox.publish(e))
+      return { outbox, detach, uninstall }
+    }),
+    // No new live events; what is queued is written (its commit confirmed through the change listener); then the writer goes.
+    ({ outbox, detach, uninstall }) =>
+      Effect.sync(detach).pipe(
+        Effect.andThen(Effect.promise(() => outbox.flush())),
+        Effect.ensuring(Effect.sync(uninstall)),
+      ),
+  ).pipe(Effect.map(({ outbox }) => outbox)),
+)

@@ -1,0 +1,486 @@
+/**
+ * The delivery worker: takes pending deliveries from the outbox and sends them, at least once,
+ * in order per resource and endpoint (a lane). A lane's next delivery waits until the one before
+ * it got a 2xx or was given up; lanes run in parallel, at most MAX_IN_FLIGHT requests per
+ * endpoint. Failed attempts are retried on the schedule of schedule.ts, timed by the engine's
+ * clock (a test advances it instead of waiting); after 24 h a delivery is dead-lettered, and an
+ * endpoint that has failed for 3 days is disabled (an audit line in the log).
+ *
+ * The database holds the truth; the worker mirrors the pending deliveries in memory (lanes) and
+ * reads new ones past its cursor whenever a change is committed — here, or by another process
+ * sharing the data dir (the CLI's test and redeliver). After a crash the pending rows are read
+ * again, so nothing is lost; a delivery answered but not yet recorded is sent again (receivers
+ * deduplicate on `webhook-id`).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { ClockShape, Timer } from '../../core/clock.js'
+import type { Logger } from '../../core/log.js'
+import type { StorageShape } from '../../core/storage/storage.js'
+import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.js'
+import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
+import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
+import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
+import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
+import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender } from './sender.js'
+
+/** Completed deliveries (and their events) are kept this long for the history, then pruned. */
+export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
+const PRUNE_EVERY_MS = 3_600_000
+/** Attempt outcomes are written together, at most this long (real time) after the first waits. */
+const RECORD_BATCH_MS = 10
+const RECORD_BATCH_MAX = 64
+
+interface Lane {
+  readonly endpoint: EndpointState
+  readonly resource: string
+  /** Pending deliveries of this resource, by sequence number. */
+  readonly queue: PendingDelivery[]
+  state: 'idle' | 'ready' | 'waiting' | 'busy'
+}
+
+/** One settled attempt (tests and tools listen). */
+export interface AttemptRecord {
+  readonly delivery: PendingDelivery
+  readonly outcome: SendOutcome
+  /** The delivery's state after it. */
+  readonly state: DeliveryState
+  readonly nextAttemptAt: number | null
+}
+
+interface EndpointState {
+  record: WebhookEndpointRecord
+  readonly lanes: Map<string, Lane>
+  /** Lanes whose head is due, oldest first (entries whose lane moved on are skipped). */
+  ready: Lane[]
+  inFlight: number
+  secrets: { readonly until: number; readonly list: ReadonlyArray<string> } | null
+}
+
+export interface DeliveryWorkerDeps {
+  readonly storage: StorageShape
+  readonly clock: ClockShape
+  readonly log: Logger
+  readonly metrics: Registry
+  readonly sender: WebhookSender
+  readonly endpoints: WebhookEndpoints
+  readonly outbox: WebhookOutbox
+  /** Jitter source in [0, 1). */
+  readonly random?: () => number
+}
+
+export class DeliveryWorker {
+  private readonly endpointStates = new Map<string, EndpointState>()
+  /** Every pending delivery in memory, by internal id. */
+  private readonly pending = new Map<number, PendingDelivery>()
+  private readonly waiting = new Set<Lane>()
+  private cursor = 0
+  private timer: Timer | undefined
+  private timerAt = Number.POSITIVE_INFINITY
+  private pruneTimer: Timer | undefined
+  private loadScheduled = false
+  private pumpScheduled = false
+  private running = false
+  private readonly offs: Array<() => void> = []
+  private readonly random: () => number
+  private readonly attempts: Counter
+  private readonly deliveries: Counter
+  private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
+  private idleWaiters: Array<() => void> = []
+  /** Outcome writes not yet handed to storage (one transaction for many attempts). */
+  private records: Array<() => void> = []
+  private recordTimer: NodeJS.Timeout | undefined
+  private quietWaiters: Array<() => void> = []
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.random = deps.random ?? Math.random
+    this.attempts = new Counter({
+      name: 'hark_webhook_attempts_total',
+      help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',
+      labelNames: ['result'],
+      registers: [deps.metrics],
+    })
+    this.deliveries = new Counter({
+      name: 'hark_webhook_deliveries_total',
+      help: 'Webhook deliveries finished, by result (delivered: a 2xx; dead: given up after 24 h)',
+      labelNames: ['result'],
+      registers: [deps.metrics],
+    })
+    const worker = this
+    new Gauge({
+      name: 'hark_webhook_queue_depth',
+      help: 'Webhook deliveries pending (waiting for their turn, a retry, or a disabled endpoint), per workspace',
+      labelNames: ['workspace'],
+      registers: [deps.metrics],
+      collect() {
+        this.reset()
+        for (const [workspace, { count }] of worker.pendingByWorkspace()) this.set({ workspace }, count)
+      },
+    })
+    new Gauge({
+      name: 'hark_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest pending webhook delivery, per workspace',
+      labelNames: ['workspace'],
+      registers: [deps.metrics],
+      collect() {
+        this.reset()
+        const now = deps.clock.now()
+        for (const [workspace, { oldest }] of worker.pendingByWorkspace()) this.set({ workspace }, Math.max(0, now - oldest) / 1000)
+      },
+    })
+  }
+
+  private pendingByWorkspace(): Map<string, { count: number; oldest: number }> {
+    const out = new Map<string, { count: number; oldest: number }>()
+    for (const d of this.pending.values()) {
+      const s = out.get(d.workspaceId)
+      if (s) {
+        s.count++
+        if (d.createdAt < s.oldest) s.oldest = d.createdAt
+      } else out.set(d.workspaceId, { count: 1, oldest: d.createdAt })
+    }
+    return out
+  }
+
+  /** Read every pending delivery and start sending. */
+  start(): void {
+    if (this.running) return
+    this.running = true
+    const { storage, outbox } = this.deps
+    this.offs.push(
+      storage.onChange((change) => {
+        if (change.kind.startsWith('webhook.') && change.kind !== 'webhook.queued' && change.subject) this.reloadEndpoint(change.subject)
+        this.scheduleLoad()
+      }),
+      outbox.onCommitted(() => this.scheduleLoad()),
+    )
+    this.load()
+    this.pump()
+    this.schedulePrune()
+  }
+
+  /** Stop sending; attempts in flight are abandoned (their deliveries stay pending and go again after a restart). */
+  stop(): void {
+    this.flushRecords()
+    this.running = false
+    for (const off of this.offs.splice(0)) off()
+    this.deps.clock.clearTimeout(this.timer)
+    this.deps.clock.clearTimeout(this.pruneTimer)
+    this.timer = undefined
+    this.timerAt = Number.POSITIVE_INFINITY
+    this.deps.sender.close()
+  }
+
+  /** Hear every settled attempt. Returns the unsubscribe function. */
+  onAttempt(listener: (a: AttemptRecord) => void): () => void {
+    this.attemptListeners.add(listener)
+    return () => this.attemptListeners.delete(listener)
+  }
+
+  /** True when nothing is in flight or due now (what is left waits for a later retry or a disabled endpoint). */
+  get idle(): boolean {
+    if (this.loadScheduled || this.pumpScheduled) return false
+    for (const ep of this.endpointStates.values()) {
+      if (ep.inFlight > 0) return false
+      if (ep.record.enabled && ep.ready.some((lane) => lane.state === 'ready')) return false
+    }
+    return true
+  }
+
+  /** True when nothing more can start now: whatever is due waits for a free place (MAX_IN_FLIGHT per endpoint). */
+  get quiet(): boolean {
+    if (this.loadScheduled || this.pumpScheduled) return false
+    for (const ep of this.endpointStates.values()) {
+      if (ep.record.enabled && ep.inFlight < MAX_IN_FLIGHT && ep.ready.some((lane) => lane.state === 'ready')) return false
+    }
+    return true
+  }
+
+  /** Resolves once nothing more can start (attempts may still be in flight). */
+  whenQuiet(): Promise<void> {
+    if (this.quiet || !this.running) return Promise.resolve()
+    return new Promise((resolve) => this.quietWaiters.push(resolve))
+  }
+
+  /** Requests in flight to an endpoint now. */
+  inFlightOf(webhookId: string): number {
+    return this.endpointStates.get(webhookId)?.inFlight ?? 0
+  }
+
+  /** Resolves once the worker is idle (tests: advance the clock, then wait for the due attempts). */
+  whenIdle(): Promise<void> {
+    if (this.idle || !this.running) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /** When the next retry falls due (engine clock, ms), or null when none is waiting. */
+  get nextDueAt(): number | null {
+    return this.timerAt === Number.POSITIVE_INFINITY ? null : this.timerAt
+  }
+
+  /** Pending deliveries known to the worker (tests, metrics). */
+  get pendingCount(): number {
+    return this.pending.size
+  }
+
+  private scheduleLoad(): void {
+    if (this.loadScheduled || !this.running) return
+    this.loadScheduled = true
+    setImmediate(() => {
+      this.loadScheduled = false
+      if (!this.running) return
+      this.load()
+      this.pump()
+    })
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled || !this.running) return
+    this.pumpScheduled = true
+    setImmediate(() => {
+      this.pumpScheduled = false
+      this.pump()
+    })
+  }
+
+  /** Read pending deliveries committed past the cursor. */
+  private load(): void {
+    for (;;) {
+      const rows = this.deps.storage.webhookOutbox.pendingAfter(this.cursor)
+      if (rows.length === 0) return
+      this.cursor = rows[rows.length - 1]!.id
+      for (const d of rows) this.add(d)
+    }
+  }
+
+  private endpoint(webhookId: string): EndpointState | null {
+    let ep = this.endpointStates.get(webhookId)
+    if (!ep) {
+      const record = this.deps.storage.webhookEndpoints.find(webhookId)
+      if (!record) return null
+      ep = { record, lanes: new Map(), ready: [], inFlight: 0, secrets: null }
+      this.endpointStates.set(webhookId, ep)
+    }
+    return ep
+  }
+
+  private add(d: PendingDelivery): void {
+    if (this.pending.has(d.id)) return
+    const ep = this.endpoint(d.webhookId)
+    if (!ep) return
+    this.pending.set(d.id, d)
+    let lane = ep.lanes.get(d.resource)
+    if (!lane) ep.lanes.set(d.resource, (lane = { endpoint: ep, resource: d.resource, queue: [], state: 'idle' }))
+    const q = lane.queue
+    let i = q.length
+    while (i > 0 && (q[i - 1]!.seq > d.seq || (q[i - 1]!.seq === d.seq && q[i - 1]!.id > d.id))) i--
+    // Never ahead of the delivery in flight: it is being sent already.
+    if (i === 0 && lane.state === 'busy' && q.length > 0) i = 1
+    q.splice(i, 0, d)
+    if (lane.state !== 'busy') this.refresh(lane)
+  }
+
+  /** Put a lane where its head says: ready (due), waiting (a retry later), or gone (empty). */
+  private refresh(lane: Lane): void {
+    this.waiting.delete(lane)
+    const head = lane.queue[0]
+    if (!head) {
+      lane.state = 'idle'
+      if (lane.endpoint.lanes.get(lane.resource) === lane) lane.endpoint.lanes.delete(lane.resource)
+      return
+    }
+    if ((head.nextAttemptAt ?? 0) <= this.deps.clock.now()) {
+      if (lane.state !== 'ready') {
+        lane.state = 'ready'
+        lane.endpoint.ready.push(lane)
+      }
+    } else {
+      lane.state = 'waiting'
+      this.waiting.add(lane)
+    }
+  }
+
+  /** Start what may start, then sleep until the next retry is due. */
+  private pump(): void {
+    if (!this.running) return
+    const now = this.deps.clock.now()
+    for (const lane of this.waiting) if ((lane.queue[0]?.nextAttemptAt ?? 0) <= now) this.refresh(lane)
+    for (const ep of this.endpointStates.values()) {
+      if (!ep.record.enabled) continue
+      while (ep.inFlight < MAX_IN_FLIGHT && ep.ready.length > 0) {
+        const lane = ep.ready.shift()!
+        if (lane.state === 'ready') this.attempt(ep, lane)
+      }
+    }
+    this.arm()
+    if (this.idle) this.flushRecords()
+    if (this.idleWaiters.length > 0 && this.idle) for (const resolve of this.idleWaiters.splice(0)) resolve()
+    if (this.quietWaiters.length > 0 && this.quiet) for (const resolve of this.quietWaiters.splice(0)) resolve()
+  }
+
+  private arm(): void {
+    let next = Number.POSITIVE_INFINITY
+    for (const lane of this.waiting) next = Math.min(next, lane.queue[0]?.nextAttemptAt ?? next)
+    if (next === this.timerAt) return
+    this.deps.clock.clearTimeout(this.timer)
+    this.timerAt = next
+    this.timer = undefined
+    if (next === Number.POSITIVE_INFINITY) return
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = undefined
+      this.timerAt = Number.POSITIVE_INFINITY
+      this.pump()
+    }, next - this.deps.clock.now())
+  }
+
+  private secretsOf(ep: EndpointState, now: number): ReadonlyArray<string> {
+    if (ep.secrets === null || now >= ep.secrets.until) {
+      const r = ep.record
+      const until = r.previousSecretExpiresAt !== null && r.previousSecretExpiresAt > now ? r.previousSecretExpiresAt : Number.POSITIVE_INFINITY
+      ep.secrets = { until, list: this.deps.endpoints.signingSecrets(r, now) }
+    }
+    return ep.secrets.list
+  }
+
+  private attempt(ep: EndpointState, lane: Lane): void {
+    const d = lane.queue[0]!
+    lane.state = 'busy'
+    ep.inFlight++
+    const now = this.deps.clock.now()
+    this.deps.sender
+      .send({ url: ep.record.url, eventId: d.eventId, body: d.body, timestamp: now, secrets: this.secretsOf(ep, now) })
+      .then(
+        (outcome) => this.settle(ep, lane, d, outcome),
+        (e: unknown) => this.settle(ep, lane, d, { result: 'network_error', status: null, error: String(e), latencyMs: 0 }),
+      )
+  }
+
+  private settle(ep: EndpointState, lane: Lane, d: PendingDelivery, outcome: SendOutcome): void {
+    if (!this.running) return
+    ep.inFlight--
+    this.attempts.inc({ result: outcome.result })
+    // The endpoint was deleted (its rows went with it) while this was in flight.
+    if (this.endpointStates.get(ep.record.webhookId) !== ep || lane.queue[0] !== d) {
+      this.schedulePump()
+      return
+    }
+    const at = this.deps.clock.now()
+    const attempts = d.attempts + 1
+    const success = outcome.result === 'success'
+    const next = success ? null : nextAttemptAt(d.createdAt, at, attempts, this.random)
+    const state: DeliveryState = success ? 'delivered' : next === null ? 'dead' : 'pending'
+    const record: AttemptOutcome = {
+      state, attempts, nextAttemptAt: next, at, status: outcome.status, error: outcome.error, latencyMs: outcome.latencyMs,
+    }
+    if (state === 'pending') {
+      lane.queue[0] = { ...d, attempts, nextAttemptAt: next, lastAttemptAt: at, lastStatus: outcome.status, lastError: outcome.error, lastLatencyMs: outcome.latencyMs }
+      this.pending.set(d.id, lane.queue[0])
+    } else {
+      lane.queue.shift()
+      this.pending.delete(d.id)
+      this.deliveries.inc({ result: state })
+      if (state === 'dead') {
+        this.deps.log.warn(
+          { webhookId: d.webhookId, deliveryId: d.deliveryId, eventId: d.eventId, attempts, error: outcome.error },
+          `webhook delivery given up after ${GIVE_UP_AFTER_MS / 3_600_000} h (dead-lettered; redeliverable)`,
+        )
+      }
+    }
+    const health = this.health(ep, success, at)
+    this.record(() => {
+      this.deps.storage.webhookOutbox.recordAttempt(d.id, record)
+      health?.()
+    })
+    lane.state = 'idle'
+    this.refresh(lane)
+    for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
+    // The lane's next delivery leaves in this turn: under load a turn can be long.
+    this.pump()
+  }
+
+  /**
+   * Queue an outcome's write. Writes go in one transaction per batch: a transaction per attempt
+   * would cost more than the attempt. A crash before the write sends the delivery again
+   * (at least once), never loses it.
+   */
+  private record(write: () => void): void {
+    this.records.push(write)
+    if (this.records.length >= RECORD_BATCH_MAX) this.flushRecords()
+    else if (this.recordTimer === undefined) {
+      // Real time: this bounds how long I/O is batched, it is no control-plane timer.
+      this.recordTimer = setTimeout(() => this.flushRecords(), RECORD_BATCH_MS)
+      this.recordTimer.unref()
+    }
+  }
+
+  private flushRecords(): void {
+    clearTimeout(this.recordTimer)
+    this.recordTimer = undefined
+    const writes = this.records
+    if (writes.length === 0) return
+    this.records = []
+    this.deps.storage
+      .batch(() => {
+        for (const write of writes) write()
+      })
+      .catch((e: unknown) => this.deps.log.error({ err: e, writes: writes.length }, 'recording webhook attempts failed'))
+  }
+
+  /** Track how long the endpoint has been failing; the write to make, if any. */
+  private health(ep: EndpointState, success: boolean, at: number): (() => void) | null {
+    const r = ep.record
+    const { storage, log } = this.deps
+    if (success) {
+      if (r.failingSince === null) return null
+      ep.record = { ...r, failingSince: null }
+      return () => void storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { failingSince: null }, at)
+    }
+    if (r.failingSince === null) {
+      ep.record = { ...r, failingSince: at }
+      return () => void storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { failingSince: at }, at)
+    }
+    if (!r.enabled || at - r.failingSince < DISABLE_AFTER_FAILING_MS) return null
+    const days = DISABLE_AFTER_FAILING_MS / 86_400_000
+    const reason = `every delivery attempt failed for ${days} days (since ${new Date(r.failingSince).toISOString()})`
+    ep.record = { ...r, enabled: false, disabledReason: reason }
+    // The audit trail: there is no audit log in the engine yet, so the log carries it.
+    log.warn({ audit: true, action: 'webhook.disabled', workspaceId: r.workspaceId, webhookId: r.webhookId, url: r.url, reason }, 'webhook endpoint disabled')
+    return () => {
+      storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { enabled: false, disabledReason: reason }, at)
+      storage.recordChange('webhook.updated', r.workspaceId, r.webhookId, at)
+    }
+  }
+
+  /** An endpoint changed (here or in another process): take its new URL, secrets, state; drop it when deleted. */
+  private reloadEndpoint(webhookId: string): void {
+    const ep = this.endpointStates.get(webhookId)
+    const record = this.deps.storage.webhookEndpoints.find(webhookId)
+    if (!ep) return
+    if (!record) {
+      for (const lane of ep.lanes.values()) {
+        this.waiting.delete(lane)
+        for (const d of lane.queue) this.pending.delete(d.id)
+      }
+      this.endpointStates.delete(webhookId)
+      this.deps.sender.forget(new URL(ep.record.url).origin)
+      return
+    }
+    if (record.url !== ep.record.url) this.deps.sender.forget(new URL(ep.record.url).origin)
+    ep.record = record
+    ep.secrets = null
+    this.schedulePump()
+  }
+
+  private schedulePrune(): void {
+    this.pruneTimer = this.deps.clock.setTimeout(() => {
+      try {
+        const n = this.deps.storage.webhookOutbox.prune(this.deps.clock.now() - RETAIN_COMPLETED_MS)
+        if (n > 0) this.deps.log.debug({ removed: n }, 'pruned completed webhook deliveries')
+      } catch (e) {
+        this.deps.log.error({ err: e }, 'pruning webhook deliveries failed')
+      }
+      if (this.running) this.schedulePrune()
+    }, PRUNE_EVERY_MS)
+  }
+}
+
+export type { AttemptResult }

@@ -1,0 +1,126 @@
+/**
+ * The webhooks plugin: the /api/v1/webhooks resource (added to the REST API's scope through
+ * `tokens.apiRoutes`, with the OpenAPI `webhooks` section describing what receivers get) and the
+ * delivery worker that sends the outbox's events to the endpoints. The outbox itself (an engine
+ * service, `tokens.webhookOutbox`), the event catalog and the endpoint rules live in core/webhooks
+ * (the CLI shares them); this plugin adds HTTP in both directions and its setting,
+ * `webhooks.allowPrivateNetworks`.
+ *
+ * `webhooksPlugin` is the default; `createWebhooksPlugin(options)` lets a test or an embedder hand
+ * in its own name resolution (the SSRF guard's), jitter source or attempt timeout.
+ */
+import type { Registry } from 'prom-client'
+import {
+  definePlugin,
+  tokens,
+  type ApiRoutes,
+  type ClockShape,
+  type EnginePlugin,
+  type Logger,
+  type Resolve,
+  type SecurityShape,
+  type StorageShape,
+  type WebhookOutbox,
+} from '../../core/index.js'
+import { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
+import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
+import { DeliveryWorker } from './delivery.js'
+import { webhookDocuments } from './openapi.js'
+import { webhookRoutes } from './routes.js'
+import { WebhookSender } from './sender.js'
+import { webhooksSettings, type WebhooksSettings } from './settings.js'
+
+export interface WebhooksPluginOptions {
+  /** Name resolution of the SSRF guard, at create time and on every delivery connection. */
+  readonly resolve?: HostResolver
+  /** Jitter of the retry schedule, in [0, 1). */
+  readonly random?: () => number
+  /** Per-attempt timeout (default 10 s). */
+  readonly attemptTimeoutMs?: number
+}
+
+interface WebhooksServices {
+  readonly settings: WebhooksSettings
+  readonly log: Logger
+  readonly metrics: Registry
+  readonly clock: ClockShape
+  readonly storage: StorageShape
+  readonly security: SecurityShape
+  readonly outbox: WebhookOutbox
+  readonly apiRoutes: ApiRoutes
+}
+
+export class WebhooksPlugin implements EnginePlugin {
+  /** The endpoints service (the REST routes and `hark webhook` use it). */
+  readonly endpoints: WebhookEndpoints
+  private running: DeliveryWorker | null = null
+
+  constructor(
+    private readonly services: WebhooksServices,
+    private readonly options: WebhooksPluginOptions = {},
+  ) {
+    const { settings, storage, security, clock, outbox, apiRoutes } = services
+    this.endpoints = new WebhookEndpoints({
+      storage,
+      secrets: security.webhookSecrets,
+      clock,
+      policy: settings,
+      resolve: options.resolve ?? systemResolver,
+      outbox,
+    })
+    // Added while being built: the REST plugin registers every resource when it registers itself.
+    apiRoutes.add({
+      name: 'webhooks',
+      register: async (app) => {
+        await app.register(webhookRoutes(this.endpoints))
+      },
+      tags: [{ name: 'webhooks', description: 'Webhook endpoints: signed, ordered, at-least-once event delivery (spec/webhooks.md).' }],
+      webhooks: webhookDocuments(),
+    })
+  }
+
+  /** The running worker, once started (tests read its queue). */
+  get worker(): DeliveryWorker | null {
+    return this.running
+  }
+
+  start(): void {
+    const { settings, storage, clock, log, metrics, outbox } = this.services
+    this.running = new DeliveryWorker({
+      storage,
+      clock,
+      log,
+      metrics,
+      sender: new WebhookSender({ policy: settings, resolve: this.options.resolve ?? systemResolver, timeoutMs: this.options.attemptTimeoutMs }),
+      endpoints: this.endpoints,
+      outbox,
+      random: this.options.random,
+    })
+    this.running.start()
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.stop()
+  }
+}
+
+export const createWebhooksPlugin = (options: WebhooksPluginOptions = {}) =>
+  definePlugin('webhooks', {
+    settings: webhooksSettings,
+    create: (resolve: Resolve) =>
+      new WebhooksPlugin(
+        {
+          settings: resolve(webhooksSettings.token),
+          log: resolve(tokens.log),
+          metrics: resolve(tokens.metrics),
+          clock: resolve(tokens.clock),
+          storage: resolve(tokens.storage),
+          security: resolve(tokens.security),
+          outbox: resolve(tokens.webhookOutbox),
+          apiRoutes: resolve(tokens.apiRoutes),
+        },
+        options,
+      ),
+  })
+
+export const webhooksPlugin = createWebhooksPlugin()
