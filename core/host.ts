@@ -31,8 +31,9 @@ export interface EngineHost {
   readonly agents: AgentDispatcher
   readonly tls: TlsMaterial
   /**
-   * HTTP routes served on the gateway port by whichever transport owns that listener (the
-   * WebSocket gateway): add routes here in create() or start(); they are looked up per request.
+   * HTTP and WebSocket routes served on the gateway port by whichever transport owns that
+   * listener (the WebSocket gateway): add routes here in create() or start(); they are looked up
+   * per request.
    */
   readonly gatewayRoutes: GatewayRoutes
   /** Run an Effect on the engine runtime; a typed failure is thrown as the error itself. */

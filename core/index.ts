@@ -28,6 +28,10 @@ export {
   type GatewayResponse,
   type GatewayRoute,
   type GatewayRouteMatch,
+  type GatewaySocket,
+  type GatewaySocketHandler,
+  type GatewaySocketRoute,
+  type GatewayUpgrade,
 } from './gatewayRoutes.js'
 export { ManualClock, systemClock, type ClockShape } from './clock.js'
 export * as errors from './errors.js'
