@@ -40,6 +40,8 @@ export interface EngineHost {
   run<A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A>
   /** A transport or plugin reports a bound listener (its real port when configured with 0). */
   listening(name: string, port: number): void
+  /** The port a listener reported ("rest", "gateway", …), or null while it is not listening. */
+  port(name: string): number | null
   /** Resolve another registered extension's instance by kind and name (e.g. an agent provider). */
   resolve<T>(kind: 'transport' | 'plugin' | 'agentProvider', name: string): T
   /** Names registered for a kind. */
