@@ -11,6 +11,7 @@ import { restPlugin } from './plugins/rest/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
+import { xiaozhi } from './transports/xiaozhi/index.js'
 
 export default defineConfig({
   host: '127.0.0.1',
@@ -74,5 +75,5 @@ export default defineConfig({
       requestTimeoutMs: 15_000,
     },
   },
-  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],
 })

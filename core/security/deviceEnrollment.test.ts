@@ -100,3 +100,15 @@ describe('device enrollment by code', () => {
     expect(() => enrollment().announce({ ...device, instanceId: '' })).toThrow(/instance id/)
   })
 })
+
+describe('device enrollment status', () => {
+  it('says unknown, pending, then bound, for the claimed instance only', () => {
+    expect(enrollment().status(device.deviceId, device.instanceId)).toBe('unknown')
+    const pending = enrollment().announce(device)
+    if (pending.state !== 'pending') throw new Error('expected a code')
+    expect(enrollment().status(device.deviceId, device.instanceId)).toBe('pending')
+    enrollment().claim({ code: pending.code, workspaceId, clientId: 'speaker' })
+    expect(enrollment().status(device.deviceId.toLowerCase(), device.instanceId)).toBe('bound')
+    expect(enrollment().status(device.deviceId, 'another-instance')).toBe('unknown')
+  })
+})

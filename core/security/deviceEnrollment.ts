@@ -155,6 +155,14 @@ export class DeviceEnrollment {
     return result
   }
 
+  /** Where a device stands, without changing anything (a device polling for its activation). */
+  status(deviceId: string, instanceId: string): 'bound' | 'pending' | 'unknown' {
+    const id = normalizeDeviceId(deviceId)
+    if (this.storage.deviceEnrollments.binding(id)?.instanceId === instanceId) return 'bound'
+    const pending = this.storage.deviceEnrollments.pending(id, instanceId)
+    return pending !== null && pending.expiresAt > this.clock.now() ? 'pending' : 'unknown'
+  }
+
   /** Devices bound to clients of a workspace, by device id. */
   bindings(workspaceId: string, q: { after?: string; limit?: number } = {}): DeviceBindingRecord[] {
     return this.storage.deviceEnrollments.listBindings(workspaceId, { after: q.after, limit: q.limit ?? 1000 })
