@@ -285,6 +285,10 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
         this.leaveRoom()
         this.enterRoom(event.to)
         return
+      case 'participant.joined':
+        // An agent that comes later learns too that it can call this device's tools.
+        if (event.participant.kind === 'agent' && this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
+        return
       case 'agent.event':
         this.fromAgent(event.event)
         return

@@ -134,7 +134,7 @@ export class XiaozhiTransport implements Transport {
   private async upgrade(request: GatewayRequest): Promise<GatewayUpgrade> {
     const refuse = (error: unknown): GatewayUpgrade => ({ refuse: errorResponse(error, refusalStatus(error)) })
     if (!this.accepting) return refuse(new ServerShuttingDown({ message: 'server shutting down' }))
-    const authorization = request.headers.get('authorization') ?? []
+    const authorization = (request.headers.get('authorization') ?? []).filter((v) => v.trim().length > 0)
     if (authorization.length === 0) return refuse(new CredentialMissing({ message: 'missing Authorization header' }))
     if (authorization.length > 1) return refuse(new TokenInvalid({ message: 'more than one Authorization header' }))
     const match = /^Bearer +(\S+)$/i.exec(authorization[0]!.trim())
