@@ -12,6 +12,7 @@ import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
 import webrtcPeers from './webrtcPeers.js'
 import wsRooms from './wsRooms.js'
+import xiaozhiDevices from './xiaozhiDevices.js'
 
 export const scenarios: readonly Scenario[] = [
   tokenVerify,
@@ -23,6 +24,7 @@ export const scenarios: readonly Scenario[] = [
   agentLatency,
   idleMemory,
   connectStorm,
+  xiaozhiDevices,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)
