@@ -123,6 +123,38 @@ describe('xiaozhi device journey', () => {
     xz.close()
   })
 
+  it('listen stop ends the turn: the echo answers without waiting for its silenceMs', async () => {
+    const device = newDevice(0x30)
+    const now = t.engine.host.clock.now()
+    t.engine.host.storage.transaction(() => {
+      t.engine.host.storage.roomSettings.put(
+        { workspaceId: seed.workspaceId, room: 'patient', defaultAgent: { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 } },
+        now,
+      )
+      t.engine.host.storage.recordChange('room.updated', seed.workspaceId, 'patient', now)
+    })
+    const { url, token } = await activate(device, 'patient-speaker', 'patient')
+    const xz = await XiaozhiDevice.connect({ url, token, device, ca })
+    await agentIn('patient', 'observer-patient')
+    xz.listenStart('manual')
+    await xz.speak(tone(420, 500))
+    xz.listenStop()
+    // The device keeps sending silence: the echo would answer after 2 s of it (33 packets) without turn.end.
+    const quiet = xz.encode(silence(60))[0]!
+    let sent = 0
+    const replied = xz.message('tts', (m) => m.state === 'start')
+    let answered = false
+    void replied.then(() => (answered = true))
+    while (!answered && sent < 50) {
+      xz.sendOpus(quiet)
+      sent++
+      await Promise.race([replied, new Promise((r) => setTimeout(r, 60))])
+    }
+    expect(answered).toBe(true)
+    expect(sent).toBeLessThan(20)
+    xz.close()
+  })
+
   it('abort cuts a reply: tts stop at once, nothing more of it, and the next turn is answered', async () => {
     const device = newDevice(0x20)
     const { url, token } = await activate(device, 'abort-speaker', 'abort-room')
