@@ -100,7 +100,7 @@ describe('xiaozhi devices in rooms', () => {
     web.close()
   })
 
-  it('closes on device password reset (4006), deletion (4004) and a newer session (4005); follows a room move', async () => {
+  it('closes on device password reset (4006), deletion (4004), a newer session (4005) and token revocation (4003); follows a room move', async () => {
     const reset = await device('dev-reset', 'ops')
     t.engine.host.security.devicePasswords.reset(seed.workspaceId, 'dev-reset')
     expect(await reset.closed).toEqual({ code: 4006, reason: 'device_password_reset' })
@@ -116,6 +116,13 @@ describe('xiaozhi devices in rooms', () => {
     const password = t.engine.host.security.devicePasswords.show(seed.workspaceId, 'dev-twice').password
     const second = await XiaozhiDevice.connect({ url, ca, token: password, device: identity() })
     expect(await first.closed).toEqual({ code: 4005, reason: 'session_replaced' })
+
+    // A client token issued by REST works as the device's credential; revoking it closes the device (4003).
+    seed.addClient('dev-token', 'ops')
+    const issued = await t.engine.host.security.tokens.issue(seed.workspaceId, 'dev-token', null)
+    const byToken = await XiaozhiDevice.connect({ url, ca, token: issued.token, device: identity() })
+    t.engine.host.security.tokens.revoke(seed.workspaceId, issued.jti)
+    expect(await byToken.closed).toEqual({ code: 4003, reason: 'token_revoked' })
 
     const web = await terminal('web-move', 'elsewhere')
     moveClient('dev-twice', 'elsewhere')
