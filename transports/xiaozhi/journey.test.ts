@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { echoAgent } from '../../agents/echo/index.js'
-import { cliJson, RecordingLink, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
+import { cliJson, RecordingLink, runCli, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { concat, rms, silence, tone } from '../../core/test/speech.js'
 import { websocketTransport } from '../websocket/index.js'
 import { defineXiaozhi } from './index.js'
@@ -78,6 +78,10 @@ describe('xiaozhi device journey', () => {
       'xiaozhi', 'activate', code, '--workspace', seed.workspaceId, '--client', 'kitchen-speaker', '--room', 'kitchen', '--data', t.dir,
     ])
     expect(claimed).toMatchObject({ deviceId: 'aa:bb:cc:00:00:01', clientId: 'kitchen-speaker', room: 'kitchen', clientCreated: true })
+    // The code is spent: a second activation with it fails with one line and exit 1.
+    const again = await runCli(['xiaozhi', 'activate', code, '--workspace', seed.workspaceId, '--client', 'other', '--data', t.dir])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toBe(`hark: no device is waiting for activation with code ${code} (not_found)\n`)
     expect((await pollActivation(otaUrl, device)).status).toBe(200)
     const second = await pollOta(otaUrl, device)
     expect(second.body.activation).toBeUndefined()
