@@ -30,6 +30,7 @@ import {
   errorMessage,
   llmMessage,
   mcpMessage,
+  opusOffset,
   readBinary,
   readDeviceMessage,
   sentenceMessage,
@@ -159,21 +160,28 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   }
 
   private onBinary(bytes: Uint8Array): void {
-    const payload = readBinary(this.handshake.version, bytes)
-    if (payload.kind === 'error') return this.fail(payload.error)
-    if (payload.kind === 'json') return this.onText(payload.text)
+    const version = this.handshake.version
+    const at = opusOffset(version, bytes)
+    if (at < 0) {
+      // Not plain audio: JSON in a v2 message, or something to refuse (readBinary says what).
+      const payload = readBinary(version, bytes)
+      if (payload.kind === 'json') return this.onText(payload.text)
+      return this.fail(payload.kind === 'error' ? payload.error : new ProtocolError({ message: 'malformed binary message' }))
+    }
     const session = this.session
     if (this.state !== 'open' || session === null) return this.fail(new ProtocolError({ message: 'audio sent before the hello exchange' }))
-    const opus = payload.opus
-    if (opus.length === 0) return
+    const length = bytes.length - at
+    if (length === 0) return
     if (!this.audioRate.take(performance.now())) {
       this.ctx.drops.rate.count++
       return
     }
-    // The firmware sends no level: its listen state says whether it is talking.
-    this.uplink[0] = this.listening ? LISTENING_LEVEL_BYTE : LEVEL_SILENT
-    this.uplink.set(opus, 1)
-    session.pushAudio(this.uplink.subarray(0, opus.length + 1))
+    // The firmware sends no level: its listen state says whether it is talking. The router
+    // copies the frame before pushAudio returns, so one scratch buffer serves every packet.
+    const uplink = this.uplink
+    uplink[0] = this.listening ? LISTENING_LEVEL_BYTE : LEVEL_SILENT
+    for (let i = 0; i < length; i++) uplink[i + 1] = bytes[at + i]!
+    session.pushAudio(uplink.subarray(0, length + 1))
   }
 
   private onText(bytes: Uint8Array): void {

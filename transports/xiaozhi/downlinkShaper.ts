@@ -6,7 +6,7 @@
  * cannot be joined (a configuration change, a duration that does not divide the target) is sent
  * as it is: firmware from v2.0.0 plays any length, older firmware pads it with silence.
  */
-import { joinOpusFrames, parseOpusPacket } from './opusPacket.js'
+import { joinOpusFrames, MAX_FRAME_BYTES, opusFrameTenths, opusPacketTenths, parseOpusPacket } from './opusPacket.js'
 
 export class DownlinkShaper {
   private readonly targetTenths: number
@@ -23,33 +23,39 @@ export class DownlinkShaper {
     return this.pendingTenths / 10
   }
 
-  /** One packet of room audio in; the packets to send now appended to `out`. */
+  /** One packet of room audio in; the packets to send now appended to `out`. Per packet: nothing parsed but its TOC in the common cases. */
   push(packet: Uint8Array, out: Uint8Array[]): void {
+    if (packet.length === 0) return
+    // A packet of the target duration, nothing waiting: as it is (a device's 60 ms packets).
+    if (this.pendingTenths === 0 && opusPacketTenths(packet) === this.targetTenths) {
+      out.push(packet)
+      return
+    }
+    const frameTenths = opusFrameTenths(packet)
+    const config = packet[0]! & 0xfc
+    if (this.targetTenths % frameTenths !== 0) return this.asItIs(packet, out)
+    if ((packet[0]! & 0x03) === 0 && packet.length - 1 <= MAX_FRAME_BYTES) {
+      // One frame (agents' and mixes' 20 ms packets): its bytes follow the TOC.
+      this.add(config, frameTenths, packet.subarray(1), out)
+      return
+    }
     const info = parseOpusPacket(packet)
-    if (info === null) {
-      // Not Opus as we know it: the device's decoder will say so; keep the order.
-      this.flush(out)
-      out.push(packet)
-      return
-    }
-    const tenths = info.frameTenths * info.frames.length
-    if (this.pendingTenths === 0 && tenths === this.targetTenths) {
-      out.push(packet)
-      return
-    }
-    if (this.targetTenths % info.frameTenths !== 0) {
-      this.flush(out)
-      out.push(packet)
-      return
-    }
-    if (this.pendingTenths > 0 && info.config !== this.config) this.flush(out)
-    this.config = info.config
-    for (const frame of info.frames) {
-      if (this.pendingTenths + info.frameTenths > this.targetTenths) this.flush(out)
-      this.frames.push(frame)
-      this.pendingTenths += info.frameTenths
-      if (this.pendingTenths === this.targetTenths) this.emit(out)
-    }
+    // Not Opus as we know it: the device's decoder will say so; keep the order.
+    if (info === null) return this.asItIs(packet, out)
+    for (const frame of info.frames) this.add(config, frameTenths, frame, out)
+  }
+
+  private add(config: number, frameTenths: number, frame: Uint8Array, out: Uint8Array[]): void {
+    if (this.pendingTenths > 0 && (config !== this.config || this.pendingTenths + frameTenths > this.targetTenths)) this.flush(out)
+    this.config = config
+    this.frames.push(frame)
+    this.pendingTenths += frameTenths
+    if (this.pendingTenths === this.targetTenths) this.emit(out)
+  }
+
+  private asItIs(packet: Uint8Array, out: Uint8Array[]): void {
+    this.flush(out)
+    out.push(packet)
   }
 
   /** Send what is waiting (end of a talk spurt): a shorter packet. */

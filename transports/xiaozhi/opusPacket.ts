@@ -18,7 +18,7 @@ const FRAME_TENTHS: ReadonlyArray<number> = [
 ]
 
 /** Longest frame the format allows, and the longest packet. */
-const MAX_FRAME_BYTES = 1275
+export const MAX_FRAME_BYTES = 1275
 const MAX_PACKET_TENTHS = 1200
 
 export interface OpusPacketInfo {
@@ -101,6 +101,21 @@ export const parseOpusPacket = (packet: Uint8Array): OpusPacketInfo | null => {
   }
   return { config, frameTenths, frames }
 }
+
+/**
+ * Tenths of a millisecond of audio in a packet, read off its TOC (and frame-count byte) without
+ * parsing the frames: the per-packet check. 0 when the packet is too short to say.
+ */
+export const opusPacketTenths = (packet: Uint8Array): number => {
+  if (packet.length < 1) return 0
+  const toc = packet[0]!
+  const code = toc & 0x03
+  const frames = code === 0 ? 1 : code < 3 ? 2 : packet.length < 2 ? 0 : packet[1]! & 0x3f
+  return FRAME_TENTHS[toc >> 3]! * frames
+}
+
+/** One frame's duration in tenths of a millisecond, by the packet's TOC. */
+export const opusFrameTenths = (packet: Uint8Array): number => FRAME_TENTHS[packet[0]! >> 3]!
 
 /** Milliseconds of audio in a packet, or null when it is malformed. */
 export const opusPacketMs = (packet: Uint8Array): number | null => {

@@ -25,6 +25,23 @@ export type BinaryPayload =
 
 const malformed = (message: string): BinaryPayload => ({ kind: 'error', error: new ProtocolError({ message }) })
 
+/**
+ * Where the Opus packet of a well-formed audio message of protocol `version` starts, or -1 for
+ * anything else (JSON in a v2 message, a malformed header, an oversized packet: `readBinary` says
+ * which). The per-packet path: reads bytes, allocates nothing.
+ */
+export const opusOffset = (version: ProtocolVersion, data: Uint8Array): number => {
+  const n = data.length
+  if (version === 1) return n <= MAX_OPUS_BYTES ? 0 : -1
+  if (version === 3) {
+    return n >= V3_HEADER_BYTES && data[0] === BINARY_TYPE_OPUS && ((data[2]! << 8) | data[3]!) === n - V3_HEADER_BYTES &&
+      n - V3_HEADER_BYTES <= MAX_OPUS_BYTES ? V3_HEADER_BYTES : -1
+  }
+  if (n < V2_HEADER_BYTES || data[0] !== 0 || data[1] !== 2 || data[2] !== 0 || data[3] !== BINARY_TYPE_OPUS) return -1
+  const size = ((data[12]! << 24) | (data[13]! << 16) | (data[14]! << 8) | data[15]!) >>> 0
+  return size === n - V2_HEADER_BYTES && size <= MAX_OPUS_BYTES ? V2_HEADER_BYTES : -1
+}
+
 /** Read one binary message of protocol `version`; `data` is a view the caller may reuse afterwards. */
 export const readBinary = (version: ProtocolVersion, data: Uint8Array): BinaryPayload => {
   let type = BINARY_TYPE_OPUS
