@@ -333,9 +333,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   }
 
   private leaveRoom(): void {
-    const room = this.room
     this.room = null
-    if (room !== null) this.ctx.autoAgents?.leave(this.workspaceId, room)
   }
 
   // ---- tts framing of room audio ----

@@ -171,7 +171,7 @@ describe('xiaozhi devices in rooms', () => {
     xz.close()
   })
 
-  it('gives a room without an agent the platform default, keeps a room default agent or a dispatched one single, and stops it after the last device', async () => {
+  it('gives a room without an agent the platform default, keeps a room default agent or a dispatched one single, and stops it once the room is empty', async () => {
     // No agent: the platform default comes with the device and goes after it.
     const alone = await device('speaker-alone', 'solo')
     const probe = await probeIn('solo')
@@ -180,6 +180,18 @@ describe('xiaozhi devices in rooms', () => {
     alone.close()
     await agent!.ended
     expect(t.engine.host.agents.get(seed.workspaceId, probe.agentId)).toMatchObject({ state: 'stopped', reason: 'room empty' })
+
+    // It stays while any terminal is in the room, and goes when the room is empty.
+    const device2 = await device('speaker-duo', 'duo')
+    const duoProbe = await probeIn('duo')
+    const web2 = await terminal('web-duo', 'duo')
+    device2.close()
+    await web2.event('participant.left', (e) => e.participant.id === 'speaker-duo')
+    expect(t.engine.host.agents.get(seed.workspaceId, duoProbe.agentId)).toMatchObject({ state: 'running' })
+    const [duoAgent] = t.engine.host.agents.live(seed.workspaceId, 'duo')
+    web2.close()
+    await duoAgent!.ended
+    expect(t.engine.host.agents.get(seed.workspaceId, duoProbe.agentId)).toMatchObject({ state: 'stopped', reason: 'room empty' })
 
     // An agent already there (another identity than the platform default's): no second one.
     const now = t.engine.host.clock.now()

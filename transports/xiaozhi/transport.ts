@@ -78,6 +78,8 @@ export class XiaozhiTransport implements Transport {
           storage: host.storage,
           log: host.log,
           stopDelayMs: host.settings.agents.defaultAgentStopDelaySeconds * 1000,
+          terminalCount: (workspaceId, room) => host.terminals.terminalCount(workspaceId, room),
+          onOccupancy: (listener) => host.terminals.onRoomOccupancy(listener),
         })
       : null
     this.ctx = {
