@@ -6,8 +6,7 @@
  * at once; its `turn.abort` (barge-in) drops the echo still playing.
  */
 import { Effect, Schema } from 'effect'
-import { defineAgentProvider } from '../../core/index.js'
-import type { AgentProvider } from '../../core/agentProvider.js'
+import { defineAgentProvider, type AgentProvider } from '../../core/index.js'
 import { UtteranceSegmenter } from './segmenter.js'
 
 const int = (minimum: number, maximum: number, fallback: number, description: string) =>
@@ -47,4 +46,4 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
   },
 })
 
-export const echoAgent = defineAgentProvider('echo', () => createEchoProvider())
+export const echoAgent = defineAgentProvider('echo', { create: () => createEchoProvider() })

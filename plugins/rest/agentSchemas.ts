@@ -3,9 +3,9 @@
  * patterns and the shared response schemas, added to the REST scope like schemas.ts's and listed
  * under components.schemas of the OpenAPI document. spec/agents.md gives the rules behind them.
  */
-import { PRESET_ID_PATTERN } from '../../core/agents/dispatcher.js'
+import { PRESET_ID_PATTERN } from '../../core/agentRuntime/dispatcher.js'
 
-/** agentId: `ag_` + 16 base62 (core/agents/dispatcher.ts). */
+/** agentId: `ag_` + 16 base62 (core/agentRuntime/dispatcher.ts). */
 export const AGENT_ID_PATTERN = '^ag_[0-9A-Za-z]{16}$'
 
 export const agentId = { type: 'string', pattern: AGENT_ID_PATTERN, minLength: 19, maxLength: 19 } as const

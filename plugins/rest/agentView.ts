@@ -1,5 +1,5 @@
 /** The REST representation of an agent: core's record with ISO-8601 times. */
-import type { AgentView } from '../../core/agents/liveAgent.js'
+import type { AgentView } from '../../core/agentRuntime/liveAgent.js'
 
 export const agentView = (a: AgentView) => ({
   agentId: a.agentId,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { ClientExists, ClientNotFound, StorageFailure } from '../../core/errors.js'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import type { ClientPatch, ClientRecord } from '../../core/storage/clients.js'
 import { isUniqueViolation } from '../../core/storage/db.js'
 import { principalOf } from './auth.js'
@@ -41,13 +41,13 @@ const nullable = <S extends { type: string }>(s: S) => ({ ...s, type: [s.type, '
 const missing = (id: string) => new ClientNotFound({ message: `no client ${id} in this workspace` })
 
 /** Load a live client of the workspace or fail with that 404. */
-export const requireClient = (host: EngineHost, workspaceId: string, id: string): ClientRecord => {
+export const requireClient = (host: RestServices, workspaceId: string, id: string): ClientRecord => {
   const client = host.storage.clients.get(workspaceId, id)
   if (!client || !isLive(client, host.clock.now())) throw missing(id)
   return client
 }
 
-export const clientRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const clientRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { storage, presence, clock } = host
 
   /** One page of clients, in clientId order, after `after`; one extra row tells whether more exist. */

@@ -5,21 +5,21 @@
  * valid key count per client IP. Over the limit: 429 `rate_limited` with Retry-After, and every
  * response carries the IETF draft RateLimit-Limit/-Remaining/-Reset headers. The limiter is a
  * scope hook rather than the plugin's per-route one, so the not-found handler is counted as well.
+ * The windows run on the engine's clock (core/rateWindows.ts; the library's own store reads Date.now()).
  */
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
-import type { Settings } from '../../core/config.js'
-import { RateLimited } from '../../core/errors.js'
+import { clockedRateLimitStore, RateLimited, type ClockShape } from '../../core/index.js'
 import { workspaceOf } from './auth.js'
+import type { RestSettings } from './services.js'
 
-export const installRateLimit = async (app: FastifyInstance, settings: Settings): Promise<void> => {
+export const installRateLimit = async (app: FastifyInstance, settings: RestSettings, clock: ClockShape): Promise<void> => {
   await app.register(rateLimit, {
     global: false,
-    max: settings.rest.rateLimitMax,
-    timeWindow: settings.rest.rateLimitWindowSeconds * 1000,
+    max: settings.rateLimitMax,
+    timeWindow: settings.rateLimitWindowSeconds * 1000,
     enableDraftSpec: true,
-    // Distinct keys remembered at once (workspaces plus unauthenticated IPs); older ones start afresh.
-    cache: 10_000,
+    store: clockedRateLimitStore(clock),
     keyGenerator: (request) => {
       const workspaceId = workspaceOf(request)
       return workspaceId === null ? `ip:${request.ip}` : `ws:${workspaceId}`

@@ -7,11 +7,11 @@
  * through the `room.updated` change (spec/agents.md).
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
 import type { DefaultAgentSetting } from '../../core/storage/roomSettings.js'
-import type { RoomView } from '../../core/terminals.js'
+import type { RoomView } from '../../core/actors/workspace.js'
 import { principalOf } from './auth.js'
 import { configObject, presetId } from './agentSchemas.js'
 import { agentView } from './agentView.js'
@@ -82,7 +82,7 @@ const decodeRoomCursor = (cursor: string): string => {
   return lastRoom
 }
 
-export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { terminals, presence, storage, agents, clock } = host
 
   const view = (workspaceId: string, r: RoomView) => ({

@@ -8,22 +8,34 @@
  * (WebRTC signalling, device firmware protocols) share this port; an unknown path answers 404.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
-import { Counter } from 'prom-client'
-import { audioDrops } from '../../core/dataplane/drops.js'
+import { Counter, type Registry } from 'prom-client'
 import {
+  audioDrops,
   errorEnvelope,
+  inject,
+  injectable,
   isHarkError,
+  MAX_CONTROL_MESSAGE_BYTES,
   ProtocolError,
   ServerShuttingDown,
   TokenInvalid,
+  tokens,
   ValidationFailed,
   wireCodesOf,
-} from '../../core/errors.js'
-import type { AudioMode } from '../../core/events.js'
-import { MAX_CONTROL_MESSAGE_BYTES } from '../../core/events.js'
-import type { EngineHost } from '../../core/host.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import { ListenError, type Transport } from '../../core/transport.js'
+  WriteBatch,
+  ListenError,
+  type AudioMode,
+  type ClockShape,
+  type GatewayRoutes,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TlsMaterial,
+  type Transport,
+} from '../../core/index.js'
 import {
   DEFAULT_LIMITS,
   TRANSPORT_NAME,
@@ -33,8 +45,8 @@ import {
   type SocketData,
 } from './connection.js'
 import { loadNativeUws, type UwsModule } from './native.js'
-import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 import { serveRoute } from './routeServer.js'
+import { gatewaySettings, type GatewaySettings } from './settings.js'
 import { upgradeToRoute, UwsGatewaySocket, type RouteSocketData } from './socketRoutes.js'
 
 export const CONNECT_PATH = '/v1/connect'
@@ -84,6 +96,7 @@ interface UpgradeData extends SocketData {
   readonly audioMode: AudioMode
 }
 
+@injectable()
 export class WebSocketGateway implements Transport {
   private app: TemplatedApp | null = null
   private listenSocket: us_listen_socket | null = null
@@ -92,25 +105,31 @@ export class WebSocketGateway implements Transport {
   private readonly routeSockets = new Set<UwsGatewaySocket>()
   private readonly batch = new WriteBatch()
   private readonly upgrades: Counter<'result'>
-  private readonly ctx: ConnectionContext
+  private ctx: ConnectionContext
   private accepting = false
   private allGone: (() => void) | null = null
 
   constructor(
-    private readonly host: EngineHost,
-    limits: Partial<ConnectionLimits> = {},
+    @inject(tokens.settings) private readonly settings: Settings,
+    @inject(gatewaySettings.token) private readonly gateway: GatewaySettings,
+    @inject(tokens.terminals) private readonly hub: TerminalHub,
+    @inject(tokens.security) private readonly security: SecurityShape,
+    @inject(tokens.tls) private readonly tls: TlsMaterial,
+    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(tokens.listeners) private readonly listeners: Listeners,
+    @inject(tokens.clock) clock: ClockShape,
+    @inject(tokens.log) private readonly log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
   ) {
-    const drops = audioDrops(host.metrics)
+    const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
-      limits: { ...DEFAULT_LIMITS, ...limits },
+      limits: DEFAULT_LIMITS,
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
       batch: this.batch,
-      clock: host.clock,
-      log: host.log,
-      drops: {
-        backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
-        rate: drops.cell(TRANSPORT_NAME, 'rate'),
-        closed: drops.cell(TRANSPORT_NAME, 'closed'),
-      },
+      clock,
+      log,
+      drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (t) => {
         this.terminals.delete(t)
         this.socketGone()
@@ -120,8 +139,15 @@ export class WebSocketGateway implements Transport {
       name: 'hark_websocket_upgrades_total',
       help: 'WebSocket upgrade requests on /v1/connect by result (accepted, or the refusal code)',
       labelNames: ['result'],
-      registers: [host.metrics],
+      registers: [metrics],
     })
+  }
+
+  /** Other per-connection limits than the protocol's (tests, benchmarks); before start(). */
+  withLimits(limits: Partial<ConnectionLimits>): this {
+    const all = { ...DEFAULT_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    return this
   }
 
   /** Live WebSocket connections (for tests and the bench). */
@@ -135,15 +161,19 @@ export class WebSocketGateway implements Transport {
 
   async start(): Promise<void> {
     const uws = loadNativeUws()
-    const { tls, settings } = this.host
+    const { tls, settings, gateway } = this
     const app = uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
-    app.ws<UpgradeData>(CONNECT_PATH, {
+    // The same limits for /v1/connect and for every WebSocket route.
+    const limits = {
       maxPayloadLength: MAX_MESSAGE_BYTES,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       sendPingsAutomatically: true,
       maxBackpressure: MAX_BACKPRESSURE_BYTES,
       closeOnBackpressureLimit: 0,
       compression: uws.DISABLED,
+    }
+    app.ws<UpgradeData>(CONNECT_PATH, {
+      ...limits,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.opened(ws),
       message: (ws, message, isBinary) => {
@@ -157,15 +187,10 @@ export class WebSocketGateway implements Transport {
     // Upgrades to any other path go to the engine's WebSocket routes; a GET without an upgrade
     // falls through (uWS yields it) to the HTTP routes below.
     app.ws<RouteSocketData>('/*', {
-      maxPayloadLength: MAX_MESSAGE_BYTES,
-      idleTimeout: IDLE_TIMEOUT_SECONDS,
-      sendPingsAutomatically: true,
-      maxBackpressure: MAX_BACKPRESSURE_BYTES,
-      closeOnBackpressureLimit: 0,
-      compression: uws.DISABLED,
+      ...limits,
       upgrade: (res, req, context) =>
-        upgradeToRoute(res, req, context, this.host.gatewayRoutes.matchSocket(req.getUrl()), {
-          log: this.host.log,
+        upgradeToRoute(res, req, context, this.routes.matchSocket(req.getUrl()), {
+          log: this.log,
           accepting: () => this.accepting,
           upgradeLater: (upgrade) => this.upgradeLater(null, res, upgrade),
         }),
@@ -177,7 +202,7 @@ export class WebSocketGateway implements Transport {
         try {
           data.handler = data.open(socket)
         } catch (error) {
-          this.host.log.error({ err: error }, 'WebSocket route failed to open a connection')
+          this.log.error({ err: error }, 'WebSocket route failed to open a connection')
           socket.close(1011, 'internal')
         }
       },
@@ -190,7 +215,7 @@ export class WebSocketGateway implements Transport {
         try {
           data.handler?.closed(code)
         } catch (error) {
-          this.host.log.error({ err: error }, 'WebSocket route failed at close')
+          this.log.error({ err: error }, 'WebSocket route failed at close')
         }
       },
     })
@@ -199,17 +224,17 @@ export class WebSocketGateway implements Transport {
     )
     // Every other request goes to the engine's gateway routes (e.g. WebRTC signalling), looked
     // up when it arrives; an unknown path is 404 with the envelope.
-    app.any('/*', (res, req) => serveRoute(res, req, this.host.gatewayRoutes, this.host.log))
+    app.any('/*', (res, req) => serveRoute(res, req, this.routes, this.log))
     this.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
-      app.listen(settings.host, settings.gateway.port, (socket) =>
+      app.listen(settings.host, gateway.port, (socket) =>
         socket
           ? resolve(socket)
-          : reject(new ListenError('gateway', settings.host, settings.gateway.port, 'gateway.port', 'the address is in use or not available')),
+          : reject(new ListenError('gateway', settings.host, gateway.port, 'gateway.port', 'the address is in use or not available')),
       ),
     )
     this.accepting = true
-    this.host.listening('gateway', uws.us_socket_local_port(this.listenSocket))
+    this.listeners.listening('gateway', uws.us_socket_local_port(this.listenSocket))
   }
 
   async stop(): Promise<void> {
@@ -226,6 +251,7 @@ export class WebSocketGateway implements Transport {
     for (const socket of this.routeSockets) socket.close(shuttingDown.ws, shuttingDown.code)
     if (this.terminals.size > 0 || this.routeSockets.size > 0) {
       await new Promise<void>((resolve) => {
+        // Real time, not the engine's clock: it bounds real I/O (the sockets' close handshakes).
         const timer = setTimeout(resolve, STOP_GRACE_MS)
         this.allGone = () => {
           clearTimeout(timer)
@@ -263,7 +289,7 @@ export class WebSocketGateway implements Transport {
       this.refuse(res, new TokenInvalid({ message: 'missing token query parameter' }))
       return
     }
-    this.host.security.authenticateTerminal({ token }).then(
+    this.security.authenticateTerminal({ token }).then(
       (identity) => {
         if (aborted) return
         if (!this.accepting) {
@@ -276,7 +302,7 @@ export class WebSocketGateway implements Transport {
       },
       (error: unknown) => {
         if (aborted) return
-        if (!isHarkError(error)) this.host.log.error({ err: error }, 'terminal authentication failed unexpectedly')
+        if (!isHarkError(error)) this.log.error({ err: error }, 'terminal authentication failed unexpectedly')
         this.refuse(res, error)
       },
     )
@@ -316,9 +342,9 @@ export class WebSocketGateway implements Transport {
     data.terminal = terminal
     this.terminals.add(terminal)
     try {
-      terminal.session = this.host.terminals.open(data.identity, terminal, { audioMode: data.audioMode })
+      terminal.session = this.hub.open(data.identity, terminal, { audioMode: data.audioMode })
     } catch (error) {
-      this.host.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
+      this.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
       terminal.fail(isHarkError(error) ? error : new ProtocolError({ message: 'could not open a session' }))
     }
   }

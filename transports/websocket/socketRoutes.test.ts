@@ -6,9 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { definePlugin } from '../../core/extension.js'
-import { TokenInvalid, ValidationFailed } from '../../core/errors.js'
-import { errorResponse, jsonResponse, type GatewayRequest, type GatewaySocket } from '../../core/gatewayRoutes.js'
+import { definePlugin, errorResponse, jsonResponse, tokens, TokenInvalid, ValidationFailed, type GatewayRequest, type GatewaySocket } from '../../core/index.js'
 import { Inbox, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { httpsRequest } from '../../core/test/https.js'
 import { websocketTransport } from './index.js'
@@ -17,8 +15,9 @@ import { TestTerminal } from './test/terminalClient.js'
 const upgrades: GatewayRequest[] = []
 const closedWith = new Inbox<number>()
 
-const echoSockets = definePlugin('socket-echo', (host) => {
-  host.gatewayRoutes.addSocket({
+const echoSockets = definePlugin('socket-echo', (resolve) => {
+  const routes = resolve(tokens.gatewayRoutes)
+  routes.addSocket({
     path: '/test/ws/*',
     upgrade: async (request) => {
       upgrades.push(request)
@@ -44,7 +43,7 @@ const echoSockets = definePlugin('socket-echo', (host) => {
       }
     },
   })
-  host.gatewayRoutes.add({ method: 'GET', path: '/test/ws/plain', handle: () => jsonResponse(200, { plain: true }) })
+  routes.add({ method: 'GET', path: '/test/ws/plain', handle: () => jsonResponse(200, { plain: true }) })
   return {}
 })
 

@@ -10,14 +10,16 @@ import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket } from '
 import {
   errorResponse,
   failureResponse,
+  isHarkError,
+  NotFound,
+  ServerShuttingDown,
   type GatewayRequest,
   type GatewayResponse,
   type GatewaySocket,
   type GatewaySocketHandler,
   type GatewaySocketRoute,
-} from '../../core/gatewayRoutes.js'
-import { isHarkError, NotFound, ServerShuttingDown } from '../../core/errors.js'
-import type { Logger } from '../../core/log.js'
+  type Logger,
+} from '../../core/index.js'
 import { writeResponse } from './routeServer.js'
 
 /** uWS send() result: the message was not queued because maxBackpressure is reached. */

@@ -1,101 +1,112 @@
 /**
- * The auto agent (`xiaozhi.autoAgent`): a xiaozhi device expects someone to answer it, so a room a
- * device enters that has no agent gets one — the room's default agent when the room names one (the
- * engine's room default agents start it, as for any terminal), else the platform default
- * (`agents.defaultProvider`), dispatched here. Like a room default agent it leaves
- * `agents.defaultAgentStopDelaySeconds` after the last terminal left the room, unless one comes
- * back first. An agent already in the room is never doubled.
+ * The auto agent (`xiaozhi.autoAgent`): a xiaozhi device expects someone to answer it, so a room
+ * with a device in it and no agent gets one — the room's default agent when the room names one
+ * (the engine's room default agents start it, as for any terminal), else the platform default
+ * (`agents.defaultProvider`), dispatched here. Driven by the workspace actors' `room.occupancy`,
+ * like the room default agents: one auto agent per occupancy cycle of a room; it leaves
+ * `agents.defaultAgentStopDelaySeconds` (engine clock) after the last terminal of any transport
+ * left, unless one comes back first. An agent already in the room is never doubled.
  */
-import type { AgentDispatcher } from '../../core/agents/dispatcher.js'
-import type { Logger } from '../../core/log.js'
-import type { StorageShape } from '../../core/storage/storage.js'
-import type { RoomOccupancyEvent } from '../../core/terminals.js'
+import type { AgentDispatcher, ClockShape, Logger, StorageShape, TerminalHub, Timer } from '../../core/index.js'
 
 interface RoomEntry {
-  /** The agent dispatched here, once running. */
-  agentId: string | null
-  starting: boolean
-  stopTimer: NodeJS.Timeout | undefined
+  /** The agent dispatched for this occupancy cycle; null when its dispatch failed. */
+  readonly agentId: string | null
+  stopTimer: Timer | undefined
 }
 
 export interface AutoAgentDeps {
   readonly agents: AgentDispatcher
+  readonly hub: TerminalHub
   readonly storage: StorageShape
+  readonly clock: ClockShape
   readonly log: Logger
   readonly stopDelayMs: number
-  /** Terminals in a room right now (the hub's count). */
-  readonly terminalCount: (workspaceId: string, room: string) => number
-  /** Hear rooms' terminal counts change; returns the unsubscribe function. */
-  readonly onOccupancy: (listener: (event: RoomOccupancyEvent) => void) => () => void
+  /** The devices' transport name: a room gets an auto agent only when one of its terminals is on it. */
+  readonly transport: string
 }
 
 const keyOf = (workspaceId: string, room: string) => `${workspaceId}\u0000${room}`
 
 export class AutoAgents {
+  /** Rooms whose occupancy cycle has had its auto agent. */
   private readonly rooms = new Map<string, RoomEntry>()
-  private readonly unsubscribe: () => void
+  /** Work per room, serialized so joins and leaves never race a dispatch. */
+  private readonly queues = new Map<string, Promise<void>>()
+  private unsubscribe: (() => void) | null = null
   private stopped = false
 
-  constructor(private readonly deps: AutoAgentDeps) {
-    this.unsubscribe = deps.onOccupancy((e) => this.occupancy(e))
-  }
+  constructor(private readonly deps: AutoAgentDeps) {}
 
-  /** A device entered `room`. */
-  join(workspaceId: string, room: string): void {
-    if (this.stopped) return
-    const key = keyOf(workspaceId, room)
-    const entry = this.rooms.get(key)
-    if (entry) {
-      this.cancelStop(entry)
-      if (entry.starting || entry.agentId !== null) return
-    }
-    // The room's own default agent comes with its first terminal (core/agents/defaultAgents.ts).
-    if (this.deps.storage.roomSettings.get(workspaceId, room)?.defaultAgent) return
-    if (this.deps.agents.live(workspaceId, room).length > 0) return
-    const started: RoomEntry = { agentId: null, starting: true, stopTimer: undefined }
-    this.rooms.set(key, started)
-    this.deps.agents.dispatch(workspaceId, room, {}, 'default').then(
-      (view) => {
-        started.starting = false
-        started.agentId = view.agentId
-        this.deps.log.info({ workspaceId, room, agentId: view.agentId }, 'xiaozhi auto agent dispatched')
-        if (this.deps.terminalCount(workspaceId, room) === 0) this.scheduleStop(key, workspaceId, started)
-      },
-      (e: unknown) => {
-        if (this.rooms.get(key) === started) this.rooms.delete(key)
-        this.deps.log.warn({ workspaceId, room, reason: (e as Error).message }, 'xiaozhi auto agent not started')
-      },
-    )
+  start(): void {
+    this.unsubscribe = this.deps.hub.on('room.occupancy', (e) => this.schedule(e.workspaceId, e.room))
   }
 
   /** Forget every room (the transport stops; the engine stops the agents themselves). */
   stop(): void {
     this.stopped = true
-    this.unsubscribe()
-    for (const entry of this.rooms.values()) this.cancelStop(entry)
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    for (const entry of this.rooms.values()) this.deps.clock.clearTimeout(entry.stopTimer)
     this.rooms.clear()
   }
 
-  private occupancy(e: RoomOccupancyEvent): void {
-    const key = keyOf(e.workspaceId, e.room)
+  /** Resolves when every occupancy change heard so far has been acted on (tests). */
+  async idle(): Promise<void> {
+    while (this.queues.size > 0) await Promise.all([...this.queues.values()])
+  }
+
+  private schedule(workspaceId: string, room: string): void {
+    if (this.stopped) return
+    const key = keyOf(workspaceId, room)
+    const previous = this.queues.get(key) ?? Promise.resolve()
+    const next = previous
+      // Deferred: occupancy is announced from inside the room's step, before its snapshot says who joined.
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => this.reconcile(workspaceId, room, key))
+      .catch((e: unknown) => this.deps.log.error({ err: e, workspaceId, room }, 'xiaozhi auto agent failed'))
+      .finally(() => {
+        if (this.queues.get(key) === next) this.queues.delete(key)
+      })
+    this.queues.set(key, next)
+  }
+
+  private async reconcile(workspaceId: string, room: string, key: string): Promise<void> {
+    if (this.stopped) return
+    const { hub, agents, storage, clock } = this.deps
     const entry = this.rooms.get(key)
-    if (!entry || entry.agentId === null) return
-    if (e.terminals > 0) this.cancelStop(entry)
-    else this.scheduleStop(key, e.workspaceId, entry)
-  }
-
-  private cancelStop(entry: RoomEntry): void {
-    clearTimeout(entry.stopTimer)
-    entry.stopTimer = undefined
-  }
-
-  private scheduleStop(key: string, workspaceId: string, entry: RoomEntry): void {
-    if (entry.stopTimer || entry.agentId === null) return
-    const agentId = entry.agentId
-    entry.stopTimer = setTimeout(() => {
-      if (this.rooms.get(key) === entry) this.rooms.delete(key)
-      this.deps.agents.stop(workspaceId, agentId, 'room empty').catch(() => undefined)
-    }, this.deps.stopDelayMs)
-    entry.stopTimer.unref()
+    if (hub.terminalCount(workspaceId, room) === 0) {
+      if (!entry) return
+      const agentId = entry.agentId
+      if (agentId === null || !agents.live(workspaceId, room).some((a) => a.agentId === agentId)) {
+        this.rooms.delete(key)
+        return
+      }
+      if (entry.stopTimer) return
+      entry.stopTimer = clock.setTimeout(() => {
+        if (this.rooms.get(key) === entry) this.rooms.delete(key)
+        agents.stop(workspaceId, agentId, 'room empty').catch(() => undefined)
+      }, this.deps.stopDelayMs)
+      return
+    }
+    if (entry) {
+      // Someone is back in time; and this occupancy cycle has had its agent (one that failed or was stopped is not replaced).
+      clock.clearTimeout(entry.stopTimer)
+      entry.stopTimer = undefined
+      return
+    }
+    if (!hub.roomView(workspaceId, room)?.participants.some((p) => p.transport === this.deps.transport)) return
+    // The room's own default agent comes with its first terminal (the engine's room default agents).
+    if (storage.roomSettings.get(workspaceId, room)?.defaultAgent) return
+    if (agents.live(workspaceId, room).length > 0) return
+    // If everyone leaves while it starts, that leave is queued behind this and arms the stop.
+    try {
+      const view = await agents.dispatch(workspaceId, room, {}, 'default')
+      this.rooms.set(key, { agentId: view.agentId, stopTimer: undefined })
+      this.deps.log.info({ workspaceId, room, agentId: view.agentId }, 'xiaozhi auto agent dispatched')
+    } catch (e) {
+      this.rooms.set(key, { agentId: null, stopTimer: undefined })
+      this.deps.log.warn({ workspaceId, room, reason: (e as Error).message }, 'xiaozhi auto agent not started')
+    }
   }
 }

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND, ManualClock } from '../../core/index.js'
 import { seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { rms, tone, UplinkEncoder } from '../../core/test/speech.js'
 import { websocketTransport } from '../websocket/index.js'
@@ -18,9 +19,16 @@ let seed: ReturnType<typeof seedWorkspace>
 let url: string
 let ca: string
 let n = 0
+/** The engine's clock: the hello timeout and the message rate run on it, and move only when the test says. */
+const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000)
+/** Far beyond this file's real run time: only the driven clock can reach it. */
+const HELLO_TIMEOUT_MS = 10 * 60_000
 
 beforeAll(async () => {
-  t = await startTestEngine({ extensions: [websocketTransport, ...defineXiaozhi({ autoAgent: false }, { helloTimeoutMs: 300 })] })
+  t = await startTestEngine(
+    { extensions: [websocketTransport, ...defineXiaozhi({ helloTimeoutMs: HELLO_TIMEOUT_MS })], xiaozhi: { autoAgent: false } },
+    { clock },
+  )
   seed = seedWorkspace(t.engine)
   url = `wss://127.0.0.1:${t.engine.ports.gateway}/xiaozhi/v1/`
   ca = t.engine.host.tls.cert
@@ -78,13 +86,26 @@ describe('xiaozhi bad input', () => {
     }
   })
 
-  it('closes a connection without a proper hello: none in time, another message first, malformed ones, audio first', async () => {
+  it('closes a connection that sent no hello within the hello timeout of the engine clock, not a moment before', async () => {
+    const late = await XiaozhiDevice.connect(options('h-late', { hello: false }))
+    const silent = await XiaozhiDevice.connect(options('h-none', { hello: false }))
+    clock.advance(HELLO_TIMEOUT_MS - 1)
+    // Still open: a hello now is answered, and the exchange ends the wait.
+    expect(await late.hello()).toMatchObject({ type: 'hello', transport: 'websocket' })
+    clock.advance(1)
+    expect(await silent.closed).toEqual({ code: 1002, reason: 'protocol_error' })
+    clock.advance(HELLO_TIMEOUT_MS)
+    late.sendJson({ type: 'dance' })
+    expect(await late.message('error')).toMatchObject({ code: 'validation_failed' })
+    late.close()
+  })
+
+  it('closes a connection without a proper hello: another message first, malformed ones, audio first', async () => {
     const closedWith = async (clientId: string, send: (d: XiaozhiDevice) => void) => {
       const d = await XiaozhiDevice.connect(options(clientId, { hello: false }))
       send(d)
       return d.closed
     }
-    expect(await closedWith('h-none', () => undefined)).toEqual({ code: 1002, reason: 'protocol_error' })
     expect(await closedWith('h-listen', (d) => d.listenStart())).toEqual({ code: 1002, reason: 'protocol_error' })
     expect(await closedWith('h-text', (d) => d.ws.send('hello there'))).toEqual({ code: 1002, reason: 'protocol_error' })
     expect(await closedWith('h-array', (d) => d.ws.send('[1,2]'))).toEqual({ code: 1002, reason: 'protocol_error' })
@@ -142,10 +163,17 @@ describe('xiaozhi bad input', () => {
     expect(await d.closed).toEqual({ code: 1000, reason: 'goodbye' })
   })
 
-  it('closes a device that floods messages (rate_limited)', async () => {
+  it('closes a device that floods messages (rate_limited): the control-message rate every transport has, on the engine clock', async () => {
     const d = await XiaozhiDevice.connect(options('flood'))
-    for (let i = 0; i < 60; i++) d.sendJson({ type: 'listen', state: 'start', mode: 'manual' })
+    // The hello took one of the burst; the clock stands still, so nothing refills it.
+    for (let i = 0; i < CONTROL_MESSAGE_BURST - 1; i++) d.sendJson({ type: 'dance' })
+    await d.messages.next((m) => m.type === 'error' && d.messages.items.filter((e) => e.type === 'error').length === CONTROL_MESSAGE_BURST - 1, 5000, 'an answer to each')
+    // One second of the engine clock gives CONTROL_MESSAGES_PER_SECOND more, and no more.
+    clock.advance(1000)
+    for (let i = 0; i < CONTROL_MESSAGES_PER_SECOND; i++) d.sendJson({ type: 'dance' })
+    d.sendJson({ type: 'dance' })
     expect(await d.closed).toEqual({ code: 4029, reason: 'rate_limited' })
+    expect(d.messages.items.filter((e) => e.type === 'error')).toHaveLength(CONTROL_MESSAGE_BURST - 1 + CONTROL_MESSAGES_PER_SECOND)
   })
 
   it('left the good device and the WebSocket terminal of the room talking to each other', async () => {

@@ -13,17 +13,30 @@
  * a known shape, or one of an unknown type, is answered with an `error` message and the session
  * goes on. Everything the server writes is queued and written once per event-loop turn.
  */
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { DOWNLINK_HEADER_BYTES, LEVEL_SILENT, MAX_OPUS_BYTES } from '../../core/dataplane/frame.js'
-import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
-import { ProtocolError, RateLimited, ReceiverTooSlow, wireCodesOf, type HarkError } from '../../core/errors.js'
-import type { ServerEvent } from '../../core/events.js'
-import type { GatewaySocket, GatewaySocketHandler } from '../../core/gatewayRoutes.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalHub, TerminalLink, TerminalSession } from '../../core/terminals.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
-import type { AutoAgents } from './autoAgent.js'
+import {
+  DOWNLINK_HEADER_BYTES,
+  LEVEL_SILENT,
+  ProtocolError,
+  ReceiverTooSlow,
+  TerminalInput,
+  wireCodesOf,
+  type ClockShape,
+  type DropCell,
+  type Flushable,
+  type GatewaySocket,
+  type GatewaySocketHandler,
+  type HarkError,
+  type InputLimits,
+  type Logger,
+  type ServerEvent,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TerminalInputOptions,
+  type TerminalLink,
+  type TerminalSession,
+  type Timer,
+  type WriteBatch,
+} from '../../core/index.js'
 import { DownlinkShaper } from './downlinkShaper.js'
 import {
   downlinkHeaderBytes,
@@ -53,23 +66,23 @@ export const LISTENING_LEVEL_BYTE = 0x80 | 30
 /** Longest text (transcript, sentence) forwarded to a device's display. */
 const MAX_TEXT_CHARS = 1024
 
-export interface ConnectionLimits {
+/** The uplink limits every transport has (TerminalInput), and the device's own. */
+export interface ConnectionLimits extends InputLimits {
   /** Audio waiting for the device (queued + socket buffer) beyond which packets are dropped. */
   readonly audioBacklogBytes: number
-  readonly audioFramesPerSecond: number
-  readonly audioFrameBurst: number
-  readonly messagesPerSecond: number
-  readonly messageBurst: number
-  /** A device that sent no hello this long after the upgrade is closed. */
+  /** A device that sent no hello this long (engine clock) after the upgrade is closed. */
   readonly helloTimeoutMs: number
 }
 
 export interface ConnectionContext {
   readonly hub: TerminalHub
   readonly batch: WriteBatch
+  /** The engine's clock: the hello timeout runs on it (and the control-message rate, in `input`). */
+  readonly clock: ClockShape
   readonly log: Logger
   readonly limits: ConnectionLimits
-  readonly autoAgents: AutoAgents | null
+  /** What every connection's TerminalInput shares (the input limits of `limits`, the clock, the rate drop cell). */
+  readonly input: TerminalInputOptions
   readonly drops: { readonly backpressure: DropCell; readonly rate: DropCell; readonly closed: DropCell }
   /** Told once when the connection is gone. */
   readonly gone: (connection: XiaozhiConnection) => void
@@ -93,7 +106,6 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   /** The socket is closed (its close callback ran). */
   private gone = false
   private sessionId: string | null = null
-  private room: string | null = null
   private frameDuration = 60
   private shaper: DownlinkShaper | null = null
   private features: Readonly<Record<string, unknown>> = {}
@@ -104,15 +116,15 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   /** After an abort, room audio is dropped until it pauses or the device ends its next turn (the reply it cut off). */
   private muted = false
   private lastRoomAudioAt = 0
+  /** Real time: it follows the room audio's own pauses (the data plane), not the engine's clock. */
   private ttsTimer: NodeJS.Timeout | undefined
-  private helloTimer: NodeJS.Timeout | undefined
+  private helloTimer: Timer | undefined
   private readonly pending: Array<Uint8Array | string> = []
   private pendingAudioBytes = 0
   private readonly packets: Uint8Array[] = []
-  private readonly uplink = new Uint8Array(1 + MAX_OPUS_BYTES)
   private downlink = new Uint8Array(0)
-  private readonly audioRate: TokenBucket
-  private readonly messageRate: TokenBucket
+  /** The uplink checks every transport makes: Opus size, frame rate, control-message rate. */
+  private readonly input: TerminalInput
   private readonly startedAt = performance.now()
 
   constructor(
@@ -120,12 +132,9 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     private readonly handshake: DeviceHandshake,
     private readonly ctx: ConnectionContext,
   ) {
-    const now = performance.now()
-    this.audioRate = new TokenBucket(ctx.limits.audioFramesPerSecond, ctx.limits.audioFrameBurst, now)
-    this.messageRate = new TokenBucket(ctx.limits.messagesPerSecond, ctx.limits.messageBurst, now)
+    this.input = new TerminalInput(ctx.input, this.startedAt)
     const helloMs = ctx.limits.helloTimeoutMs
-    this.helloTimer = setTimeout(() => this.fail(new ProtocolError({ message: `no hello within ${helloMs} ms` })), helloMs)
-    this.helloTimer.unref()
+    this.helloTimer = ctx.clock.setTimeout(() => this.fail(new ProtocolError({ message: `no hello within ${helloMs} ms` })), helloMs)
   }
 
   get clientId(): string {
@@ -152,7 +161,6 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     this.stopTimers()
     this.pending.length = 0
     this.pendingAudioBytes = 0
-    this.leaveRoom()
     const session = this.session
     this.session = null
     session?.end()
@@ -168,26 +176,17 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
       if (payload.kind === 'json') return this.onText(payload.text)
       return this.fail(payload.kind === 'error' ? payload.error : new ProtocolError({ message: 'malformed binary message' }))
     }
-    const session = this.session
-    if (this.state !== 'open' || session === null) return this.fail(new ProtocolError({ message: 'audio sent before the hello exchange' }))
-    const length = bytes.length - at
-    if (length === 0) return
-    if (!this.audioRate.take(performance.now())) {
-      this.ctx.drops.rate.count++
-      return
-    }
-    // The firmware sends no level: its listen state says whether it is talking. The router
-    // copies the frame before pushAudio returns, so one scratch buffer serves every packet.
-    const uplink = this.uplink
-    uplink[0] = this.listening ? LISTENING_LEVEL_BYTE : LEVEL_SILENT
-    for (let i = 0; i < length; i++) uplink[i + 1] = bytes[at + i]!
-    session.pushAudio(uplink.subarray(0, length + 1))
+    if (this.state === 'hello') return this.fail(new ProtocolError({ message: 'audio sent before the hello exchange' }))
+    // The firmware sends no level: its listen state says whether it is talking. A session not yet
+    // open (hello sent, `session` not yet told) is refused by the input check as well.
+    const levelByte = this.listening ? LISTENING_LEVEL_BYTE : LEVEL_SILENT
+    const error = this.input.audioFromOpus(this.state === 'open' ? this.session : null, levelByte, bytes.subarray(at), performance.now())
+    if (error !== null) this.fail(error)
   }
 
   private onText(bytes: Uint8Array): void {
-    if (!this.messageRate.take(performance.now())) {
-      return this.fail(new RateLimited({ message: `more than ${this.ctx.limits.messagesPerSecond} messages per second`, retryAfterSeconds: 1 }))
-    }
+    const overRate = this.input.countControl()
+    if (overRate !== null) return this.fail(overRate)
     const result = readDeviceMessage(bytes, this.handshake.version)
     if (!result.ok) {
       if (result.fatal || this.state === 'hello') return this.fail(result.error)
@@ -207,7 +206,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   }
 
   private hello(message: Extract<DeviceMessage, { type: 'hello' }>): void {
-    clearTimeout(this.helloTimer)
+    this.ctx.clock.clearTimeout(this.helloTimer)
     this.helloTimer = undefined
     this.frameDuration = message.audio_params.frame_duration
     this.shaper = new DownlinkShaper(this.frameDuration)
@@ -219,7 +218,10 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     } catch (error) {
       this.ctx.log.error({ err: error, clientId: this.clientId }, 'could not open a xiaozhi session')
       this.fail(new ProtocolError({ message: 'could not open a session' }))
+      return
     }
+    // Told once the session is ours (the hub said `session` inside open): its room's agents may call the device's tools.
+    if (this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
   }
 
   private apply(message: DeviceMessage): void {
@@ -252,7 +254,8 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
 
   /** A participant.event from this device to its room (agents hear it through onEvent). */
   private tellRoom(event: Readonly<Record<string, unknown>>): void {
-    const room = this.room
+    // The room the device is in now, read from the room's own membership (no copy kept here).
+    const room = this.session?.room ?? null
     if (room === null) return
     this.ctx.hub.broadcast(this.workspaceId, room, { type: 'participant.event', room, participantId: this.clientId, event })
   }
@@ -285,13 +288,11 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
         this.sessionId = event.sessionId
         this.state = 'open'
         this.queue(serverHello(event.sessionId, this.frameDuration))
-        this.enterRoom(event.room)
-        if (this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
         return
       case 'room.changed':
         this.endSpeaking()
-        this.leaveRoom()
-        this.enterRoom(event.to)
+        // The agents of the room it moved to learn that they can call this device's tools.
+        if (this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
         return
       case 'participant.joined':
         // An agent that comes later learns too that it can call this device's tools.
@@ -325,15 +326,6 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
         this.queue(mcpMessage(sessionId, payload as Readonly<Record<string, unknown>>))
       }
     }
-  }
-
-  private enterRoom(room: string | null): void {
-    this.room = room
-    if (room !== null) this.ctx.autoAgents?.join(this.workspaceId, room)
-  }
-
-  private leaveRoom(): void {
-    this.room = null
   }
 
   // ---- tts framing of room audio ----
@@ -454,7 +446,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   }
 
   private stopTimers(): void {
-    clearTimeout(this.helloTimer)
+    this.ctx.clock.clearTimeout(this.helloTimer)
     clearTimeout(this.ttsTimer)
     this.helloTimer = undefined
     this.ttsTimer = undefined

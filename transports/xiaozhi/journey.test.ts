@@ -11,7 +11,7 @@ import { echoAgent } from '../../agents/echo/index.js'
 import { cliJson, RecordingLink, runCli, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { concat, rms, silence, tone } from '../../core/test/speech.js'
 import { websocketTransport } from '../websocket/index.js'
-import { defineXiaozhi } from './index.js'
+import { xiaozhi } from './index.js'
 import { pollActivation, pollOta, XiaozhiDevice, type DeviceIdentity, type ProtocolVersion } from './test/device.js'
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
@@ -20,7 +20,7 @@ let otaUrl: string
 let ca: string
 
 beforeAll(async () => {
-  t = await startTestEngine({ extensions: [websocketTransport, ...defineXiaozhi(), echoAgent] })
+  t = await startTestEngine({ extensions: [websocketTransport, ...xiaozhi, echoAgent] })
   seed = seedWorkspace(t.engine)
   otaUrl = `http://127.0.0.1:${t.engine.ports.rest}/xiaozhi/ota/`
   ca = t.engine.host.tls.cert

@@ -5,18 +5,24 @@
 import { randomUUID } from 'node:crypto'
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/index.js'
 import { seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { websocketTransport } from '../websocket/index.js'
-import { defineXiaozhi } from './index.js'
+import { xiaozhi } from './index.js'
 import { OTA_REQUESTS_PER_MINUTE } from './ota.js'
 import { pollActivation, pollOta } from './test/device.js'
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let seed: ReturnType<typeof seedWorkspace>
 let otaUrl: string
+/** The engine's clock: the per-IP request windows run on it. */
+const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000)
 
 beforeAll(async () => {
-  t = await startTestEngine({ extensions: [websocketTransport, ...defineXiaozhi({ websocketUrl: 'wss://hark.example.com/xiaozhi/v1/' })] })
+  t = await startTestEngine(
+    { extensions: [websocketTransport, ...xiaozhi], xiaozhi: { websocketUrl: 'wss://hark.example.com/xiaozhi/v1/' } },
+    { clock },
+  )
   seed = seedWorkspace(t.engine)
   otaUrl = `http://127.0.0.1:${t.engine.ports.rest}/xiaozhi/ota/`
 })
@@ -79,10 +85,19 @@ describe('xiaozhi OTA endpoint', () => {
     expect(await pollActivation(otaUrl, device)).toEqual({ status: 200, body: { status: 'activated' } })
   })
 
-  it('limits requests per client IP (429 rate_limited with Retry-After)', async () => {
+  it('limits requests per client IP in one-minute windows of the engine clock (429 rate_limited with Retry-After)', async () => {
     const headers = { 'Device-Id': '0a:00:00:00:00:06', 'Client-Id': 'x' }
-    let last = { status: 0, body: {} as Record<string, unknown> }
-    for (let i = 0; i <= OTA_REQUESTS_PER_MINUTE && last.status !== 429; i++) last = await raw('/xiaozhi/ota/activate', { headers, body: '{}' })
-    expect(last).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } })
+    // A fresh window, whatever the tests above used of the current one.
+    clock.advance(60_000)
+    const statuses: number[] = []
+    for (let i = 0; i < OTA_REQUESTS_PER_MINUTE; i++) statuses.push((await raw('/xiaozhi/ota/activate', { headers, body: '{}' })).status)
+    expect(statuses.every((s) => s === 404)).toBe(true)
+    const over = await raw('/xiaozhi/ota/activate', { headers, body: '{}' })
+    expect(over).toMatchObject({ status: 429, body: { error: { code: 'rate_limited', message: 'rate limit exceeded, retry in 60 s' } } })
+    // Not a moment before the window ends; then the device is heard again.
+    clock.advance(59_999)
+    expect((await raw('/xiaozhi/ota/activate', { headers, body: '{}' })).status).toBe(429)
+    clock.advance(1)
+    expect((await raw('/xiaozhi/ota/activate', { headers, body: '{}' })).status).toBe(404)
   })
 })

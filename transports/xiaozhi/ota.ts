@@ -8,14 +8,33 @@
  *   POST /xiaozhi/ota/activate   → 202 while nobody claimed the code, 200 once the device is bound
  *
  * The body is read leniently (some boards send JSON the parser would refuse): only the firmware
- * version and a few board fields are kept. Requests are limited per client IP.
+ * version and a few board fields are kept. Requests are limited per client IP, in windows of the
+ * engine's clock. The plugin reads the `xiaozhi.*` settings the xiaozhi transport declares: it is
+ * registered with it (index.ts).
  */
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { errorEnvelope, isHarkError, NotFound, RateLimited, ServerShuttingDown, ValidationFailed, wireCodesOf } from '../../core/errors.js'
-import type { EngineHost } from '../../core/host.js'
-import { randomBase62 } from '../../core/ids.js'
-import type { XiaozhiSettings } from './settings.js'
+import {
+  clockedRateLimitStore,
+  errorEnvelope,
+  inject,
+  injectable,
+  isHarkError,
+  NotFound,
+  randomBase62,
+  RateLimited,
+  ServerShuttingDown,
+  tokens,
+  ValidationFailed,
+  wireCodesOf,
+  type ClockShape,
+  type EnginePlugin,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+} from '../../core/index.js'
+import { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
 import { PLAIN_LISTENER } from './transport.js'
 
 export const OTA_PATH = '/xiaozhi/ota/'
@@ -72,7 +91,36 @@ const requestHost = (request: FastifyRequest, fallback: string): string => {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!
 }
 
-export const otaRoutes = (host: EngineHost, settings: XiaozhiSettings) => async (app: FastifyInstance) => {
+interface OtaDeps {
+  readonly engineSettings: Settings
+  readonly settings: XiaozhiSettings
+  readonly security: SecurityShape
+  readonly listeners: Listeners
+  readonly clock: ClockShape
+  readonly log: Logger
+}
+
+@injectable()
+export class XiaozhiOta implements EnginePlugin {
+  private readonly deps: OtaDeps
+
+  constructor(
+    @inject(tokens.settings) engineSettings: Settings,
+    @inject(xiaozhiSettings.token) settings: XiaozhiSettings,
+    @inject(tokens.security) security: SecurityShape,
+    @inject(tokens.listeners) listeners: Listeners,
+    @inject(tokens.clock) clock: ClockShape,
+    @inject(tokens.log) log: Logger,
+  ) {
+    this.deps = { engineSettings, settings, security, listeners, clock, log }
+  }
+
+  register(app: FastifyInstance): Promise<void> {
+    return otaRoutes(this.deps)(app)
+  }
+}
+
+const otaRoutes = ({ engineSettings, settings, security, listeners, clock, log }: OtaDeps) => async (app: FastifyInstance) => {
   // Any content type, read as text: the device's JSON is parsed leniently above.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body))
@@ -84,13 +132,13 @@ export const otaRoutes = (host: EngineHost, settings: XiaozhiSettings) => async 
         ? new ValidationFailed({ field: 'body', message: `body larger than ${MAX_BODY_BYTES} bytes` })
         : error
     const status = wireCodesOf(domain).http
-    if (status >= 500) host.log.error({ err: error, url: request.url }, 'xiaozhi OTA request failed')
+    if (status >= 500) log.error({ err: error, url: request.url }, 'xiaozhi OTA request failed')
     return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(domain))
   })
   await app.register(rateLimit, {
     max: OTA_REQUESTS_PER_MINUTE,
     timeWindow: 60_000,
-    cache: 10_000,
+    store: clockedRateLimitStore(clock),
     keyGenerator: (request) => request.ip,
     errorResponseBuilder: (_request, context) => {
       const retryAfterSeconds = Math.max(1, Math.ceil(context.ttl / 1000))
@@ -100,10 +148,10 @@ export const otaRoutes = (host: EngineHost, settings: XiaozhiSettings) => async 
 
   const websocketUrl = (request: FastifyRequest): string => {
     if (settings.websocketUrl !== null) return settings.websocketUrl
-    const name = requestHost(request, host.settings.host)
-    const plain = settings.plainPort === null ? null : host.port(PLAIN_LISTENER)
+    const name = requestHost(request, engineSettings.host)
+    const plain = settings.plainPort === null ? null : listeners.port(PLAIN_LISTENER)
     if (plain !== null) return `ws://${name}:${plain}${settings.path}`
-    const gateway = host.port('gateway')
+    const gateway = listeners.port('gateway')
     if (gateway === null) throw new ServerShuttingDown({ message: 'the WebSocket listener is not up' })
     return `wss://${name}:${gateway}${settings.path}`
   }
@@ -111,9 +159,9 @@ export const otaRoutes = (host: EngineHost, settings: XiaozhiSettings) => async 
   const ota = async (request: FastifyRequest) => {
     const { deviceId, instanceId } = deviceIds(request)
     const { version, info } = boardInfo(typeof request.body === 'string' ? request.body : '')
-    const answer = host.security.deviceEnrollment.announce({ deviceId, instanceId, kind: DEVICE_KIND, info })
+    const answer = security.deviceEnrollment.announce({ deviceId, instanceId, kind: DEVICE_KIND, info })
     const common = {
-      server_time: { timestamp: host.clock.now(), timezone_offset: 0 },
+      server_time: { timestamp: clock.now(), timezone_offset: 0 },
       // The device's own version and no URL: never an update.
       firmware: { version, url: '' },
     }
@@ -137,7 +185,7 @@ export const otaRoutes = (host: EngineHost, settings: XiaozhiSettings) => async 
 
   app.post(ACTIVATE_PATH, async (request, reply) => {
     const { deviceId, instanceId } = deviceIds(request)
-    const status = host.security.deviceEnrollment.status(deviceId, instanceId)
+    const status = security.deviceEnrollment.status(deviceId, instanceId)
     if (status === 'bound') return { status: 'activated' }
     if (status === 'pending') return reply.code(202).send({ status: 'waiting', message: 'waiting for the code to be claimed' })
     throw new NotFound({ message: 'no activation is pending for this device: ask the OTA endpoint for a code' })

@@ -10,16 +10,29 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { STATUS_CODES } from 'node:http'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { errorEnvelope, isHarkError, NotFound, ProtocolError, ServerShuttingDown } from '../../core/errors.js'
-import { errorResponse, failureResponse, type GatewayRequest, type GatewayResponse, type GatewaySocket, type GatewaySocketRoute } from '../../core/gatewayRoutes.js'
-import type { Logger } from '../../core/log.js'
+import {
+  errorEnvelope,
+  errorResponse,
+  failureResponse,
+  isHarkError,
+  NotFound,
+  ProtocolError,
+  ServerShuttingDown,
+  type ClockShape,
+  type GatewayRequest,
+  type GatewayResponse,
+  type GatewaySocket,
+  type GatewaySocketRoute,
+  type Logger,
+  type Timer,
+} from '../../core/index.js'
 
 /** Largest message (uWS on the gateway has the same); bigger closes with 1009. */
 const MAX_MESSAGE_BYTES = 16 * 1024
 /** Buffered bytes beyond which sends are refused (the gateway's uWS ceiling). */
 const MAX_BACKPRESSURE_BYTES = 1024 * 1024
-/** A ping every this long; a connection that did not answer the previous one is dropped. */
-const PING_INTERVAL_MS = 30_000
+/** A ping every this long (engine clock); a connection that did not answer the previous one is dropped. */
+export const PING_INTERVAL_MS = 30_000
 
 class WsGatewaySocket implements GatewaySocket {
   constructor(private readonly ws: WebSocket) {}
@@ -57,11 +70,12 @@ export class PlainListener {
   private server: Server | null = null
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false })
   private readonly alive = new WeakMap<WebSocket, boolean>()
-  private pinger: NodeJS.Timeout | undefined
+  private pinger: Timer | undefined
   private accepting = false
 
   constructor(
     private readonly route: GatewaySocketRoute,
+    private readonly clock: ClockShape,
     private readonly log: Logger,
   ) {}
 
@@ -85,7 +99,14 @@ export class PlainListener {
     })
     this.server = server
     this.accepting = true
-    this.pinger = setInterval(() => {
+    this.armPing()
+    const address = server.address()
+    return typeof address === 'object' && address ? address.port : port
+  }
+
+  /** Every PING_INTERVAL_MS: drop who did not answer the last ping, ping the others. */
+  private armPing(): void {
+    this.pinger = this.clock.setTimeout(() => {
       for (const ws of this.wss.clients) {
         if (this.alive.get(ws) === false) {
           ws.terminate()
@@ -94,15 +115,13 @@ export class PlainListener {
         this.alive.set(ws, false)
         ws.ping()
       }
+      if (this.accepting) this.armPing()
     }, PING_INTERVAL_MS)
-    this.pinger.unref()
-    const address = server.address()
-    return typeof address === 'object' && address ? address.port : port
   }
 
   async close(): Promise<void> {
     this.accepting = false
-    clearInterval(this.pinger)
+    this.clock.clearTimeout(this.pinger)
     const server = this.server
     this.server = null
     if (!server) return

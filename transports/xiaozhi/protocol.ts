@@ -4,8 +4,7 @@
  * device sends (checked) and the server sends (built). Written from the firmware's own documents
  * (docs/websocket.md, docs/mcp-protocol.md) and its protocol code, never from a server's.
  */
-import { FrameTooLarge, ProtocolError, ValidationFailed, type HarkError } from '../../core/errors.js'
-import { MAX_OPUS_BYTES } from '../../core/dataplane/frame.js'
+import { FrameTooLarge, ProtocolError, ValidationFailed, type HarkError } from '../../core/index.js'
 
 export type ProtocolVersion = 1 | 2 | 3
 
@@ -27,19 +26,19 @@ const malformed = (message: string): BinaryPayload => ({ kind: 'error', error: n
 
 /**
  * Where the Opus packet of a well-formed audio message of protocol `version` starts, or -1 for
- * anything else (JSON in a v2 message, a malformed header, an oversized packet: `readBinary` says
- * which). The per-packet path: reads bytes, allocates nothing.
+ * anything else (JSON in a v2 message, a malformed header: `readBinary` says which). The packet's
+ * size is checked with the uplink's other limits (TerminalInput). The per-packet path: reads
+ * bytes, allocates nothing.
  */
 export const opusOffset = (version: ProtocolVersion, data: Uint8Array): number => {
   const n = data.length
-  if (version === 1) return n <= MAX_OPUS_BYTES ? 0 : -1
+  if (version === 1) return 0
   if (version === 3) {
-    return n >= V3_HEADER_BYTES && data[0] === BINARY_TYPE_OPUS && ((data[2]! << 8) | data[3]!) === n - V3_HEADER_BYTES &&
-      n - V3_HEADER_BYTES <= MAX_OPUS_BYTES ? V3_HEADER_BYTES : -1
+    return n >= V3_HEADER_BYTES && data[0] === BINARY_TYPE_OPUS && ((data[2]! << 8) | data[3]!) === n - V3_HEADER_BYTES ? V3_HEADER_BYTES : -1
   }
   if (n < V2_HEADER_BYTES || data[0] !== 0 || data[1] !== 2 || data[2] !== 0 || data[3] !== BINARY_TYPE_OPUS) return -1
   const size = ((data[12]! << 24) | (data[13]! << 16) | (data[14]! << 8) | data[15]!) >>> 0
-  return size === n - V2_HEADER_BYTES && size <= MAX_OPUS_BYTES ? V2_HEADER_BYTES : -1
+  return size === n - V2_HEADER_BYTES ? V2_HEADER_BYTES : -1
 }
 
 /** Read one binary message of protocol `version`; `data` is a view the caller may reuse afterwards. */
@@ -63,9 +62,6 @@ export const readBinary = (version: ProtocolVersion, data: Uint8Array): BinaryPa
   }
   if (type === BINARY_TYPE_JSON && version === 2) return { kind: 'json', text: payload }
   if (type !== BINARY_TYPE_OPUS) return malformed(`unknown binary message type ${type}`)
-  if (payload.length > MAX_OPUS_BYTES) {
-    return { kind: 'error', error: new FrameTooLarge({ message: `Opus packet of ${payload.length} bytes exceeds ${MAX_OPUS_BYTES}` }) }
-  }
   return { kind: 'opus', opus: payload }
 }
 

@@ -16,7 +16,7 @@ import { rms, tone, UplinkEncoder } from '../../core/test/speech.js'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import { websocketTransport } from '../websocket/index.js'
 import { TestTerminal } from '../websocket/test/terminalClient.js'
-import { defineXiaozhi } from './index.js'
+import { xiaozhi } from './index.js'
 import { pollOta, XiaozhiDevice, type DeviceIdentity } from './test/device.js'
 
 /** A quiet agent that records what it hears and lets the test speak for it. */
@@ -39,7 +39,8 @@ let n = 0
 beforeAll(async () => {
   t = await startTestEngine({
     agents: { defaultProvider: 'probe', defaultAgentStopDelaySeconds: 0 },
-    extensions: [websocketTransport, ...defineXiaozhi({ plainPort: 0 }), probeAgent],
+    extensions: [websocketTransport, ...xiaozhi, probeAgent],
+    xiaozhi: { plainPort: 0 },
   })
   seed = seedWorkspace(t.engine)
   url = `wss://127.0.0.1:${t.engine.ports.gateway}/xiaozhi/v1/`

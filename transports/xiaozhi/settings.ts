@@ -1,39 +1,44 @@
 /**
- * The `xiaozhi.*` settings (spec/xiaozhi.md, Settings): their defaults and their checks.
+ * The xiaozhi transport's settings (spec/xiaozhi.md, Settings), declared once here: their defaults,
+ * their checks, `HARK_XIAOZHI_*` variables, `--xiaozhi-*` flags and the README's table come from
+ * this declaration. The OTA plugin reads the same section (it is registered with the transport).
  */
-import { ValidationFailed } from '../../core/errors.js'
+import { Schema } from 'effect'
+import { defineSettings, Port, setting } from '../../core/index.js'
 
-export interface XiaozhiSettings {
-  /** Path of the devices' WebSocket endpoint, on the TLS gateway and on the plain listener. */
-  readonly path: string
-  /** Port of a plain `ws://` listener for devices on a LAN; null: none (the default). */
-  readonly plainPort: number | null
-  /** The WebSocket URL the OTA answer gives devices; null: built from the request's host and the listener. */
-  readonly websocketUrl: string | null
-  /** A device whose room has no agent gets the room default agent, or else the platform default. */
-  readonly autoAgent: boolean
-}
+/** The device path on the gateway: absolute, plain characters, clear of Hark's own paths. */
+const DevicePath = Schema.String.check(
+  Schema.makeFilter((s: string) =>
+    !/^\/[A-Za-z0-9._~\-/]{0,127}$/.test(s)
+      ? 'an absolute path of letters, digits and "._~-/"'
+      : s.startsWith('/v1/') || s.startsWith('/xiaozhi/ota')
+        ? 'not under /v1/ (terminal protocol v1) or /xiaozhi/ota (the OTA endpoint)'
+        : true,
+  ),
+)
 
-export const DEFAULT_XIAOZHI_SETTINGS: XiaozhiSettings = {
-  path: '/xiaozhi/v1/',
-  plainPort: null,
-  websocketUrl: null,
-  autoAgent: true,
-}
+/** A ws:// or wss:// URL with a path (what the firmware's WebSocket client takes). */
+const WebSocketUrl = Schema.String.check(
+  Schema.makeFilter((s: string) => (/^wss?:\/\/[^\s/]+\/\S*$/.test(s) ? true : 'a ws:// or wss:// URL with a path')),
+)
 
-const PATH = /^\/[A-Za-z0-9._~\-/]{0,127}$/
+export const xiaozhiSettings = defineSettings('xiaozhi', {
+  path: setting(DevicePath, '/xiaozhi/v1/', "the devices' WebSocket path, on the TLS gateway and on the plain listener"),
+  plainPort: setting(
+    Schema.NullOr(Port),
+    null,
+    'plain ws:// listener for devices on a LAN (firmware trusts only real certificates); null: off',
+  ),
+  websocketUrl: setting(
+    Schema.NullOr(WebSocketUrl),
+    null,
+    "the WebSocket URL the OTA answer gives devices; null: built from the request's Host and the listener",
+  ),
+  autoAgent: setting(
+    Schema.Boolean,
+    true,
+    "a room with a device and no agent gets the room's default agent, else the platform default (agents.defaultProvider)",
+  ),
+})
 
-/** The settings with `over` laid on the defaults, checked. */
-export const xiaozhiSettings = (over: Partial<XiaozhiSettings> = {}): XiaozhiSettings => {
-  const s = { ...DEFAULT_XIAOZHI_SETTINGS, ...over }
-  if (!PATH.test(s.path) || s.path.startsWith('/v1/') || s.path.startsWith('/xiaozhi/ota')) {
-    throw new ValidationFailed({ field: 'xiaozhi.path', message: 'xiaozhi.path: an absolute path (letters, digits, "._~-/"), not under /v1/ or /xiaozhi/ota' })
-  }
-  if (s.plainPort !== null && (!Number.isInteger(s.plainPort) || s.plainPort < 0 || s.plainPort > 65535)) {
-    throw new ValidationFailed({ field: 'xiaozhi.plainPort', message: 'xiaozhi.plainPort: a port (0-65535) or null' })
-  }
-  if (s.websocketUrl !== null && !/^wss?:\/\/[^\s/]+\/[^\s]*$/.test(s.websocketUrl)) {
-    throw new ValidationFailed({ field: 'xiaozhi.websocketUrl', message: 'xiaozhi.websocketUrl: a ws:// or wss:// URL with a path, or null' })
-  }
-  return s
-}
+export type XiaozhiSettings = typeof xiaozhiSettings.Type

@@ -1,39 +1,55 @@
 /**
  * The xiaozhi transport: xiaozhi-esp32 devices connect to `wss://host:gateway.port<xiaozhi.path>`
- * (a WebSocket route on the gateway, core/gatewayRoutes.ts) or, when `xiaozhi.plainPort` is set,
+ * (a WebSocket route on the gateway, `tokens.gatewayRoutes`) or, when `xiaozhi.plainPort` is set,
  * to `ws://host:plainPort<xiaozhi.path>` on a LAN. The upgrade is decided here — credential in
  * `Authorization: Bearer`, `Protocol-Version` 1, 2 or 3 — and each accepted socket becomes an
  * XiaozhiConnection. See spec/xiaozhi.md.
  */
-import { audioDrops } from '../../core/dataplane/drops.js'
-import { WriteBatch } from '../../core/dataplane/writeBatch.js'
+import type { Registry } from 'prom-client'
 import {
+  audioDrops,
   CredentialMissing,
+  errorResponse,
+  inject,
+  injectable,
   isHarkError,
+  ListenError,
+  PROTOCOL_LIMITS,
   ServerShuttingDown,
   TokenInvalid,
+  tokens,
   UnsupportedProtocolVersion,
   wireCodesOf,
-} from '../../core/errors.js'
-import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND } from '../../core/events.js'
-import { errorResponse, type GatewayRequest, type GatewaySocketRoute, type GatewayUpgrade } from '../../core/gatewayRoutes.js'
-import type { EngineHost } from '../../core/host.js'
-import type { TerminalCredential } from '../../core/security/security.js'
-import { ListenError, type Transport } from '../../core/transport.js'
+  WriteBatch,
+  type AgentDispatcher,
+  type ClockShape,
+  type GatewayRequest,
+  type GatewayRoutes,
+  type GatewaySocketRoute,
+  type GatewayUpgrade,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type StorageShape,
+  type TerminalCredential,
+  type TerminalHub,
+  type Transport,
+} from '../../core/index.js'
 import { AutoAgents } from './autoAgent.js'
 import { HELLO_TIMEOUT_MS, TRANSPORT_NAME, XiaozhiConnection, type ConnectionContext, type ConnectionLimits } from './connection.js'
 import { PlainListener } from './plainListener.js'
 import type { ProtocolVersion } from './protocol.js'
-import type { XiaozhiSettings } from './settings.js'
+import { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
 
 export const PLAIN_LISTENER = 'xiaozhi-plain'
 
+/** Audio waiting for a device (queued + socket buffer) beyond which packets are dropped. */
+export const AUDIO_BACKLOG_BYTES = 64 * 1024
+
 export const DEFAULT_LIMITS: ConnectionLimits = {
-  audioBacklogBytes: 64 * 1024,
-  audioFramesPerSecond: AUDIO_FRAMES_PER_SECOND,
-  audioFrameBurst: AUDIO_FRAME_BURST,
-  messagesPerSecond: CONTROL_MESSAGES_PER_SECOND,
-  messageBurst: CONTROL_MESSAGE_BURST,
+  ...PROTOCOL_LIMITS,
+  audioBacklogBytes: AUDIO_BACKLOG_BYTES,
   helloTimeoutMs: HELLO_TIMEOUT_MS,
 }
 
@@ -57,9 +73,10 @@ const refusalStatus = (error: unknown): number => {
   }
 }
 
+@injectable()
 export class XiaozhiTransport implements Transport {
   private readonly connections = new Set<XiaozhiConnection>()
-  private readonly ctx: ConnectionContext
+  private ctx: ConnectionContext
   private readonly autoAgents: AutoAgents | null
   private plain: PlainListener | null = null
   private removeRoute: (() => void) | null = null
@@ -67,35 +84,54 @@ export class XiaozhiTransport implements Transport {
   private readonly route: GatewaySocketRoute
 
   constructor(
-    private readonly host: EngineHost,
-    private readonly settings: XiaozhiSettings,
-    limits: Partial<ConnectionLimits> = {},
+    @inject(tokens.settings) private readonly engineSettings: Settings,
+    @inject(xiaozhiSettings.token) private readonly settings: XiaozhiSettings,
+    @inject(tokens.terminals) hub: TerminalHub,
+    @inject(tokens.security) private readonly security: SecurityShape,
+    @inject(tokens.agents) agents: AgentDispatcher,
+    @inject(tokens.storage) storage: StorageShape,
+    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(tokens.listeners) private readonly listeners: Listeners,
+    @inject(tokens.clock) private readonly clock: ClockShape,
+    @inject(tokens.log) private readonly log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
   ) {
-    const drops = audioDrops(host.metrics)
+    const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.autoAgents = settings.autoAgent
       ? new AutoAgents({
-          agents: host.agents,
-          storage: host.storage,
-          log: host.log,
-          stopDelayMs: host.settings.agents.defaultAgentStopDelaySeconds * 1000,
-          terminalCount: (workspaceId, room) => host.terminals.terminalCount(workspaceId, room),
-          onOccupancy: (listener) => host.terminals.onRoomOccupancy(listener),
+          agents,
+          hub,
+          storage,
+          clock,
+          log,
+          stopDelayMs: engineSettings.agents.defaultAgentStopDelaySeconds * 1000,
+          transport: TRANSPORT_NAME,
         })
       : null
     this.ctx = {
-      hub: host.terminals,
+      hub,
       batch: new WriteBatch(),
-      log: host.log,
-      limits: { ...DEFAULT_LIMITS, ...limits },
-      autoAgents: this.autoAgents,
-      drops: {
-        backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
-        rate: drops.cell(TRANSPORT_NAME, 'rate'),
-        closed: drops.cell(TRANSPORT_NAME, 'closed'),
-      },
+      clock,
+      log,
+      limits: DEFAULT_LIMITS,
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
+      drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (c) => this.connections.delete(c),
     }
     this.route = { path: settings.path, upgrade: (request) => this.upgrade(request) }
+  }
+
+  /** Other per-connection limits than the protocol's (tests, benchmarks); before start(). */
+  withLimits(limits: Partial<ConnectionLimits>): this {
+    const all = { ...DEFAULT_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    return this
+  }
+
+  /** Resolves when the auto agents acted on every room occupancy change heard so far (tests). */
+  async autoAgentsIdle(): Promise<void> {
+    await this.autoAgents?.idle()
   }
 
   /** Live device connections (tests, the bench). */
@@ -104,16 +140,17 @@ export class XiaozhiTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.settings.plainPort === null && !this.host.names('transport').includes('websocket')) {
-      throw new Error('the xiaozhi transport needs the websocket transport (its TLS gateway) or xiaozhi.plainPort')
+    if (this.settings.plainPort === null && this.listeners.port('gateway') === null) {
+      throw new Error('the xiaozhi transport needs the websocket transport registered before it (its TLS gateway carries the devices) or xiaozhi.plainPort')
     }
-    this.removeRoute = this.host.gatewayRoutes.addSocket(this.route)
+    this.removeRoute = this.routes.addSocket(this.route)
     this.accepting = true
+    this.autoAgents?.start()
     if (this.settings.plainPort !== null) {
-      const plain = new PlainListener(this.route, this.host.log)
-      const { host } = this.host.settings
+      const plain = new PlainListener(this.route, this.clock, this.log)
+      const { host } = this.engineSettings
       try {
-        this.host.listening(PLAIN_LISTENER, await plain.listen(host, this.settings.plainPort))
+        this.listeners.listening(PLAIN_LISTENER, await plain.listen(host, this.settings.plainPort))
       } catch (e) {
         throw new ListenError(PLAIN_LISTENER, host, this.settings.plainPort, 'xiaozhi.plainPort', e)
       }
@@ -146,9 +183,9 @@ export class XiaozhiTransport implements Transport {
     const credential: TerminalCredential = value.startsWith('hkd_') ? { devicePassword: value } : { token: value }
     let identity
     try {
-      identity = await this.host.security.authenticateTerminal(credential)
+      identity = await this.security.authenticateTerminal(credential)
     } catch (error) {
-      if (!isHarkError(error)) this.host.log.error({ err: error }, 'xiaozhi authentication failed unexpectedly')
+      if (!isHarkError(error)) this.log.error({ err: error }, 'xiaozhi authentication failed unexpectedly')
       return refuse(error)
     }
     const versionHeader = header(request, 'protocol-version') ?? '1'

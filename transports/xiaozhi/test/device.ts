@@ -10,6 +10,7 @@ import { request } from 'node:http'
 import { Decoder, Encoder } from '@evan/opus'
 import WebSocket from 'ws'
 import { Inbox } from '../../../core/test/helpers.js'
+import { concat } from '../../../core/test/speech.js'
 import { opusPacketMs } from '../opusPacket.js'
 
 export type ProtocolVersion = 1 | 2 | 3
@@ -92,6 +93,8 @@ export interface ConnectOptions {
   readonly hello?: boolean
   /** Extra or replacing headers. */
   readonly headers?: Record<string, string>
+  /** Answer the server's pings (default true; false plays a device that went away without a word). */
+  readonly autoPong?: boolean
 }
 
 export interface Closed {
@@ -138,6 +141,7 @@ export class XiaozhiDevice {
     const ws = new WebSocket(o.url, {
       ca: o.ca,
       perMessageDeflate: false,
+      autoPong: o.autoPong ?? true,
       headers: {
         Authorization: `Bearer ${o.token}`,
         'Protocol-Version': String(version),
@@ -270,17 +274,12 @@ export class XiaozhiDevice {
   decode(packets: ReadonlyArray<Uint8Array>): Int16Array {
     const rate = this.serverAudio?.sample_rate ?? 16000
     const decoder = new Decoder({ channels: 1, sample_rate: rate as 16000 })
-    const parts = packets.map((p) => {
-      const bytes = decoder.decode(p)
-      return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1)
-    })
-    const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    let at = 0
-    for (const p of parts) {
-      out.set(p, at)
-      at += p.length
-    }
-    return out
+    return concat(
+      ...packets.map((p) => {
+        const bytes = decoder.decode(p)
+        return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1)
+      }),
+    )
   }
 
   /** Durations (ms) of packets, as a firmware before v2.0.0 needs them: each the announced frame. */
