@@ -172,6 +172,22 @@ describe('xiaozhi devices in rooms', () => {
     xz.close()
   })
 
+  it("tells the agents already in the device's room, and in each room it is moved to, that they can call its tools (mcp.ready)", async () => {
+    const mcpReady = (agentId: string) =>
+      probeEvents.next(
+        (e) => e.agentId === agentId && e.event.type === 'participant.event' && e.event.participantId === 'speaker-tools' && e.event.event.kind === 'mcp.ready',
+        5000,
+        'mcp.ready from the device',
+      )
+    const first = await t.engine.host.agents.dispatch(seed.workspaceId, 'tools-a', {})
+    const second = await t.engine.host.agents.dispatch(seed.workspaceId, 'tools-b', {})
+    const xz = await device('speaker-tools', 'tools-a')
+    await mcpReady(first.agentId)
+    moveClient('speaker-tools', 'tools-b')
+    await mcpReady(second.agentId)
+    xz.close()
+  })
+
   it('gives a room without an agent the platform default, keeps a room default agent or a dispatched one single, and stops it once the room is empty', async () => {
     // No agent: the platform default comes with the device and goes after it.
     const alone = await device('speaker-alone', 'solo')
