@@ -11,7 +11,10 @@
  *
  * Bad input closes this socket only, with the close code of core/errors.ts; a refused message of
  * a known shape, or one of an unknown type, is answered with an `error` message and the session
- * goes on. Everything the server writes is queued and written once per event-loop turn.
+ * goes on. What the device sends passes the checks every transport makes (TerminalInput: Opus
+ * size, frame rate, control-message rate). The hello timeout runs on the engine's clock; the tts
+ * pause on real time, as it follows the room's audio. Everything the server writes is queued and
+ * written once per event-loop turn.
  */
 import {
   DOWNLINK_HEADER_BYTES,
@@ -180,7 +183,8 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     // The firmware sends no level: its listen state says whether it is talking. A session not yet
     // open (hello sent, `session` not yet told) is refused by the input check as well.
     const levelByte = this.listening ? LISTENING_LEVEL_BYTE : LEVEL_SILENT
-    const error = this.input.audioFromOpus(this.state === 'open' ? this.session : null, levelByte, bytes.subarray(at), performance.now())
+    const opus = at === 0 ? bytes : bytes.subarray(at)
+    const error = this.input.audioFromOpus(this.state === 'open' ? this.session : null, levelByte, opus, performance.now())
     if (error !== null) this.fail(error)
   }
 
