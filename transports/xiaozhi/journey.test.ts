@@ -82,6 +82,12 @@ describe('xiaozhi device journey', () => {
     const again = await runCli(['xiaozhi', 'activate', code, '--workspace', seed.workspaceId, '--client', 'other', '--data', t.dir])
     expect(again.code).toBe(1)
     expect(again.stderr).toBe(`hark: no device is waiting for activation with code ${code} (not_found)\n`)
+    const devices = await cliJson<Array<{ deviceId: string; clientId: string; kind: string; info: Record<string, unknown> }>>([
+      'xiaozhi', 'devices', '--workspace', seed.workspaceId, '--data', t.dir,
+    ])
+    expect(devices.find((d) => d.deviceId === 'aa:bb:cc:00:00:01')).toMatchObject({
+      clientId: 'kitchen-speaker', kind: 'xiaozhi', info: { firmware: '2.4.2', board: 'bread-compact-wifi', chip: 'esp32s3' },
+    })
     expect((await pollActivation(otaUrl, device)).status).toBe(200)
     const second = await pollOta(otaUrl, device)
     expect(second.body.activation).toBeUndefined()
