@@ -14,9 +14,10 @@ import { webhooksPlugin } from './plugins/webhooks/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
 import { websocketTransport } from './transports/websocket/index.js'
+import { xiaozhi } from './transports/xiaozhi/index.js'
 
 export default defineConfig({
-  extensions: [restPlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info', format: 'auto' },

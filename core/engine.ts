@@ -200,6 +200,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
           ports[name] = port
           log.info({ listener: name, host: settings.host, port }, 'listening')
         },
+        port: (name) => ports[name] ?? null,
       },
     }
     registry = new ExtensionRegistry(services, extensions)

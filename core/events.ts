@@ -69,6 +69,16 @@ export type ServerEvent =
       readonly payload: string
       readonly encoding: 'utf8' | 'base64'
     }
+  | {
+      /**
+       * Something a terminal's transport tells its room on the terminal's behalf: the end of its
+       * turn, a barge-in, a device tool's answer. `event.kind` names it (spec/terminal-protocol.md).
+       */
+      readonly type: 'participant.event'
+      readonly room: string
+      readonly participantId: string
+      readonly event: Readonly<Record<string, unknown>>
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | {

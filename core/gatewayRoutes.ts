@@ -9,6 +9,11 @@
  * Requests and responses are transport-neutral: the method, path, query, every value of every
  * header (so "exactly one Authorization header" is checkable), the remote address and the whole
  * body (read by the server up to the route's cap; beyond it the server answers 413 itself).
+ *
+ * WebSocket routes work the same way (`addSocket`): an extension that speaks its own protocol over
+ * WebSocket on the gateway's TLS listener (a device firmware's) decides on each upgrade request —
+ * refuse it with an HTTP response, or accept it with a handler — and then reads messages and
+ * writes to a `GatewaySocket`, without knowing which WebSocket library serves the listener.
  */
 import { STATUS_CODES } from 'node:http'
 import { errorEnvelope, isHarkError, wireCodesOf } from './errors.js'
@@ -56,6 +61,50 @@ export interface GatewayRoute {
   handle(request: GatewayRequest): Promise<GatewayResponse> | GatewayResponse
 }
 
+/** The open connection of a WebSocket route: what its handler writes to. */
+export interface GatewaySocket {
+  /**
+   * Send one message; its bytes are copied (or written) before this returns, so a scratch buffer
+   * may be reused. False when it was not taken: the socket is closed, or its buffer is past the
+   * server's backpressure limit.
+   */
+  send(message: Uint8Array | string, binary: boolean): boolean
+  /** Bytes sent and not yet taken by the network. */
+  readonly bufferedAmount: number
+  /** Run `fn`, writing every send inside it to the network at once. */
+  cork(fn: () => void): void
+  /** Close with a WebSocket close code and a short reason (at most 123 bytes); idempotent. */
+  close(code: number, reason: string): void
+}
+
+/** What the server tells a WebSocket route's connection. */
+export interface GatewaySocketHandler {
+  /** One whole message; `data` is only valid during the call (copy what you keep). */
+  message(data: ArrayBuffer, binary: boolean): void
+  /** The connection ended, from either side (`code` as received or sent; 1006 when it dropped). Called once. */
+  closed(code: number): void
+}
+
+/** A route's answer to an upgrade request. */
+export type GatewayUpgrade =
+  /** Answer with this HTTP response instead of upgrading (a refusal: 401, 400…). */
+  | { readonly refuse: GatewayResponse }
+  /**
+   * Upgrade. `open` runs once the WebSocket is open and returns its handler; it runs inside the
+   * server's upgrade and must not close other connections synchronously.
+   */
+  | { readonly accept: (socket: GatewaySocket) => GatewaySocketHandler }
+
+export interface GatewaySocketRoute {
+  /** Exact path or a prefix ending in `/*`, matched as for HTTP routes. */
+  readonly path: string
+  /**
+   * Decide on one upgrade request (its body is empty). A thrown or rejected Hark error refuses the
+   * upgrade with its status and envelope; anything else refuses it with a 500.
+   */
+  upgrade(request: GatewayRequest): Promise<GatewayUpgrade> | GatewayUpgrade
+}
+
 export type GatewayRouteMatch =
   | { readonly kind: 'route'; readonly route: GatewayRoute }
   /** The path exists with other methods only (answer 405 with `Allow`). */
@@ -65,16 +114,52 @@ export type GatewayRouteMatch =
 const PREFIX = '/*'
 const NONE: GatewayRouteMatch = { kind: 'none' }
 
+/** Values by exact path or by path prefix (`/a/*`): an exact path wins, then the longest prefix. */
+class PathIndex<V> {
+  private readonly exact = new Map<string, V>()
+  /** prefix (with its trailing slash) -> value, longest prefix first */
+  private prefixes: Array<{ prefix: string; value: V }> = []
+
+  constructor(
+    private readonly create: () => V,
+    /** A value that holds nothing (every route removed) is passed over by lookups. */
+    private readonly holds: (value: V) => boolean,
+  ) {}
+
+  /** The value at `path` as registered (created on first use). */
+  at(path: string): V {
+    if (!path.startsWith('/')) throw new Error(`gateway route path "${path}" must start with /`)
+    if (path.endsWith(PREFIX)) {
+      const prefix = path.slice(0, -1)
+      let entry = this.prefixes.find((p) => p.prefix === prefix)
+      if (!entry) {
+        entry = { prefix, value: this.create() }
+        this.prefixes = [...this.prefixes, entry].sort((a, b) => b.prefix.length - a.prefix.length)
+      }
+      return entry.value
+    }
+    let value = this.exact.get(path)
+    if (value === undefined) this.exact.set(path, (value = this.create()))
+    return value
+  }
+
+  /** The value a request path falls under. */
+  lookup(path: string): V | undefined {
+    const exact = this.exact.get(path)
+    if (exact !== undefined && this.holds(exact)) return exact
+    return this.prefixes.find((p) => path.length > p.prefix.length && path.startsWith(p.prefix) && this.holds(p.value))?.value
+  }
+}
+
 export class GatewayRoutes {
   /** path -> method -> route */
-  private readonly exact = new Map<string, Map<string, GatewayRoute>>()
-  /** prefix (with its trailing slash) -> method -> route, longest prefix first */
-  private prefixes: Array<{ prefix: string; methods: Map<string, GatewayRoute> }> = []
+  private readonly http = new PathIndex(() => new Map<string, GatewayRoute>(), (methods) => methods.size > 0)
+  /** path -> the WebSocket route there (one slot per path) */
+  private readonly sockets = new PathIndex<{ route: GatewaySocketRoute | null }>(() => ({ route: null }), (slot) => slot.route !== null)
 
   /** Add a route; returns the function that removes it. Two routes for one method and path are refused. */
   add(route: GatewayRoute): () => void {
-    if (!route.path.startsWith('/')) throw new Error(`gateway route path "${route.path}" must start with /`)
-    const methods = this.methodsFor(route.path)
+    const methods = this.http.at(route.path)
     if (methods.has(route.method)) throw new Error(`gateway route ${route.method} ${route.path} is already registered`)
     methods.set(route.method, route)
     return () => {
@@ -84,25 +169,25 @@ export class GatewayRoutes {
 
   /** The route for a request, at request time. */
   match(method: string, path: string): GatewayRouteMatch {
-    const methods = this.exact.get(path) ?? this.prefixes.find((p) => path.length > p.prefix.length && path.startsWith(p.prefix))?.methods
+    const methods = this.http.lookup(path)
     if (!methods || methods.size === 0) return NONE
     const route = methods.get(method)
     return route ? { kind: 'route', route } : { kind: 'method-not-allowed', allow: [...methods.keys()].sort() }
   }
 
-  private methodsFor(path: string): Map<string, GatewayRoute> {
-    if (path.endsWith(PREFIX)) {
-      const prefix = path.slice(0, -1)
-      let entry = this.prefixes.find((p) => p.prefix === prefix)
-      if (!entry) {
-        entry = { prefix, methods: new Map() }
-        this.prefixes = [...this.prefixes, entry].sort((a, b) => b.prefix.length - a.prefix.length)
-      }
-      return entry.methods
+  /** Add a WebSocket route; returns the function that removes it. Two routes for one path are refused. */
+  addSocket(route: GatewaySocketRoute): () => void {
+    const slot = this.sockets.at(route.path)
+    if (slot.route !== null) throw new Error(`gateway WebSocket route ${route.path} is already registered`)
+    slot.route = route
+    return () => {
+      if (slot.route === route) slot.route = null
     }
-    let methods = this.exact.get(path)
-    if (!methods) this.exact.set(path, (methods = new Map()))
-    return methods
+  }
+
+  /** The WebSocket route for an upgrade request's path, at request time. */
+  matchSocket(path: string): GatewaySocketRoute | null {
+    return this.sockets.lookup(path)?.route ?? null
   }
 }
 

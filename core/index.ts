@@ -54,6 +54,7 @@ export * from './dataplane/frame.js'
 export { WriteBatch, type Flushable } from './dataplane/writeBatch.js'
 export { audioDrops, AudioDrops, type DropCell, type DropReason } from './dataplane/drops.js'
 export { TokenBucket } from './tokenBucket.js'
+export { clockedRateLimitStore, RATE_WINDOW_KEYS } from './rateWindows.js'
 export * from './events.js'
 export * from './errors.js'
 export { randomBase62 } from './ids.js'
@@ -76,6 +77,10 @@ export {
   type GatewayResponse,
   type GatewayRoute,
   type GatewayRouteMatch,
+  type GatewaySocket,
+  type GatewaySocketHandler,
+  type GatewaySocketRoute,
+  type GatewayUpgrade,
 } from './gatewayRoutes.js'
 export { ManualClock, systemClock, type ClockShape, type Timer } from './clock.js'
 export * as errors from './errors.js'

@@ -87,4 +87,20 @@ describe('terminal input, the same checks for every transport', () => {
     expect(control('{"type":"ping"}')).toMatchObject({ fatal: true, error: { _tag: 'RateLimited' } })
     expect(input.control(null, '{"type":"ping"}', { sendEvent: () => {} })).toMatchObject({ fatal: true, error: { message: 'control message sent before the session event' } })
   })
+  it("counts a transport's own control messages against the same rate, on the engine clock", async () => {
+    const clock = new ManualClock(0)
+    const input = new TerminalInput(
+      { clock, rateDrops: { count: 0 }, limits: { audioFramesPerSecond: 10, audioFrameBurst: 10, controlMessagesPerSecond: 2, controlMessageBurst: 3 } },
+      0,
+    )
+    const { control } = await pair(input)
+    expect([input.countControl(), input.countControl()]).toEqual([null, null])
+    // One bucket for both: a protocol-v1 message takes the last of the burst.
+    expect(control('{"type":"ping"}')).toBeNull()
+    expect(input.countControl()).toMatchObject({ _tag: 'RateLimited', message: 'more than 2 control messages per second', retryAfterSeconds: 1 })
+    clock.advance(499)
+    expect(input.countControl()).toMatchObject({ _tag: 'RateLimited' })
+    clock.advance(1)
+    expect(input.countControl()).toBeNull()
+  })
 })

@@ -130,10 +130,8 @@ export class TerminalInput {
   control(session: TerminalSession | null, message: Uint8Array | string, to: EventSink): ControlRefusal | null {
     if (session === null) return fatal(new ProtocolError({ message: 'control message sent before the session event' }))
     const { clock, refuse } = this.options
-    if (!this.controlRate.take(clock.monotonic())) {
-      const rate = this.controlRate.ratePerSecond
-      return fatal(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
-    }
+    const overRate = this.countControl()
+    if (overRate !== null) return fatal(overRate)
     let text: string
     let bytes: number
     if (typeof message === 'string') {
@@ -163,6 +161,17 @@ export class TerminalInput {
     }
     answerClientMessage(result.message, session, (event) => to.sendEvent(event), clock.now())
     return null
+  }
+
+  /**
+   * Count one control message against the control-message rate, as `control` does first: for a
+   * transport whose terminals speak a control protocol of their own (a device firmware's JSON),
+   * which it parses itself. Null when the message may be handled; the error to close with when
+   * the terminal is over the rate.
+   */
+  countControl(): HarkError | null {
+    if (this.controlRate.take(this.options.clock.monotonic())) return null
+    return new RateLimited({ message: `more than ${this.controlRate.ratePerSecond} control messages per second`, retryAfterSeconds: 1 })
   }
 }
 

@@ -23,6 +23,8 @@ import type { WebhookOutbox } from './webhooks/outbox.js'
 /** Where a transport or plugin reports a bound listener (its real port when configured with 0). */
 export interface Listeners {
   listening(name: string, port: number): void
+  /** The port a listener reported ("rest", "gateway", …), or null while it is not listening. */
+  port(name: string): number | null
 }
 
 export const tokens = {
@@ -41,7 +43,7 @@ export const tokens = {
   /** Dispatch, stop and list agents. */
   agents: token<AgentDispatcher>('hark.agents'),
   tls: token<TlsMaterial>('hark.tls'),
-  /** HTTP routes served on the gateway port by the transport that owns that listener (WebSocket). */
+  /** HTTP and WebSocket routes served on the gateway port by the transport that owns that listener (WebSocket). */
   gatewayRoutes: token<GatewayRoutes>('hark.gatewayRoutes'),
   listeners: token<Listeners>('hark.listeners'),
   /** Resources other plugins add to the REST API, registered inside its scope by the REST plugin. */

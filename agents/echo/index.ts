@@ -2,7 +2,8 @@
  * The `echo` agent provider: listens to the room's mixed audio, cuts it into utterances by voice
  * activity, and plays each utterance back into the room. Deterministic, free, and offline — for
  * tests, demos and latency measurements. It tells the room each time it echoes
- * (`agent.event` {kind: "echo", durationMs, voicedMs}).
+ * (`agent.event` {kind: "echo", durationMs, voicedMs}). A terminal's `turn.end` ends the utterance
+ * at once; its `turn.abort` (barge-in) drops the echo still playing.
  */
 import { Effect, Schema } from 'effect'
 import { defineAgentProvider, type AgentProvider } from '../../core/index.js'
@@ -32,7 +33,16 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
       ctx.audio.flush()
       ctx.emit({ kind: 'echo', durationMs: (pcm.length / 16_000) * 1000, voicedMs })
     })
-    return { onAudio: (pcm) => segmenter.push(pcm) }
+    return {
+      onAudio: (pcm) => segmenter.push(pcm),
+      // A terminal whose transport knows turns (push-to-talk, a device's "listen stop") ends the
+      // utterance at once instead of after silenceMs; a barge-in drops what is still to be played.
+      onEvent: (event) => {
+        if (event.type !== 'participant.event') return
+        if (event.event.kind === 'turn.end') segmenter.finish()
+        else if (event.event.kind === 'turn.abort') ctx.audio.clear()
+      },
+    }
   },
 })
 

@@ -64,6 +64,11 @@ export class UtteranceSegmenter {
     if (this.silentRun >= o.silenceMs || this.frames.length * AGENT_FRAME_MS >= o.maxUtteranceMs) this.end()
   }
 
+  /** The talker said its turn is over: end the utterance being collected now (nothing when there is none). */
+  finish(): void {
+    if (this.frames !== null) this.end()
+  }
+
   private end(): void {
     const frames = this.frames!
     this.frames = null

@@ -25,12 +25,14 @@ const summaryRows = (r: BenchResults): string[][] =>
     const hark = sc.sides.find((s) => s.role === 'hark')
     const val = (s: typeof hark) => (s?.summary ? `${compact(s.summary.value)} ${sc.unit}` : s ? 'failed' : sc.hark)
     const lat = (s: typeof hark) => (s?.summary ? `${ms(s.summary.p50Ms, s.summary.latencyResolutionMs)} / ${ms(s.summary.p99Ms, s.summary.latencyResolutionMs)}` : '—')
-    return sc.sides
-      .filter((s) => s.role === 'peer')
+    const peers = sc.sides.filter((s) => s.role === 'peer')
+    // A scenario without a peer (nothing comparable runs here) still gets its row.
+    const none = { name: '(no peer)', role: 'peer', runs: [], summary: null } as unknown as (typeof peers)[number]
+    return (peers.length > 0 ? peers : hark ? [none] : [])
       .map((p) => [
         sc.name,
         val(hark),
-        `${p.name}: ${val(p)}`,
+        p === none ? p.name : `${p.name}: ${val(p)}`,
         ratioText(sc.ratios.find((x) => x.peer === p.name)?.ratio ?? null),
         ratioText(sc.ratios.find((x) => x.peer === p.name)?.perCpuRatio ?? null),
         `${lat(hark)} · ${lat(p)}`,

@@ -35,6 +35,10 @@ export const scenarioRows = (sc: ScenarioRecord): string[][] => {
   const hark = sc.sides.find((s) => s.role === 'hark')
   const peers = sc.sides.filter((s) => s.role === 'peer')
   if (sc.error && sc.sides.every((s) => !s.summary)) return [[sc.name, `failed: ${sc.error}`.slice(0, 70), '', '', '', '', '', '', '']]
+  // A scenario without a peer (nothing comparable runs here) still gets its row.
+  if (peers.length === 0 && hark) {
+    return [[sc.name, figure(hark, sc.unit, sc.hark), '(no peer)', '—', pair(lat(hark), '—'), pair(cpu(hark), '—'), pair(rss(hark), '—'), pair(sat(hark), '—'), pair(gen(hark), '—')]]
+  }
   return peers.map((p, i) => [
     i === 0 ? sc.name : '',
     i === 0 ? figure(hark, sc.unit, sc.hark) : '',

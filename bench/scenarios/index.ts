@@ -13,6 +13,7 @@ import tokenVerify from './tokenVerify.js'
 import webhooks from './webhooks.js'
 import webrtcPeers from './webrtcPeers.js'
 import wsRooms from './wsRooms.js'
+import xiaozhiDevices from './xiaozhiDevices.js'
 
 export const scenarios: readonly Scenario[] = [
   tokenVerify,
@@ -25,6 +26,7 @@ export const scenarios: readonly Scenario[] = [
   idleMemory,
   connectStorm,
   webhooks,
+  xiaozhiDevices,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

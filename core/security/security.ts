@@ -12,6 +12,7 @@ import { Storage, type StorageShape } from '../storage/storage.js'
 import type { WorkspaceRecord } from '../storage/workspaces.js'
 import { ApiKeys } from './apiKeys.js'
 import { ClientTokens } from './clientTokens.js'
+import { DeviceEnrollment } from './deviceEnrollment.js'
 import { DevicePasswords } from './devicePasswords.js'
 import { MasterKey, type MasterKeyShape } from './masterKey.js'
 import { Revocations } from './revocations.js'
@@ -34,6 +35,8 @@ export interface SecurityShape {
   readonly keyring: SigningKeyring
   readonly tokens: ClientTokens
   readonly devicePasswords: DevicePasswords
+  /** Devices that enroll by code: announce (transports) and claim (console, CLI). */
+  readonly deviceEnrollment: DeviceEnrollment
   readonly revocations: Revocations
   /** Webhook signing secrets sealed under the master key (stored sealed, opened to sign). */
   readonly webhookSecrets: SecretBox
@@ -78,6 +81,7 @@ export const makeSecurity = (
     keyring,
     tokens,
     devicePasswords,
+    deviceEnrollment: new DeviceEnrollment(storage, devicePasswords, clock),
     revocations,
     webhookSecrets: {
       seal: (secret) => masterKey.seal('webhook-secret', Buffer.from(secret)),

@@ -188,6 +188,34 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX webhook_deliveries_completed ON webhook_deliveries(completed_at) WHERE completed_at IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'device enrollment',
+    sql: `
+      CREATE TABLE device_enrollments (
+        device_id TEXT NOT NULL,
+        instance_id TEXT NOT NULL,
+        code TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        info TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (device_id, instance_id)
+      );
+      CREATE INDEX device_enrollments_by_expiry ON device_enrollments(expires_at);
+      CREATE TABLE device_bindings (
+        device_id TEXT PRIMARY KEY,
+        instance_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        client_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        info TEXT,
+        bound_at INTEGER NOT NULL,
+        FOREIGN KEY (workspace_id, client_id) REFERENCES clients(workspace_id, client_id) ON DELETE CASCADE
+      );
+      CREATE UNIQUE INDEX device_bindings_by_client ON device_bindings(workspace_id, client_id);
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

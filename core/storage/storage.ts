@@ -11,6 +11,7 @@ import { apiKeysRepo } from './apiKeys.js'
 import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
 import { clientsRepo } from './clients.js'
 import { atomically, openDb, type Db } from './db.js'
+import { deviceEnrollmentsRepo } from './deviceEnrollments.js'
 import { devicePasswordsRepo } from './devicePasswords.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { migrate } from './migrations.js'
@@ -34,6 +35,7 @@ export const makeRepositories = (db: Db) => ({
   roomSettings: roomSettingsRepo(db),
   webhookEndpoints: webhookEndpointsRepo(db),
   webhookOutbox: webhookOutboxRepo(db),
+  deviceEnrollments: deviceEnrollmentsRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>

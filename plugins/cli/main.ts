@@ -1,6 +1,6 @@
 /**
  * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
- * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
+ * clients, device passwords, secrets, tokens, agent presets, xiaozhi devices). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
 import { ConfigError, settingNames } from '../../core/config.js'
@@ -19,6 +19,7 @@ import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
 import { webhookCommands } from './commands/webhook.js'
 import { workspaceCommands } from './commands/workspace.js'
+import { xiaozhiCommands } from './commands/xiaozhi.js'
 
 export const buildProgram = (): Command => {
   const program = new Command('hark')
@@ -39,6 +40,7 @@ export const buildProgram = (): Command => {
   usageCommand(program)
   presetCommands(program)
   webhookCommands(program)
+  xiaozhiCommands(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()

@@ -3,8 +3,9 @@
  * `wss://host:port/v1/connect?token=…[&mode=mixed]` (spec/websocket.md). The token is verified
  * before the upgrade: a refused credential gets an HTTP error with the JSON envelope and no
  * WebSocket. An admitted terminal is handed to the hub (core/terminals.ts) with a WsTerminal as
- * its link. Every other request is served from the engine's gateway routes (routeServer.ts), so
- * other extensions (WebRTC signalling) share this port; an unknown path answers 404.
+ * its link. Every other request is served from the engine's gateway routes (routeServer.ts), and
+ * every other WebSocket upgrade from its WebSocket routes (socketRoutes.ts), so other extensions
+ * (WebRTC signalling, device firmware protocols) share this port; an unknown path answers 404.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
 import { Counter, type Registry } from 'prom-client'
@@ -46,6 +47,7 @@ import {
 import { loadNativeUws, type UwsModule } from './native.js'
 import { serveRoute } from './routeServer.js'
 import { gatewaySettings, type GatewaySettings } from './settings.js'
+import { upgradeToRoute, UwsGatewaySocket, type RouteSocketData } from './socketRoutes.js'
 
 export const CONNECT_PATH = '/v1/connect'
 /**
@@ -99,6 +101,8 @@ export class WebSocketGateway implements Transport {
   private app: TemplatedApp | null = null
   private listenSocket: us_listen_socket | null = null
   private readonly terminals = new Set<WsTerminal>()
+  /** Open sockets of WebSocket routes (other extensions' protocols). */
+  private readonly routeSockets = new Set<UwsGatewaySocket>()
   private readonly batch = new WriteBatch()
   private readonly upgrades: Counter<'result'>
   private ctx: ConnectionContext
@@ -128,7 +132,7 @@ export class WebSocketGateway implements Transport {
       drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (t) => {
         this.terminals.delete(t)
-        if (this.terminals.size === 0) this.allGone?.()
+        this.socketGone()
       },
     }
     this.upgrades = new Counter({
@@ -148,20 +152,28 @@ export class WebSocketGateway implements Transport {
 
   /** Live WebSocket connections (for tests and the bench). */
   get connections(): number {
-    return this.terminals.size
+    return this.terminals.size + this.routeSockets.size
+  }
+
+  private socketGone(): void {
+    if (this.terminals.size === 0 && this.routeSockets.size === 0) this.allGone?.()
   }
 
   async start(): Promise<void> {
     const uws = loadNativeUws()
     const { tls, settings, gateway } = this
     const app = uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
-    app.ws<UpgradeData>(CONNECT_PATH, {
+    // The same limits for /v1/connect and for every WebSocket route.
+    const limits = {
       maxPayloadLength: MAX_MESSAGE_BYTES,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       sendPingsAutomatically: true,
       maxBackpressure: MAX_BACKPRESSURE_BYTES,
       closeOnBackpressureLimit: 0,
       compression: uws.DISABLED,
+    }
+    app.ws<UpgradeData>(CONNECT_PATH, {
+      ...limits,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.opened(ws),
       message: (ws, message, isBinary) => {
@@ -171,6 +183,41 @@ export class WebSocketGateway implements Transport {
         else terminal.onControl(message)
       },
       close: (ws) => ws.getUserData().terminal?.onClosed(),
+    })
+    // Upgrades to any other path go to the engine's WebSocket routes; a GET without an upgrade
+    // falls through (uWS yields it) to the HTTP routes below.
+    app.ws<RouteSocketData>('/*', {
+      ...limits,
+      upgrade: (res, req, context) =>
+        upgradeToRoute(res, req, context, this.routes.matchSocket(req.getUrl()), {
+          log: this.log,
+          accepting: () => this.accepting,
+          upgradeLater: (upgrade) => this.upgradeLater(null, res, upgrade),
+        }),
+      open: (ws) => {
+        const data = ws.getUserData()
+        const socket = new UwsGatewaySocket(ws)
+        data.socket = socket
+        this.routeSockets.add(socket)
+        try {
+          data.handler = data.open(socket)
+        } catch (error) {
+          this.log.error({ err: error }, 'WebSocket route failed to open a connection')
+          socket.close(1011, 'internal')
+        }
+      },
+      message: (ws, message, isBinary) => ws.getUserData().handler?.message(message, isBinary),
+      close: (ws, code) => {
+        const data = ws.getUserData()
+        data.socket?.gone()
+        if (data.socket) this.routeSockets.delete(data.socket)
+        this.socketGone()
+        try {
+          data.handler?.closed(code)
+        } catch (error) {
+          this.log.error({ err: error }, 'WebSocket route failed at close')
+        }
+      },
     })
     app.any(CONNECT_PATH, (res) =>
       this.answer(res, new ProtocolError({ message: `${CONNECT_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket)` }), 426),
@@ -199,7 +246,10 @@ export class WebSocketGateway implements Transport {
     this.listenSocket = null
     // The hub has already said session.closing to everyone; give the close handshakes a moment.
     for (const t of this.terminals) t.fail(new ServerShuttingDown({ message: 'server shutting down' }))
-    if (this.terminals.size > 0) {
+    // Route connections have heard the hub's session.closing already (if they hold a session).
+    const shuttingDown = wireCodesOf(new ServerShuttingDown({ message: 'server shutting down' }))
+    for (const socket of this.routeSockets) socket.close(shuttingDown.ws, shuttingDown.code)
+    if (this.terminals.size > 0 || this.routeSockets.size > 0) {
       await new Promise<void>((resolve) => {
         // Real time, not the engine's clock: it bounds real I/O (the sockets' close handshakes).
         const timer = setTimeout(resolve, STOP_GRACE_MS)
@@ -268,12 +318,19 @@ export class WebSocketGateway implements Transport {
    * so the upgrade borrows a live socket's cork. With no socket to borrow from (the first
    * connection) it runs uncorked, and uWS prints its warning once for that upgrade.
    */
-  private upgradeLater(identity: TerminalIdentity, res: HttpResponse, upgrade: () => void): void {
+  private upgradeLater(identity: TerminalIdentity | null, res: HttpResponse, upgrade: () => void): void {
     for (const t of this.terminals) {
       // Not a session this upgrade will replace: its socket must outlive the cork.
       const s = t.session
-      if (s && (s.workspaceId !== identity.workspaceId || s.clientId !== identity.clientId)) {
+      if (s && (identity === null || s.workspaceId !== identity.workspaceId || s.clientId !== identity.clientId)) {
         if (t.lendCork(() => res.cork(upgrade))) return
+      }
+    }
+    // A route's socket lends its cork as well (routes open no session inside the upgrade).
+    for (const socket of this.routeSockets) {
+      if (socket.isOpen) {
+        socket.cork(() => res.cork(upgrade))
+        return
       }
     }
     upgrade()

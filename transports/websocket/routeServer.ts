@@ -23,13 +23,13 @@ import {
 
 const ascii = new TextDecoder()
 
-interface Exchange {
+export interface Exchange {
   aborted: boolean
   done: boolean
 }
 
 /** Write a whole response (corked); `close` ends the connection after it. */
-const write = (res: HttpResponse, exchange: Exchange, response: GatewayResponse, close = false): void => {
+export const writeResponse = (res: HttpResponse, exchange: Exchange, response: GatewayResponse, close = false): void => {
   if (exchange.aborted || exchange.done) return
   exchange.done = true
   res.cork(() => {
@@ -55,12 +55,12 @@ export const serveRoute = (res: HttpResponse, req: HttpRequest, routes: GatewayR
   const path = req.getUrl()
   const match = routes.match(method, path)
   if (match.kind === 'none') {
-    write(res, exchange, errorResponse(new NotFound({ message: `no route ${method} ${path}` }), 404), true)
+    writeResponse(res, exchange, errorResponse(new NotFound({ message: `no route ${method} ${path}` }), 404), true)
     return
   }
   if (match.kind === 'method-not-allowed') {
     const error = new ProtocolError({ message: `${path} does not take ${method} (allowed: ${match.allow.join(', ')})` })
-    write(res, exchange, errorResponse(error, 405, { allow: match.allow.join(', ') }), true)
+    writeResponse(res, exchange, errorResponse(error, 405, { allow: match.allow.join(', ') }), true)
     return
   }
   const route = match.route
@@ -77,7 +77,7 @@ export const serveRoute = (res: HttpResponse, req: HttpRequest, routes: GatewayR
 
   const declared = headers.get('content-length')
   if (declared && declared.some((v) => Number(v) > limit)) {
-    write(res, exchange, errorResponse(tooLarge()), true)
+    writeResponse(res, exchange, errorResponse(tooLarge()), true)
     return
   }
   const chunks: Buffer[] = []
@@ -86,7 +86,7 @@ export const serveRoute = (res: HttpResponse, req: HttpRequest, routes: GatewayR
     if (exchange.done) return
     received += chunk.byteLength
     if (received > limit) {
-      write(res, exchange, errorResponse(tooLarge()), true)
+      writeResponse(res, exchange, errorResponse(tooLarge()), true)
       return
     }
     // The chunk's memory belongs to uWS and is reused after this callback: copy it.
@@ -100,10 +100,10 @@ export const serveRoute = (res: HttpResponse, req: HttpRequest, routes: GatewayR
       answer = Promise.reject(error)
     }
     answer.then(
-      (response) => write(res, exchange, response),
+      (response) => writeResponse(res, exchange, response),
       (error: unknown) => {
         if (!isHarkError(error)) log.error({ err: error, method, path }, 'gateway route failed')
-        write(res, exchange, failureResponse(error))
+        writeResponse(res, exchange, failureResponse(error))
       },
     )
   })

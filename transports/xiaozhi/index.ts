@@ -1,0 +1,43 @@
+/**
+ * xiaozhi-esp32 devices on Hark, unchanged (spec/xiaozhi.md): two extensions registered together —
+ * the `xiaozhi` transport (the devices' WebSocket protocol on the TLS gateway, and optionally on a
+ * plain LAN listener), which declares the `xiaozhi.*` settings, and the `xiaozhi-ota` plugin (the
+ * OTA and activation endpoints on the REST port), which reads them. Register both:
+ * `extensions: [websocketTransport, ...xiaozhi]`, and set `xiaozhi: { plainPort: 8090 }` in the
+ * config (or `HARK_XIAOZHI_PLAIN_PORT`, `--xiaozhi-plain-port`).
+ */
+import { definePlugin, defineTransport } from '../../core/index.js'
+import type { ConnectionLimits } from './connection.js'
+import { XiaozhiOta } from './ota.js'
+import { xiaozhiSettings } from './settings.js'
+import { XiaozhiTransport } from './transport.js'
+
+export { XiaozhiTransport } from './transport.js'
+export { XiaozhiOta } from './ota.js'
+export { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
+
+export const xiaozhiTransport = defineTransport('xiaozhi', { settings: xiaozhiSettings, create: XiaozhiTransport })
+
+export const xiaozhiOta = definePlugin('xiaozhi-ota', {
+  create: (resolve) => {
+    try {
+      resolve(xiaozhiSettings.token)
+    } catch {
+      throw new Error('the xiaozhi-ota plugin reads the settings of the xiaozhi transport: register both (extensions: [...xiaozhi])')
+    }
+    return resolve(XiaozhiOta)
+  },
+})
+
+/** The transport and its OTA plugin. */
+export const xiaozhi = [xiaozhiTransport, xiaozhiOta] as const
+
+/** The transport (and its plugin) with other per-connection limits (tests, benchmarks, embedders). */
+export const defineXiaozhi = (limits: Partial<ConnectionLimits> = {}) =>
+  [
+    defineTransport('xiaozhi', {
+      settings: xiaozhiSettings,
+      create: (resolve) => resolve(XiaozhiTransport).withLimits(limits),
+    }),
+    xiaozhiOta,
+  ] as const

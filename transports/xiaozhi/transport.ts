@@ -1,0 +1,210 @@
+/**
+ * The xiaozhi transport: xiaozhi-esp32 devices connect to `wss://host:gateway.port<xiaozhi.path>`
+ * (a WebSocket route on the gateway, `tokens.gatewayRoutes`) or, when `xiaozhi.plainPort` is set,
+ * to `ws://host:plainPort<xiaozhi.path>` on a LAN. The upgrade is decided here — credential in
+ * `Authorization: Bearer`, `Protocol-Version` 1, 2 or 3 — and each accepted socket becomes an
+ * XiaozhiConnection. See spec/xiaozhi.md.
+ */
+import type { Registry } from 'prom-client'
+import {
+  audioDrops,
+  CredentialMissing,
+  errorResponse,
+  inject,
+  injectable,
+  isHarkError,
+  ListenError,
+  PROTOCOL_LIMITS,
+  ServerShuttingDown,
+  TokenInvalid,
+  tokens,
+  UnsupportedProtocolVersion,
+  wireCodesOf,
+  WriteBatch,
+  type AgentDispatcher,
+  type ClockShape,
+  type GatewayRequest,
+  type GatewayRoutes,
+  type GatewaySocketRoute,
+  type GatewayUpgrade,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type StorageShape,
+  type TerminalCredential,
+  type TerminalHub,
+  type Transport,
+} from '../../core/index.js'
+import { AutoAgents } from './autoAgent.js'
+import { HELLO_TIMEOUT_MS, TRANSPORT_NAME, XiaozhiConnection, type ConnectionContext, type ConnectionLimits } from './connection.js'
+import { PlainListener } from './plainListener.js'
+import type { ProtocolVersion } from './protocol.js'
+import { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
+
+export const PLAIN_LISTENER = 'xiaozhi-plain'
+
+/** Audio waiting for a device (queued + socket buffer) beyond which packets are dropped. */
+export const AUDIO_BACKLOG_BYTES = 64 * 1024
+
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  ...PROTOCOL_LIMITS,
+  audioBacklogBytes: AUDIO_BACKLOG_BYTES,
+  helloTimeoutMs: HELLO_TIMEOUT_MS,
+}
+
+/** One value of a header, or null when absent; several values are refused by the caller. */
+const header = (request: GatewayRequest, name: string): string | null => request.headers.get(name)?.[0] ?? null
+
+/**
+ * A refused upgrade is always about the credential when it is 401: a token of a deleted client or
+ * workspace is a bad credential here (REST says 404 for those resources).
+ */
+const refusalStatus = (error: unknown): number => {
+  if (!isHarkError(error)) return 500
+  switch (error._tag) {
+    case 'ClientNotFound':
+    case 'ClientDeleted':
+    case 'WorkspaceNotFound':
+    case 'NotFound':
+      return 401
+    default:
+      return wireCodesOf(error).http
+  }
+}
+
+@injectable()
+export class XiaozhiTransport implements Transport {
+  private readonly connections = new Set<XiaozhiConnection>()
+  private ctx: ConnectionContext
+  private readonly autoAgents: AutoAgents | null
+  private plain: PlainListener | null = null
+  private removeRoute: (() => void) | null = null
+  private accepting = false
+  private readonly route: GatewaySocketRoute
+
+  constructor(
+    @inject(tokens.settings) private readonly engineSettings: Settings,
+    @inject(xiaozhiSettings.token) private readonly settings: XiaozhiSettings,
+    @inject(tokens.terminals) hub: TerminalHub,
+    @inject(tokens.security) private readonly security: SecurityShape,
+    @inject(tokens.agents) agents: AgentDispatcher,
+    @inject(tokens.storage) storage: StorageShape,
+    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(tokens.listeners) private readonly listeners: Listeners,
+    @inject(tokens.clock) private readonly clock: ClockShape,
+    @inject(tokens.log) private readonly log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
+  ) {
+    const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
+    this.autoAgents = settings.autoAgent
+      ? new AutoAgents({
+          agents,
+          hub,
+          storage,
+          clock,
+          log,
+          stopDelayMs: engineSettings.agents.defaultAgentStopDelaySeconds * 1000,
+          transport: TRANSPORT_NAME,
+        })
+      : null
+    this.ctx = {
+      hub,
+      batch: new WriteBatch(),
+      clock,
+      log,
+      limits: DEFAULT_LIMITS,
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
+      drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
+      gone: (c) => this.connections.delete(c),
+    }
+    this.route = { path: settings.path, upgrade: (request) => this.upgrade(request) }
+  }
+
+  /** Other per-connection limits than the protocol's (tests, benchmarks); before start(). */
+  withLimits(limits: Partial<ConnectionLimits>): this {
+    const all = { ...DEFAULT_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    return this
+  }
+
+  /** Resolves when the auto agents acted on every room occupancy change heard so far (tests). */
+  async autoAgentsIdle(): Promise<void> {
+    await this.autoAgents?.idle()
+  }
+
+  /** Live device connections (tests, the bench). */
+  get connectionCount(): number {
+    return this.connections.size
+  }
+
+  async start(): Promise<void> {
+    if (this.settings.plainPort === null && this.listeners.port('gateway') === null) {
+      throw new Error('the xiaozhi transport needs the websocket transport registered before it (its TLS gateway carries the devices) or xiaozhi.plainPort')
+    }
+    this.removeRoute = this.routes.addSocket(this.route)
+    this.accepting = true
+    this.autoAgents?.start()
+    if (this.settings.plainPort !== null) {
+      const plain = new PlainListener(this.route, this.clock, this.log)
+      const { host } = this.engineSettings
+      try {
+        this.listeners.listening(PLAIN_LISTENER, await plain.listen(host, this.settings.plainPort))
+      } catch (e) {
+        throw new ListenError(PLAIN_LISTENER, host, this.settings.plainPort, 'xiaozhi.plainPort', e)
+      }
+      this.plain = plain
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.accepting = false
+    this.removeRoute?.()
+    this.removeRoute = null
+    this.autoAgents?.stop()
+    const shuttingDown = new ServerShuttingDown({ message: 'server shutting down' })
+    for (const c of [...this.connections]) c.close(shuttingDown)
+    await this.plain?.close()
+    this.plain = null
+  }
+
+  /** Decide on a device's upgrade request (spec/xiaozhi.md, Connecting). */
+  private async upgrade(request: GatewayRequest): Promise<GatewayUpgrade> {
+    const refuse = (error: unknown): GatewayUpgrade => ({ refuse: errorResponse(error, refusalStatus(error)) })
+    if (!this.accepting) return refuse(new ServerShuttingDown({ message: 'server shutting down' }))
+    const authorization = (request.headers.get('authorization') ?? []).filter((v) => v.trim().length > 0)
+    if (authorization.length === 0) return refuse(new CredentialMissing({ message: 'missing Authorization header' }))
+    if (authorization.length > 1) return refuse(new TokenInvalid({ message: 'more than one Authorization header' }))
+    const match = /^Bearer +(\S+)$/i.exec(authorization[0]!.trim())
+    if (!match) return refuse(new TokenInvalid({ message: 'Authorization must be "Bearer <token>"' }))
+    const value = match[1]!
+    // The firmware stores whatever the OTA answer gave it: a client token or the device password.
+    const credential: TerminalCredential = value.startsWith('hkd_') ? { devicePassword: value } : { token: value }
+    let identity
+    try {
+      identity = await this.security.authenticateTerminal(credential)
+    } catch (error) {
+      if (!isHarkError(error)) this.log.error({ err: error }, 'xiaozhi authentication failed unexpectedly')
+      return refuse(error)
+    }
+    const versionHeader = header(request, 'protocol-version') ?? '1'
+    if (!/^[123]$/.test(versionHeader.trim())) {
+      return refuse(new UnsupportedProtocolVersion({ message: `Protocol-Version ${JSON.stringify(versionHeader.slice(0, 16))} is not 1, 2 or 3` }))
+    }
+    if (!this.accepting) return refuse(new ServerShuttingDown({ message: 'server shutting down' }))
+    const handshake = {
+      identity,
+      version: Number(versionHeader.trim()) as ProtocolVersion,
+      deviceId: header(request, 'device-id'),
+      clientUuid: header(request, 'client-id'),
+    }
+    return {
+      accept: (socket) => {
+        const connection = new XiaozhiConnection(socket, handshake, this.ctx)
+        this.connections.add(connection)
+        return connection
+      },
+    }
+  }
+}
