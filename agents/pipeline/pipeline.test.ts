@@ -64,6 +64,18 @@ const say = (session: { pushAudio(u: Uint8Array): void }, pcm: Int16Array) => {
   for (const frame of encoder.frames(pcm)) session.pushAudio(frame)
 }
 
+/**
+ * Until terminal `a` has stopped speaking `n` times: the room's speaking.stopped of the utterance
+ * said last, not an earlier one still in the inbox (a new utterance pushed while the previous one
+ * still plays out would overflow the room's queue and never be heard as a turn).
+ */
+const stoppedSpeaking = (link: RecordingLink, n: number) =>
+  link.events.next(
+    () => link.events.items.filter((e) => e.type === 'speaking.stopped' && e.participantId === 'a').length >= n,
+    5000,
+    `speaking.stopped #${n} of a`,
+  )
+
 const agentEventsOf = (events: ServerEvent[]) => events.flatMap((e) => (e.type === 'agent.event' ? [e.event as Record<string, unknown>] : []))
 
 describe('pipeline provider: speech-to-text, chat model and text-to-speech (against local fakes of the OpenAI HTTP APIs)', () => {
@@ -195,7 +207,7 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     expect(fake.of('tts')[0]!.aborted).toBe(true)
     for (const [i, stage] of (['stt', 'llm'] as const).entries()) {
       fake.failNext(stage, 'hang')
-      await link.event('speaking.stopped', (e) => e.participantId === 'a')
+      await stoppedSpeaking(link, i + 1)
       say(session, concat(speechLike(1000, i + 2), silence(900)))
       await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'error' && e.event.stage === stage, 5000, `${stage} timing out`)
     }
@@ -210,16 +222,19 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     fake.script.replies = ['Fine now.']
     const { t, seed, link, session } = await inProcess(fake)
     const view = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { overrides: { ttsFormat: 'wav' } })
+    let said = 0
     for (const [i, stage] of (['stt', 'llm', 'tts'] as const).entries()) {
       fake.failNext(stage, 'garbage')
-      if (i > 0) await link.event('speaking.stopped', (e) => e.participantId === 'a')
+      await stoppedSpeaking(link, said)
       say(session, concat(speechLike(1000, i + 1), silence(900)))
+      said += 1
       const failed = await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'error' && e.event.stage === stage, 5000, `${stage} failing`)
       expect(failed).toMatchObject({ event: { kind: 'error', stage, reason: 'malformed response' } })
       // Two failed turns in a row are survived; the third stage's failure comes after a good turn.
       if (i === 1) {
-        await link.event('speaking.stopped', (e) => e.participantId === 'a')
+        await stoppedSpeaking(link, said)
         say(session, concat(speechLike(1000, 7), silence(900)))
+        said += 1
         await link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'Fine now.')
       }
     }
