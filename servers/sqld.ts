@@ -9,7 +9,7 @@
  *   const secured = await startSqld({ auth: true })   // + secured.authToken (an Ed25519 JWT)
  *   await db.kill()                         // SIGKILL by PID, the data stays (a failure)
  *   await db.restart()                      // the same port and data again
- *   await db.stop()                         // SIGTERM by PID, then the temp dir is removed
+ *   await db.stop()                         // killed by PID, then the temp dir is removed
  *
  * Run on its own (`npm run sqld`), it prints one JSON line `{"url","pid","dataDir","authToken"}`
  * and runs until SIGINT or SIGTERM.
@@ -47,7 +47,7 @@ export interface Sqld {
   kill(signal?: NodeJS.Signals): Promise<void>
   /** Start sqld again on the same port and data (after `kill`). */
   restart(): Promise<void>
-  /** SIGTERM by PID (SIGKILL after a grace period), then remove the data dir. */
+  /** SIGKILL by PID (its data is discarded), wait for the exit, then remove the data dir. */
   stop(): Promise<void>
 }
 
@@ -201,7 +201,9 @@ export const startSqld = async (options: SqldOptions = {}): Promise<Sqld> => {
       await ready(proc, port, timeoutMs)
     },
     stop: async () => {
-      await proc.signal('SIGTERM', 3000)
+      // Its data goes with it, so nothing is lost by not waiting for a graceful stop (with
+      // clients still connected, sqld waits for them to leave).
+      await proc.signal('SIGKILL', 5000)
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
