@@ -138,17 +138,13 @@ const housekeeping = (settings: Settings) =>
       })
     // On a libSQL server each poll first pulls the primary's log into the replica (off the event
     // loop), so another node's writes show within storage.changePollMs plus one sync.
-    let primaryWas = storage.primary.available
-    const sayPrimary = Effect.sync(() => {
-      const now = storage.primary
-      if (now.available === primaryWas) return
-      primaryWas = now.available
-      if (now.available) log.info({ url: storage.remote?.url }, 'database primary reachable again: writes resume')
-      else log.warn({ url: storage.remote?.url, reason: now.reason }, 'database primary unreachable: writes answer storage_unavailable, reads go on from the replica')
+    const unsubscribe = storage.onPrimary((primary) => {
+      if (primary.available) log.info({ url: storage.remote?.url }, 'database primary reachable again: writes resume')
+      else log.warn({ url: storage.remote?.url, reason: primary.reason }, 'database primary unreachable: writes answer storage_unavailable, reads go on from the replica')
     })
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     yield* Effect.forkScoped(
       Effect.promise(() => storage.refresh()).pipe(
-        Effect.andThen(sayPrimary),
         Effect.andThen(guarded('change poll', () => storage.pollRemoteChanges())),
         Effect.repeat(Schedule.spaced(settings.storage.changePollMs)),
       ),

@@ -109,6 +109,7 @@ export class ReplicaDb implements Db {
   /** A transaction was cut off by a transport failure: reopen the writer once the primary answers. */
   private broken = false
   private state: PrimaryState = { available: true, reason: null }
+  private readonly listeners = new Set<(state: PrimaryState) => void>()
   private pendingSync: Promise<unknown> | null = null
 
   private readonly unlock: () => void
@@ -140,6 +141,18 @@ export class ReplicaDb implements Db {
     return this.state
   }
 
+  /** Hear the primary go (with the reason) and come back; returns the unsubscribe function. */
+  onPrimary(listener: (state: PrimaryState) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private setState(available: boolean, reason: string | null): void {
+    const changed = available !== this.state.available
+    this.state = { available, reason }
+    if (changed) for (const listener of this.listeners) listener(this.state)
+  }
+
   get inTransaction(): boolean {
     return this.depth > 0
   }
@@ -153,7 +166,7 @@ export class ReplicaDb implements Db {
   }
 
   private down(cause: unknown): never {
-    this.state = { available: false, reason: firstLine(cause) }
+    this.setState(false, firstLine(cause))
     throw new StorageUnavailable({ message: 'the database primary is unreachable; try again later', cause })
   }
 
@@ -245,14 +258,14 @@ export class ReplicaDb implements Db {
       try {
         const outcome = await Promise.race([sync.then(() => 'synced' as const), timedOut])
         if (outcome === 'synced') break
-        this.state = { available: false, reason: `sync did not finish within ${SYNC_TIMEOUT_MS} ms` }
+        this.setState(false, `sync did not finish within ${SYNC_TIMEOUT_MS} ms`)
         return
       } catch (e) {
         if (inherited) {
           inherited = false
           continue
         }
-        this.state = { available: false, reason: firstLine(e) }
+        this.setState(false, firstLine(e))
         return
       } finally {
         clearTimeout(timer)
@@ -267,13 +280,13 @@ export class ReplicaDb implements Db {
       try {
         this.writer = this.openWriter()
       } catch (e) {
-        this.state = { available: false, reason: firstLine(e) }
+        this.setState(false, firstLine(e))
         return
       }
       this.generation++
       this.broken = false
     }
-    this.state = { available: true, reason: null }
+    this.setState(true, null)
   }
 
   close(): void {

@@ -71,6 +71,8 @@ export interface StorageShape extends Repositories {
   refresh(): Promise<void>
   /** Whether writes can reach the database (always so for a local file). */
   readonly primary: PrimaryState
+  /** Hear the libSQL server's primary go and come back (never, for a local file). Returns the unsubscribe function. */
+  onPrimary(listener: (state: PrimaryState) => void): () => void
   close(): void
 }
 
@@ -184,6 +186,7 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
     get primary() {
       return replica ? replica.primary : LOCAL
     },
+    onPrimary: (listener) => (replica ? replica.onPrimary(listener) : () => undefined),
     close: () => {
       if (!open) return
       if (queued.length > 0) flushQueued()
