@@ -43,8 +43,9 @@ export const databaseFileOf = (settings: Settings): string => {
  * server, use `openDataDirChecked` (it names a wrong address or token first).
  */
 export const openDataDir = (settings: Settings, clock: ClockShape = systemClock): DataDir => {
-  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 })
   const remote = remoteOf(settings)
+  // With a server the data dir holds at most the master key file: it is read, never made.
+  if (!remote) mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 })
   // Beside a running engine that holds its replica: a throwaway one for this process.
   const scratch = remote ? mkdtempSync(join(tmpdir(), 'hark-replica-')) : null
   const removeScratch = () => scratch && rmSync(scratch, { recursive: true, force: true })
