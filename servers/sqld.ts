@@ -102,6 +102,25 @@ export const listeningPorts = (pid: number): number[] => {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** sqld processes running, SIGKILLed by PID if this process exits first (a test worker that ends, say). */
+const running = new Set<SqldProcess>()
+let exitHook = false
+const killOnExit = (proc: SqldProcess) => {
+  running.add(proc)
+  void proc.exited.then(() => running.delete(proc))
+  if (exitHook) return
+  exitHook = true
+  process.once('exit', () => {
+    for (const p of running) {
+      try {
+        process.kill(p.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+  })
+}
+
 /** One sqld process: spawned, its output kept, its exit awaited. */
 class SqldProcess {
   readonly child: ChildProcess
@@ -119,6 +138,7 @@ class SqldProcess {
     this.child.stderr!.on('data', keep)
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()))
     void this.exited.then(() => (this.hasExited = true))
+    killOnExit(this)
   }
 
   get pid(): number {

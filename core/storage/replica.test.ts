@@ -7,14 +7,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import { ConfigError } from '../configError.js'
 import { StorageUnavailable } from '../errors.js'
-import { tempDir } from '../test/helpers.js'
+import { runAll, tempDir } from '../test/helpers.js'
 import { migrations } from './migrations.js'
 import { checkPrimary } from './replica.js'
 import { openStorage, type StorageShape } from './storage.js'
 
 const cleanup: Array<() => unknown> = []
 afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f()
+  await runAll(cleanup.splice(0).reverse())
 })
 
 const server = async (auth = false) => {
@@ -106,13 +106,11 @@ describe('storage on a libSQL server', () => {
     const b = node(sqld)
     workspace(a, 'ws_1')
     await b.refresh()
+    const heard: boolean[] = []
+    a.onPrimary((p) => heard.push(p.available))
     await sqld.kill()
     expect(unavailable(() => workspace(a, 'ws_2'))).toBe('storage_unavailable')
-    expect(a.primary.available).toBe(false)
-    // Refused at once from now on, without trying the network.
-    const t0 = performance.now()
-    expect(unavailable(() => a.workspaces.insert({ workspaceId: 'ws_3', name: 'x', createdAt: 1 }))).toBe('storage_unavailable')
-    expect(performance.now() - t0).toBeLessThan(50)
+    expect(a.primary).toMatchObject({ available: false, reason: expect.stringMatching(/connect|refused|Unavailable/i) })
     expect(a.workspaces.get('ws_1')).toMatchObject({ workspaceId: 'ws_1' })
     expect(b.workspaces.get('ws_1')).toMatchObject({ workspaceId: 'ws_1' })
     await b.refresh()
@@ -120,9 +118,12 @@ describe('storage on a libSQL server', () => {
     expect(b.workspaces.get('ws_1')).toMatchObject({ workspaceId: 'ws_1' })
 
     await sqld.restart()
+    // Until a sync finds the primary again, writes are refused without being sent: even now.
+    expect(unavailable(() => a.workspaces.insert({ workspaceId: 'ws_3', name: 'x', createdAt: 1 }))).toBe('storage_unavailable')
     await a.refresh()
     await b.refresh()
     expect(a.primary).toEqual({ available: true, reason: null })
+    expect(heard).toEqual([false, true])
     workspace(a, 'ws_4')
     workspace(b, 'ws_5')
     await a.refresh()

@@ -89,8 +89,9 @@ class ReplicaStatement implements Statement {
 
   get(...params: unknown[]): unknown {
     if (this.local()) return this.reader().get(...params)
-    // The replica connection's get() leaves its statement open (and with it a read snapshot);
-    // all() runs it to the end.
+    // Reads reach the writer only inside a transaction, where libSQL runs them on the primary. Were
+    // one run locally, get() would leave the statement open, holding a stale read snapshot
+    // (libsql 0.5); all() runs it to its end either way.
     return this.db.remote(() => this.writer().all(...params)[0])
   }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/clock.js'
-import { cliJson, repoRoot, runCli, tempDir } from '../../core/test/helpers.js'
+import { cliJson, repoRoot, runAll, runCli, tempDir } from '../../core/test/helpers.js'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import { API_PREFIX } from '../rest/index.js'
 import { Api } from '../rest/test/api.js'
@@ -19,7 +19,7 @@ import { killLeftovers, spawnHark } from './test/harkProcess.js'
 const cleanup: Array<() => unknown> = []
 afterEach(async () => {
   killLeftovers()
-  for (const f of cleanup.splice(0).reverse()) await f()
+  await runAll(cleanup.splice(0).reverse())
 })
 
 const server = async (auth = false): Promise<Sqld> => {

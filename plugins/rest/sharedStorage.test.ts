@@ -9,7 +9,7 @@ import { ManualClock } from '../../core/clock.js'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import { createLogger } from '../../core/log.js'
 import type { ChangeRecord } from '../../core/storage/changes.js'
-import { Inbox, uplink } from '../../core/test/helpers.js'
+import { Inbox, runAll, uplink } from '../../core/test/helpers.js'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
@@ -20,7 +20,7 @@ import { API_PREFIX } from './index.js'
 const POLL_MS = 200
 const cleanup: Array<() => unknown> = []
 afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f()
+  await runAll(cleanup.splice(0).reverse())
 })
 
 interface Node {
