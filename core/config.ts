@@ -138,6 +138,19 @@ export const coreSettings = {
       "a room's default agent stays this long after the last terminal left (a room may set its own)",
     ),
   },
+  cluster: {
+    natsUrl: setting(
+      OptionalText,
+      null,
+      'NATS server (nats://host:port, JetStream on) that joins this node to a cluster; null → a single node (spec/cluster.md)',
+    ),
+    nodeId: setting(
+      Schema.NullOr(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,64}$/))),
+      null,
+      'this node in the cluster ([A-Za-z0-9_-], ≤ 64); null → generated once and kept in <dataDir>/node-id',
+    ),
+    leaseTtlMs: setting(intBetween(1000, 5000), 3000, "a room owner's lease: another node takes the room over within this after the owner is gone"),
+  },
 } as const satisfies SettingsTree
 
 /** The engine's own settings (extensions read theirs through their section's token). */
