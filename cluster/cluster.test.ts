@@ -175,3 +175,73 @@ describe('control through any node', () => {
     newer.close()
   })
 })
+
+describe('cluster-wide views and agents', () => {
+  type Room = { room: string; participants: Array<{ id: string; kind: string; transport: string | null }> }
+
+  it('GET /rooms, /rooms/{room} and a client online state answer the same on every node', async () => {
+    const one = await ws(1, 'ws1')
+    await one.event('session')
+    const two = await mqttOn(2, 'mq2')
+    await two.event('session')
+    await one.event('participant.joined', (e) => e.participant.id === 'mq2')
+    for (const i of [1, 2, 3]) {
+      const rooms = await api<{ rooms: Room[] }>(i, 'GET', '/rooms')
+      expect(rooms.body.rooms.map((r) => [r.room, r.participants.map((p) => [p.id, p.transport]).sort()])).toEqual([
+        ['lobby', [['mq2', 'mqtt'], ['ws1', 'websocket']]],
+      ])
+      const lobby = await api<Room>(i, 'GET', '/rooms/lobby')
+      expect(lobby.body.participants.map((p) => p.id).sort()).toEqual(['mq2', 'ws1'])
+      const client = await api<{ online: boolean; connection: { transport: string; room: string } | null }>(i, 'GET', '/clients/ws1')
+      expect(client.body).toMatchObject({ online: true, connection: { transport: 'websocket', room: 'lobby' } })
+      const online = await api<{ clients: Array<{ clientId: string }> }>(i, 'GET', '/clients?status=online')
+      expect(online.body.clients.map((x) => x.clientId).sort()).toEqual(['mq2', 'ws1'])
+    }
+    await two.end()
+    await one.event('participant.left', (e) => e.participant.id === 'mq2')
+    one.close()
+  })
+
+  it('an agent dispatched through node 3 runs once, on the room owner (node 1, where the room opened first)', async () => {
+    const t = await ws(1, 'ws1')
+    await t.event('session')
+    const other = await ws(2, 'ws2')
+    await other.event('session')
+    const dispatched = await api<{ agentId: string; state: string }>(3, 'POST', '/agents', { room: 'lobby' })
+    expect(dispatched.status).toBe(201)
+    expect(dispatched.body.state).toBe('running')
+    const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
+    await other.event('participant.joined', (e) => e.participant.id === joined.participant.id)
+    // It runs on node 1 only: node 1 lists it, the others do not run one.
+    expect((await api<{ agents: Array<{ agentId: string }> }>(1, 'GET', '/agents?state=running')).body.agents.map((a) => a.agentId)).toEqual([
+      dispatched.body.agentId,
+    ])
+    for (const i of [2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toEqual([])
+    // A second dispatch of the same identity through node 2 meets the first one on the owner.
+    expect((await api(2, 'POST', '/agents', { room: 'lobby' })).status).toBe(409)
+    expect((await api(1, 'DELETE', `/agents/${dispatched.body.agentId}`)).status).toBe(200)
+    await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
+    t.close()
+    other.close()
+  })
+
+  it('a room default agent runs once per room in the cluster, whatever node its terminals are on', async () => {
+    // The setting is in every node's data (as in a shared database): each node would start it alone.
+    for (const i of [1, 2, 3]) expect((await api(i, 'PUT', '/rooms/hall', { defaultAgent: { presetId: null, stopDelaySeconds: 0 } })).status).toBe(200)
+    for (const i of [1, 2, 3]) await api(i, 'PATCH', '/clients/a', { room: 'hall' }).then(() => api(i, 'PATCH', '/clients/b', { room: 'hall' }))
+    const a = await ws(2, 'a')
+    await a.event('session')
+    const b = await ws(3, 'b')
+    await b.event('session')
+    const agent = await a.event('participant.joined', (e) => e.participant.kind === 'agent')
+    await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
+    const room = await api<Room>(1, 'GET', '/rooms/hall')
+    expect(room.body.participants.filter((p) => p.kind === 'agent')).toHaveLength(1)
+    let running = 0
+    for (const i of [1, 2, 3]) running += (await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents.length
+    expect(running).toBe(1)
+    a.close()
+    b.close()
+    await Promise.all([a, b].map((t) => new Promise((resolve) => t.ws.once('close', resolve))))
+  })
+})
