@@ -7,7 +7,7 @@
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import defaultConfig from '../../engine.config.js'
-import { startNats, type NatsServer } from '../../core/cluster/natsServer.js'
+import { startNats, type NatsServer } from '../../servers/nats.js'
 import type { Engine, EngineConfig } from '../../core/index.js'
 import { createTestEngine, seedWorkspace, tempDir } from '../../core/test/helpers.js'
 
