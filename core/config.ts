@@ -126,18 +126,6 @@ export const coreSettings = {
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),
   },
-  agents: {
-    defaultProvider: setting(Text, 'echo', 'provider of the platform default agent (a dispatch without presetId), at its config defaults'),
-    startTimeoutMs: setting(intBetween(100, 120_000), 15_000, 'an agent whose provider session has not started (and joined its room) by then fails'),
-    stopTimeoutMs: setting(intBetween(100, 60_000), 5000, 'stopping waits this long for the provider to release, then the agent is stopped anyway'),
-    playoutLeadMs: setting(intBetween(0, 200), 40, 'agent audio sent ahead of real time at the start of a talk spurt'),
-    maxPerRoom: setting(intBetween(1, 64), 4, 'agents at once in one room'),
-    defaultAgentStopDelaySeconds: setting(
-      intBetween(0, 86_400),
-      30,
-      "a room's default agent stays this long after the last terminal left (a room may set its own)",
-    ),
-  },
   cluster: {
     natsUrl: setting(
       OptionalText,
@@ -150,6 +138,18 @@ export const coreSettings = {
       'this node in the cluster ([A-Za-z0-9_-], ≤ 64); null → generated once and kept in <dataDir>/node-id',
     ),
     leaseTtlMs: setting(intBetween(1000, 5000), 3000, "a room owner's lease: another node takes the room over within this after the owner is gone"),
+  },
+  agents: {
+    defaultProvider: setting(Text, 'echo', 'provider of the platform default agent (a dispatch without presetId), at its config defaults'),
+    startTimeoutMs: setting(intBetween(100, 120_000), 15_000, 'an agent whose provider session has not started (and joined its room) by then fails'),
+    stopTimeoutMs: setting(intBetween(100, 60_000), 5000, 'stopping waits this long for the provider to release, then the agent is stopped anyway'),
+    playoutLeadMs: setting(intBetween(0, 200), 40, 'agent audio sent ahead of real time at the start of a talk spurt'),
+    maxPerRoom: setting(intBetween(1, 64), 4, 'agents at once in one room'),
+    defaultAgentStopDelaySeconds: setting(
+      intBetween(0, 86_400),
+      30,
+      "a room's default agent stays this long after the last terminal left (a room may set its own)",
+    ),
   },
 } as const satisfies SettingsTree
 
