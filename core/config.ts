@@ -80,6 +80,13 @@ const LogLevel = Schema.Literals(['fatal', 'error', 'warn', 'info', 'debug', 'tr
 const LogFormat = Schema.Literals(['auto', 'pretty', 'json'])
 const Text = Schema.NonEmptyString
 const OptionalText = Schema.NullOr(Schema.NonEmptyString)
+const DatabaseUrl = Schema.NullOr(
+  Schema.String.check(
+    Schema.isPattern(/^(libsql|https?):\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, {
+      message: 'a libsql://, http:// or https:// URL of a libSQL server (host[:port], no credentials: those go in storage.authToken)',
+    }),
+  ),
+)
 
 // ---- The engine's own settings ----
 
@@ -121,7 +128,18 @@ export const coreSettings = {
     maxTokenTtlSeconds: setting(PositiveInt, 31_536_000, 'upper bound of ttlSeconds when a client token is issued'),
   },
   storage: {
-    changePollMs: setting(intBetween(20, 1000), 200, 'how often the engine reads changes another process (the CLI) made in the data dir'),
+    changePollMs: setting(
+      intBetween(20, 1000),
+      200,
+      'how often the engine reads changes another process (the CLI, another node) made; with storage.url each poll syncs the replica first',
+    ),
+    url: setting(
+      DatabaseUrl,
+      null,
+      'libSQL server (sqld) holding the database: libsql:// (TLS) or http(s)://; each node keeps a replica in its data dir. null → the file <dataDir>/hark.db, no server',
+      { flag: 'database-url' },
+    ),
+    authToken: setting(OptionalText, null, 'token the libSQL server accepts (a JWT; prefer the environment variable)', { flag: 'database-token' }),
   },
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),

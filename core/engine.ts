@@ -5,7 +5,7 @@
  * is flushed and closed.
  */
 import { existsSync, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import type { AgentProvider } from './agentProvider.js'
@@ -16,7 +16,7 @@ import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { ClusterNode } from './cluster/node.js'
 import { nodeIdOf } from './cluster/nodeId.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
-import { masterKeyFileOf } from './dataDir.js'
+import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
@@ -26,13 +26,14 @@ import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
 import { PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
-import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
+import { checkMasterKey, loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
 import type { EngineServiceMap } from './tokens.js'
+import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
 
@@ -80,7 +81,9 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
     MasterKey,
     Effect.gen(function* () {
       const log = yield* Log
-      const { key, generated } = loadMasterKey({ value: settings.security.masterKey, file: masterKeyFile })
+      // Nodes sharing a libSQL server need one key: it is given to them, never generated.
+      const generate = settings.storage.url === null
+      const { key, generated } = loadMasterKey({ value: settings.security.masterKey, file: masterKeyFile, generate })
       if (generated) log.warn({ file: masterKeyFile }, 'generated a new master key; back it up with the data dir')
       return makeMasterKey(key)
     }),
@@ -130,11 +133,21 @@ const housekeeping = (settings: Settings) =>
         try {
           f()
         } catch (e) {
-          log.error({ err: e }, `${what} failed`)
+          // An unreachable primary is logged once, when it goes (see the poll), not per chore.
+          if (e instanceof StorageUnavailable) log.debug({ err: e }, `${what} skipped`)
+          else log.error({ err: e }, `${what} failed`)
         }
       })
+    // On a libSQL server each poll first pulls the primary's log into the replica (off the event
+    // loop), so another node's writes show within storage.changePollMs plus one sync.
+    const unsubscribe = storage.onPrimary((primary) => {
+      if (primary.available) log.info({ url: storage.remote?.url }, 'database primary reachable again: writes resume')
+      else log.warn({ url: storage.remote?.url, reason: primary.reason }, 'database primary unreachable: writes answer storage_unavailable, reads go on from the replica')
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     yield* Effect.forkScoped(
-      guarded('change poll', () => storage.pollRemoteChanges()).pipe(
+      Effect.promise(() => storage.refresh()).pipe(
+        Effect.andThen(guarded('change poll', () => storage.pollRemoteChanges())),
         Effect.repeat(Schedule.spaced(settings.storage.changePollMs)),
       ),
     )
@@ -326,14 +339,15 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   let running: Running | undefined
   const ports: Record<string, number> = {}
 
-  const databaseFile = join(dataDir, 'hark.db')
+  const databaseFile = databaseFileOf(resolved)
+  const remote = remoteOf(resolved)
   /** Whether this start creates the database (the operator is told, as for the master key). */
   let createsDatabase = false
   const services = Layer.mergeAll(
     usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
-    Layer.provideMerge(storageLayer(databaseFile)),
+    Layer.provideMerge(storageLayer(databaseFile, remote)),
     Layer.provideMerge(baseLayer(resolved, options)),
   )
   class Server extends Context.Service<Server, Running>()('hark/Server') {}
@@ -341,6 +355,10 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
     Server,
     Effect.gen(function* () {
       if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
+      if (remote) {
+        checkMasterKey(yield* MasterKey, (yield* Storage).signingSecrets.sample())
+        ;(yield* Log).info({ url: remote.url, replica: databaseFile }, 'database on a libSQL server; replica in the data dir')
+      }
       yield* cacheInvalidation
       yield* housekeeping(resolved)
       return yield* serve(resolved, extensions, ports)
@@ -363,7 +381,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-      createsDatabase = !existsSync(databaseFile)
+      createsDatabase = !remote && !existsSync(databaseFile)
       runtime = ManagedRuntime.make(serverLayer)
       try {
         running = await runtime.runPromise(Effect.gen(function* () {

@@ -134,6 +134,12 @@ export class SubscriptionIdentifiersUnsupported extends Data.TaggedError('Subscr
 /** A cluster node could not reach the node that owns a room (or NATS) in time; the request may be retried. */
 export class ClusterUnavailable extends Data.TaggedError('ClusterUnavailable')<{ readonly message: string }> {}
 
+/** The database primary (a libSQL server) cannot be reached: a write is refused; reads go on from the replica. */
+export class StorageUnavailable extends Data.TaggedError('StorageUnavailable')<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
   readonly message: string
   readonly cause?: unknown
@@ -187,6 +193,7 @@ export type HarkError =
   | ReceiveMaximumExceeded
   | AuthenticationMethodUnsupported
   | SubscriptionIdentifiersUnsupported
+  | StorageUnavailable
   | StorageFailure
   | Internal
 
@@ -239,6 +246,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   ReceiveMaximumExceeded: { code: 'receive_maximum_exceeded', http: 400, mqtt5: 0x93, mqtt311: 0x01, ws: 1002 },
   AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },
   SubscriptionIdentifiersUnsupported: { code: 'subscription_identifiers_unsupported', http: 400, mqtt5: 0xa1, mqtt311: 0x01, ws: 1002 },
+  StorageUnavailable: { code: 'storage_unavailable', http: 503, mqtt5: 0x89, mqtt311: 0x03, ws: 1013 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
 }

@@ -9,7 +9,7 @@
  *   const secured = await startSqld({ auth: true })   // + secured.authToken (an Ed25519 JWT)
  *   await db.kill()                         // SIGKILL by PID, the data stays (a failure)
  *   await db.restart()                      // the same port and data again
- *   await db.stop()                         // SIGTERM by PID, then the temp dir is removed
+ *   await db.stop()                         // killed by PID, then the temp dir is removed
  *
  * Run on its own (`npm run sqld`), it prints one JSON line `{"url","pid","dataDir","authToken"}`
  * and runs until SIGINT or SIGTERM.
@@ -47,7 +47,7 @@ export interface Sqld {
   kill(signal?: NodeJS.Signals): Promise<void>
   /** Start sqld again on the same port and data (after `kill`). */
   restart(): Promise<void>
-  /** SIGTERM by PID (SIGKILL after a grace period), then remove the data dir. */
+  /** SIGKILL by PID (its data is discarded), wait for the exit, then remove the data dir. */
   stop(): Promise<void>
 }
 
@@ -102,6 +102,25 @@ export const listeningPorts = (pid: number): number[] => {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** sqld processes running, SIGKILLed by PID if this process exits first (a test worker that ends, say). */
+const running = new Set<SqldProcess>()
+let exitHook = false
+const killOnExit = (proc: SqldProcess) => {
+  running.add(proc)
+  void proc.exited.then(() => running.delete(proc))
+  if (exitHook) return
+  exitHook = true
+  process.once('exit', () => {
+    for (const p of running) {
+      try {
+        process.kill(p.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+  })
+}
+
 /** One sqld process: spawned, its output kept, its exit awaited. */
 class SqldProcess {
   readonly child: ChildProcess
@@ -119,6 +138,7 @@ class SqldProcess {
     this.child.stderr!.on('data', keep)
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()))
     void this.exited.then(() => (this.hasExited = true))
+    killOnExit(this)
   }
 
   get pid(): number {
@@ -201,7 +221,9 @@ export const startSqld = async (options: SqldOptions = {}): Promise<Sqld> => {
       await ready(proc, port, timeoutMs)
     },
     stop: async () => {
-      await proc.signal('SIGTERM', 3000)
+      // Its data goes with it, so nothing is lost by not waiting for a graceful stop (with
+      // clients still connected, sqld waits for them to leave).
+      await proc.signal('SIGKILL', 5000)
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

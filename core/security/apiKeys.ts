@@ -95,7 +95,13 @@ export class ApiKeys {
     if (this.pendingLastUsed.size === 0) return 0
     const entries = [...this.pendingLastUsed]
     this.pendingLastUsed.clear()
-    this.storage.apiKeys.touchLastUsed(entries)
+    try {
+      this.storage.apiKeys.touchLastUsed(entries)
+    } catch (e) {
+      // Not written (the database primary unreachable, say): kept for the next flush, unless newer.
+      for (const [keyId, at] of entries) if (!this.pendingLastUsed.has(keyId)) this.pendingLastUsed.set(keyId, at)
+      throw e
+    }
     return entries.length
   }
 }

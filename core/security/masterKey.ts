@@ -5,7 +5,7 @@
  * and signing secrets.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { Context } from 'effect'
 import { ConfigError } from '../configError.js'
 
@@ -36,10 +36,19 @@ const inFile = (file: string) => (reason: string) => new Error(`master key from 
 
 /**
  * Read the master key: the explicit value wins; else the file, created (0600, exclusive) when
- * absent, so the CLI and the engine starting at once agree on one key.
+ * absent, so the CLI and the engine starting at once agree on one key. With `generate: false`
+ * (a database on a libSQL server, shared by nodes that must all hold the same key) a missing
+ * file is an error instead.
  */
-export const loadMasterKey = (opts: { value: string | null; file: string }): { key: Buffer; generated: boolean } => {
+export const loadMasterKey = (opts: { value: string | null; file: string; generate?: boolean }): { key: Buffer; generated: boolean } => {
   if (opts.value) return { key: decodeKey(opts.value, inSetting), generated: false }
+  if (opts.generate === false && !existsSync(opts.file)) {
+    throw new ConfigError(
+      'security.masterKey',
+      'settings',
+      `with storage.url every node and the CLI need the same master key, and ${opts.file} does not exist: give the key (HARK_SECURITY_MASTER_KEY) or an existing security.masterKeyFile; none is generated`,
+    )
+  }
   try {
     writeFileSync(opts.file, randomBytes(KEY_BYTES).toString('base64') + '\n', { mode: 0o600, flag: 'wx' })
     return { key: decodeKey(readFileSync(opts.file, 'utf8'), inFile(opts.file)), generated: true }
@@ -48,6 +57,20 @@ export const loadMasterKey = (opts: { value: string | null; file: string }): { k
   }
   if ((statSync(opts.file).mode & 0o077) !== 0) chmodSync(opts.file, 0o600)
   return { key: decodeKey(readFileSync(opts.file, 'utf8'), inFile(opts.file)), generated: false }
+}
+
+/** Refuse a master key that does not open `sealed`, a signing secret of the database (null: none yet). */
+export const checkMasterKey = (masterKey: MasterKeyShape, sealed: string | null): void => {
+  if (sealed === null) return
+  try {
+    masterKey.open('signing-secret', sealed)
+  } catch {
+    throw new ConfigError(
+      'security.masterKey',
+      'settings',
+      "it does not open this database's signing secrets: every node and the CLI on one database need the same master key",
+    )
+  }
 }
 
 export const makeMasterKey = (key: Buffer): MasterKeyShape => {

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer } from 'effect'
 import { Clock, type ClockShape } from '../clock.js'
-import { ClientNotFound, TokenExpired, TokenRevoked, ValidationFailed } from '../errors.js'
+import { ClientNotFound, StorageUnavailable, TokenExpired, TokenRevoked, ValidationFailed } from '../errors.js'
 import { newWorkspaceId } from '../ids.js'
 import type { ClientRecord } from '../storage/clients.js'
 import { Storage, type StorageShape } from '../storage/storage.js'
@@ -117,8 +117,17 @@ export const securityLayer = (opts: { secretGraceSeconds: number }) =>
       const masterKey = yield* MasterKey
       const clock = yield* Clock
       const security = makeSecurity(storage, masterKey, clock, opts)
-      // lastUsedAt is batched in memory: write it every few seconds and once more at shutdown.
-      yield* Effect.addFinalizer(() => Effect.sync(() => security.apiKeys.flushLastUsed()))
+      // lastUsedAt is batched in memory: write it every few seconds and once more at shutdown
+      // (best effort: with the database primary unreachable, the last few seconds are dropped).
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          try {
+            security.apiKeys.flushLastUsed()
+          } catch (e) {
+            if (!(e instanceof StorageUnavailable)) throw e
+          }
+        }),
+      )
       return security
     }),
   )

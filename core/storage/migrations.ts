@@ -1,6 +1,8 @@
 /**
  * Versioned schema migrations, applied in order at start inside one transaction each. A
  * migration is never edited once released: a change is a new entry with the next version.
+ * Each is applied once, whoever starts first: on a libSQL server the transaction runs on the
+ * primary, and a version another node applied meanwhile is skipped inside it.
  */
 import type { Db } from './db.js'
 
@@ -143,6 +145,11 @@ export const migrate = (db: Db, list: ReadonlyArray<Migration> = migrations, now
     if (m.version <= current) continue
     db.exec('BEGIN IMMEDIATE')
     try {
+      // Another process (a node starting beside this one) may have applied it since the read above.
+      if (db.prepare('SELECT 1 AS done FROM schema_migrations WHERE version = ?').get(m.version)) {
+        db.exec('COMMIT')
+        continue
+      }
       db.exec(m.sql)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now)
       db.exec('COMMIT')

@@ -23,6 +23,7 @@ export const signingSecretsRepo = (db: Db) => {
   const live = db.prepare(
     'SELECT * FROM signing_secrets WHERE workspace_id = ? AND (retires_at IS NULL OR retires_at > ?) ORDER BY created_at DESC')
   const prune = db.prepare('DELETE FROM signing_secrets WHERE retires_at IS NOT NULL AND retires_at <= ?')
+  const any = db.prepare('SELECT secret_enc FROM signing_secrets LIMIT 1')
   const rotate = (s: SigningSecretRecord, retireAt: number) =>
     atomically(db, () => {
       retireCurrent.run(retireAt, s.workspaceId)
@@ -37,5 +38,7 @@ export const signingSecretsRepo = (db: Db) => {
     live: (workspaceId: string, now: number) =>
       guard('list signing secrets', () => (live.all(workspaceId, now) as Row[]).map(toRecord)),
     prune: (now: number) => guard('prune signing secrets', () => prune.run(now).changes),
+    /** One sealed secret, any: whether a master key opens this database's secrets. */
+    sample: () => guard('read a signing secret', () => (any.get() as { secret_enc: string } | undefined)?.secret_enc ?? null),
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The storage service: the only place in Hark that speaks SQL. It opens the libSQL file in the
- * data dir, applies migrations, and exposes one repository per table. Writes that other
+ * data dir — or, with `storage.url`, this node's replica of the database on a libSQL server
+ * (replica.ts) — applies migrations, and exposes one repository per table. Writes that other
  * processes must notice go through `recordChange`.
  */
 import { hostname } from 'node:os'
@@ -11,6 +12,7 @@ import { apiKeysRepo } from './apiKeys.js'
 import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
 import { clientsRepo } from './clients.js'
 import { atomically, openDb, type Db } from './db.js'
+import { checkPrimary, openReplica, type PrimaryState, type RemoteDatabase } from './replica.js'
 import { devicePasswordsRepo } from './devicePasswords.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { migrate } from './migrations.js'
@@ -39,7 +41,10 @@ export type ChangeListener = (change: ChangeRecord) => void
 
 export interface StorageShape extends Repositories {
   readonly db: Db
+  /** The libSQL file: the database itself, or this node's replica of the server's. */
   readonly file: string
+  /** The libSQL server this storage is a replica of, or null (the file is the database). */
+  readonly remote: RemoteDatabase | null
   /** Identity of this process (`host:pid:random`) in the change log and the usage meter. */
   readonly origin: string
   /** Run `f` in one transaction (nested calls join the outer one); rolls back on throw. */
@@ -58,15 +63,37 @@ export interface StorageShape extends Repositories {
   onChange(listener: ChangeListener): () => void
   /** Read rows other processes committed since the last call and tell listeners; returns how many. */
   pollRemoteChanges(): number
+  /**
+   * Bring the replica up to date with the primary (off the event loop), before
+   * `pollRemoteChanges`; resolves at once for a local file. Never rejects: an unreachable primary
+   * shows in `primary`.
+   */
+  refresh(): Promise<void>
+  /** Whether writes can reach the database (always so for a local file). */
+  readonly primary: PrimaryState
+  /** Hear the libSQL server's primary go and come back (never, for a local file). Returns the unsubscribe function. */
+  onPrimary(listener: (state: PrimaryState) => void): () => void
   close(): void
 }
 
 export class Storage extends Context.Service<Storage, StorageShape>()('hark/Storage') {}
 
-/** Open a storage handle on `file` (migrated). The CLI uses this directly; the engine via the layer. */
-export const openStorage = (file: string): StorageShape => {
-  const db = openDb(file)
-  migrate(db)
+const LOCAL: PrimaryState = { available: true, reason: null }
+
+/**
+ * Open a storage handle on `file` (migrated): the database itself, or with `remote` this
+ * process's replica of the database on that libSQL server. The CLI uses this directly; the
+ * engine via the layer.
+ */
+export const openStorage = (file: string, remote: RemoteDatabase | null = null): StorageShape => {
+  const replica = remote ? openReplica(file, remote) : null
+  const db: Db = replica ?? openDb(file)
+  try {
+    migrate(db)
+  } catch (e) {
+    db.close()
+    throw e
+  }
   const repos = makeRepositories(db)
   const origin = `${hostname()}:${process.pid}:${randomBase62(8)}`
   const listeners = new Set<ChangeListener>()
@@ -100,6 +127,7 @@ export const openStorage = (file: string): StorageShape => {
     ...repos,
     db,
     file,
+    remote,
     origin,
     transaction: <A>(f: () => A): A => {
       if (depth > 0) return f()
@@ -134,9 +162,12 @@ export const openStorage = (file: string): StorageShape => {
       return () => listeners.delete(listener)
     },
     pollRemoteChanges: () => {
-      const version = repos.changes.dataVersion()
-      if (version === dataVersion) return 0
-      dataVersion = version
+      // A replica's data_version does not follow what its sync pulls in: read past the cursor.
+      if (!replica) {
+        const version = repos.changes.dataVersion()
+        if (version === dataVersion) return 0
+        dataVersion = version
+      }
       let seen = 0
       for (;;) {
         const rows = repos.changes.since(cursor)
@@ -151,12 +182,18 @@ export const openStorage = (file: string): StorageShape => {
       }
       return seen
     },
+    refresh: () => (replica ? replica.refresh() : Promise.resolve()),
+    get primary() {
+      return replica ? replica.primary : LOCAL
+    },
+    onPrimary: (listener) => (replica ? replica.onPrimary(listener) : () => undefined),
     close: () => {
       if (!open) return
       if (queued.length > 0) flushQueued()
       open = false
       try {
-        db.pragma('wal_checkpoint(TRUNCATE)')
+        // The replica's WAL belongs to libSQL's sync: it is left as it is.
+        if (!replica) db.pragma('wal_checkpoint(TRUNCATE)')
       } finally {
         db.close()
       }
@@ -165,11 +202,20 @@ export const openStorage = (file: string): StorageShape => {
   return storage
 }
 
-export const storageLayer = (file: string) =>
+/** Storage as a layer; on a libSQL server the server is asked first (checkPrimary names a wrong address or token). */
+export const storageLayer = (file: string, remote: RemoteDatabase | null = null) =>
   Layer.effect(
     Storage,
     Effect.acquireRelease(
-      Effect.sync(() => openStorage(file)),
+      remote
+        ? Effect.tryPromise({
+            try: async () => {
+              await checkPrimary(remote)
+              return openStorage(file, remote)
+            },
+            catch: (e) => e,
+          })
+        : Effect.sync(() => openStorage(file)),
       (s) => Effect.sync(() => s.close()),
     ),
   )

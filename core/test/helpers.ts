@@ -122,6 +122,19 @@ export const seedWorkspace = (engine: Engine, name = 'acme') => {
   return { workspaceId: workspace.workspaceId, apiKey: key.apiKey, keyId: key.keyId, addClient }
 }
 
+/** Run every clean-up step in order, even after one fails (a server left running otherwise); then throw the first failure. */
+export const runAll = async (steps: ReadonlyArray<() => unknown>): Promise<void> => {
+  const failures: unknown[] = []
+  for (const step of steps) {
+    try {
+      await step()
+    } catch (e) {
+      failures.push(e)
+    }
+  }
+  if (failures.length > 0) throw failures[0]
+}
+
 /** Resolve when `predicate` holds for an item pushed later (or already there). */
 export class Inbox<T> {
   readonly items: T[] = []

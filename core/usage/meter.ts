@@ -10,7 +10,9 @@ import { hostname } from 'node:os'
 import { Context, Effect, Layer } from 'effect'
 import { Clock, type ClockShape, type Timer } from '../clock.js'
 import { EngineSettings } from '../config.js'
+import { StorageUnavailable } from '../errors.js'
 import { Log, type Logger } from '../log.js'
+import type { UsageSessionRecord } from '../storage/usage.js'
 import { Storage, type StorageShape } from '../storage/storage.js'
 import { Terminals, type TerminalHub } from '../terminals.js'
 
@@ -28,9 +30,17 @@ const nodeIsDead = (node: string): boolean => {
   }
 }
 
+type UsageOpen = Omit<UsageSessionRecord, 'endedAt' | 'checkpointAt'>
+
 export class UsageMeter {
   private timer: Timer | undefined
   private unsubscribe: Array<() => void> = []
+  /**
+   * Opens and closes not written yet because the database primary (a libSQL server) was
+   * unreachable: written, with their own instants, at the next checkpoint that reaches it.
+   */
+  private readonly unopened = new Map<string, UsageOpen>()
+  private readonly unclosed = new Map<string, number>()
 
   constructor(
     private readonly storage: StorageShape,
@@ -44,12 +54,17 @@ export class UsageMeter {
     this.recover()
     this.unsubscribe = [
       this.hub.on('session.opened', ({ session: s }) => {
-        this.storage.usage.open({
+        const open: UsageOpen = {
           sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
-        })
+        }
+        this.later(() => this.storage.usage.open(open), () => this.unopened.set(open.sessionId, open))
       }),
-      this.hub.on('session.ended', ({ session: s }) => this.storage.usage.close(s.sessionId, this.clock.now())),
+      this.hub.on('session.ended', ({ session: s }) => {
+        const at = this.clock.now()
+        if (this.unopened.has(s.sessionId)) this.unclosed.set(s.sessionId, at)
+        else this.later(() => this.storage.usage.close(s.sessionId, at), () => this.unclosed.set(s.sessionId, at))
+      }),
     ]
     this.arm()
   }
@@ -61,15 +76,42 @@ export class UsageMeter {
     }, this.checkpointMs)
   }
 
+  /** Run a write; when the database primary is unreachable, `queue` it for the next checkpoint instead. */
+  private later(write: () => unknown, queue: () => void): void {
+    try {
+      write()
+    } catch (e) {
+      if (!(e instanceof StorageUnavailable)) throw e
+      queue()
+    }
+  }
+
+  /** Write the opens and closes queued while the primary was unreachable; throws while it still is. */
+  private catchUp(): void {
+    for (const [sessionId, open] of this.unopened) {
+      this.storage.usage.open(open)
+      this.unopened.delete(sessionId)
+    }
+    for (const [sessionId, at] of this.unclosed) {
+      this.storage.usage.close(sessionId, at)
+      this.unclosed.delete(sessionId)
+    }
+  }
+
   /** Checkpoint this process's open sessions and recover orphans; also called on the timer. */
   tick(): void {
     try {
+      this.catchUp()
       const at = this.clock.now()
       const sessions = this.storage.usage.checkpoint(this.storage.origin, at)
       if (sessions > 0) this.log.debug({ sessions, at }, 'usage checkpoint')
       this.recover()
     } catch (e) {
-      this.log.error({ err: e }, 'usage checkpoint failed')
+      if (e instanceof StorageUnavailable) {
+        this.log.debug({ queued: this.unopened.size + this.unclosed.size }, 'usage checkpoint waits for the database primary')
+      } else {
+        this.log.error({ err: e }, 'usage checkpoint failed')
+      }
     }
   }
 
@@ -87,7 +129,17 @@ export class UsageMeter {
   stop(): void {
     this.clock.clearTimeout(this.timer)
     this.unsubscribe.splice(0).forEach((f) => f())
-    this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+    try {
+      this.catchUp()
+      this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+    } catch (e) {
+      if (!(e instanceof StorageUnavailable)) throw e
+      // Sessions left open are closed at their last checkpoint by the next node that recovers them.
+      this.log.warn(
+        { unwritten: this.unopened.size + this.unclosed.size },
+        'usage not written at stop: the database primary is unreachable',
+      )
+    }
   }
 }
 

@@ -1,25 +1,33 @@
 /**
  * What every CLI command shares: loading the config (engine.config.js, or --config FILE), the
- * settings with HARK_* and flag overrides, a storage + security handle on the data dir for the
- * operator commands, and output that is exactly one JSON value with --json.
+ * settings with HARK_* and flag overrides, a storage + security handle on the data dir — or on
+ * the libSQL server of --database-url — for the operator commands, and output that is exactly
+ * one JSON value with --json.
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { openDataDir, type DataDir } from '../../core/dataDir.js'
+import { openDataDirChecked, type DataDir } from '../../core/dataDir.js'
 import { resolveSettings, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
 export interface CommonOptions {
   readonly data?: string
+  readonly databaseUrl?: string
+  readonly databaseToken?: string
   readonly config?: string
   readonly json?: boolean
 }
 
-/** Add --data, --config and --json to a command. */
+/** Settings every command takes as its own options (not as `hark start`'s setting flags). */
+export const COMMON_SETTINGS = ['dataDir', 'storage.url', 'storage.authToken'] as const
+
+/** Add --data, --database-url, --database-token, --config and --json to a command. */
 export const withCommon = (cmd: Command): Command =>
   cmd
     .option('--data <dir>', 'data directory (libSQL file, TLS material, master key)')
+    .option('--database-url <url>', 'libSQL server holding the database (storage.url): libsql://… or http(s)://…')
+    .option('--database-token <token>', 'token for it (storage.authToken; HARK_STORAGE_AUTH_TOKEN keeps it out of ps)')
     .option('--config <file>', 'config file: .json settings, or a .js module exporting defineConfig(...)')
     .option('--json', 'print exactly one JSON value on stdout')
 
@@ -68,7 +76,10 @@ export class CliError extends Error {
 
 export const settingsFor = async (opts: CommonOptions, flags: Record<string, string> = {}) => {
   const { source, config } = await loadConfig(opts.config)
-  const allFlags = opts.data ? { ...flags, dataDir: opts.data } : flags
+  const allFlags: Record<string, string> = { ...flags }
+  if (opts.data) allFlags.dataDir = opts.data
+  if (opts.databaseUrl) allFlags['storage.url'] = opts.databaseUrl
+  if (opts.databaseToken) allFlags['storage.authToken'] = opts.databaseToken
   const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, config.extensions ?? [])
   return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
 }
@@ -79,10 +90,13 @@ export interface Operator extends DataDir {
   readonly extensions: ReadonlyArray<Extension>
 }
 
-/** Open the data dir for an operator command (the engine may be running on it at the same time). */
+/**
+ * Open the data dir, or the database on the libSQL server, for an operator command (engines may
+ * be running on it at the same time).
+ */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
   const { settings, config } = await settingsFor(opts)
-  return { settings, extensions: config.extensions ?? [], ...openDataDir(settings) }
+  return { settings, extensions: config.extensions ?? [], ...(await openDataDirChecked(settings)) }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

@@ -113,7 +113,9 @@ export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502
     408: errorResponse('The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed.'),
     431: errorResponse('Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed.'),
     500: errorResponse('Internal error (no details are revealed).'),
-    503: errorResponse('The engine is stopping: requests in flight finish, new ones are refused; the connection is closed.'),
+    503: errorResponse(
+      'server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff.',
+    ),
   }
   const descriptions = {
     400: 'Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds.',
@@ -123,8 +125,9 @@ export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502
     415: 'Request body is not application/json.',
     502: 'The agent provider failed to start the agent (the reason is in the message; no secrets).',
     503:
-      'The engine is stopping (server_shutting_down), or, in a cluster, the node that owns the room could not be ' +
-      'reached or is gone and its room not yet taken over (cluster_unavailable): retry.',
+      'server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; ' +
+      'nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and ' +
+      'its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff.',
   } as const
   for (const status of extra) all[status] = errorResponse(descriptions[status])
   return all

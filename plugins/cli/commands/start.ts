@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { createEngine, SettingsSchema } from '../../../core/index.js'
-import { CliError, loadConfig, settingsFor, withCommon, type CommonOptions } from '../context.js'
+import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, withCommon, type CommonOptions } from '../context.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
 const STOP_BUDGET_MS = 4500
@@ -37,7 +37,9 @@ export const startCommand = (program: Command) => {
   )
   cmd.action(async (_settings: string[], opts: CommonOptions) => {
     const { config } = await loadConfig(opts.config)
-    const descriptors = new SettingsSchema(config.extensions ?? []).descriptors.filter((d) => d.path !== 'dataDir') // --data
+    // --data, --database-url and --database-token are options of every command (withCommon).
+    const common: ReadonlyArray<string> = COMMON_SETTINGS
+    const descriptors = new SettingsSchema(config.extensions ?? []).descriptors.filter((d) => !common.includes(d.path))
     const flags = settingFlags(cmd.args, new Map(descriptors.map((d) => [d.flag, d.path])))
     const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
     const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
@@ -67,6 +69,7 @@ export const startCommand = (program: Command) => {
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     await engine.start()
     const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
-    process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}\n`)
+    const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
+    process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
   })
 }
