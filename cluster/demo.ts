@@ -1,21 +1,24 @@
 /**
- * `npm run cluster:demo -- --nodes N [--json]`: a NATS server and N Hark nodes (each its own
- * process, every port free) on 127.0.0.1, one demo workspace with an API key; prints where
+ * `npm run cluster:demo -- --nodes N [--json]`: a NATS server, a libSQL server (sqld) holding the
+ * database, and N Hark nodes (each its own process, every port free, one master key passed in the
+ * environment) on 127.0.0.1, one demo workspace with an API key; prints where
  * everything listens (`--json`: exactly one JSON line on stdout), runs until SIGINT or SIGTERM,
  * then stops everything it started, by PID, and removes its temp dirs.
  *
- *   {"nats":"nats://127.0.0.1:4222","database":null,"workspaceId":"ws_…","apiKey":"hk_…",
- *    "nodes":[{"nodeId":"node1","rest":8080,"gateway":8443,"mqtt":2883}, …]}
+ *   {"nats":"nats://127.0.0.1:4222","database":"http://127.0.0.1:8081","workspaceId":"ws_…",
+ *    "apiKey":"hk_…","nodes":[{"nodeId":"node1","rest":8080,"gateway":8443,"mqtt":2883}, …]}
  *
- * `database` is the libSQL server the nodes share once storage.url exists (spec/cluster.md,
- * Shared state); until then each node starts from a copy of the demo workspace's data dir.
+ * The master key is printed to stderr (not in the JSON line) so the CLI can join:
+ * `HARK_SECURITY_MASTER_KEY=… hark client create … --database-url <database>`.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { resolveSettings } from '../core/config.js'
 import { openDataDir } from '../core/dataDir.js'
 import { startNats } from '../servers/nats.js'
+import { startSqld } from '../servers/sqld.js'
 import { spawnNode, type NodeProcess } from './spawnNode.js'
 
 const usage = 'usage: npm run cluster:demo -- --nodes N [--json]'
@@ -41,11 +44,13 @@ const main = async () => {
   const root = mkdtempSync(join(tmpdir(), 'hark-cluster-demo-'))
   const started: NodeProcess[] = []
   let nats: Awaited<ReturnType<typeof startNats>> | null = null
+  let sqld: Awaited<ReturnType<typeof startSqld>> | null = null
   let stopping: Promise<void> | null = null
   const stopAll = () =>
     (stopping ??= (async () => {
       await Promise.all(started.map((n) => n.kill('SIGTERM')))
       await nats?.stop()
+      await sqld?.stop()
       rmSync(root, { recursive: true, force: true })
     })())
   const onSignal = (signal: string) => {
@@ -56,19 +61,29 @@ const main = async () => {
   process.on('SIGTERM', () => onSignal('SIGTERM'))
   try {
     nats = await startNats()
-    const seed = join(root, 'seed')
-    const data = openDataDir(resolveSettings({ file: { source: 'cluster demo', settings: { dataDir: seed } } }))
+    sqld = await startSqld()
+    const masterKey = randomBytes(32).toString('base64')
+    const shared = { storage: { url: sqld.url }, security: { masterKey } }
+    const data = openDataDir(resolveSettings({ file: { source: 'cluster demo', settings: { dataDir: join(root, 'cli'), ...shared } } }))
     const workspace = data.security.createWorkspace('cluster demo')
     const key = data.security.apiKeys.create(workspace.workspaceId, 'cluster demo')
     data.close()
     for (let i = 1; i <= count; i++) {
-      const dataDir = join(root, `node${i}`)
-      cpSync(seed, dataDir, { recursive: true })
-      started.push(await spawnNode({ nodeId: `node${i}`, dataDir, natsUrl: nats.url, log: json ? undefined : (chunk) => process.stderr.write(chunk) }))
+      started.push(
+        await spawnNode({
+          nodeId: `node${i}`,
+          dataDir: join(root, `node${i}`),
+          natsUrl: nats.url,
+          flags: ['--database-url', sqld.url],
+          env: { HARK_SECURITY_MASTER_KEY: masterKey },
+          log: json ? undefined : (chunk) => process.stderr.write(chunk),
+        }),
+      )
     }
+    say(`master key (for the CLI on this database): HARK_SECURITY_MASTER_KEY=${masterKey}`)
     const out = {
       nats: nats.url,
-      database: null,
+      database: sqld.url,
       workspaceId: workspace.workspaceId,
       apiKey: key.apiKey,
       nodes: started.map((n) => ({ nodeId: n.nodeId, ...n.ports })),

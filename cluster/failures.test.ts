@@ -1,9 +1,11 @@
 /**
- * Failures of a cluster (spec/cluster.md, Failures), with every node its own process: kill -9 of
+ * Failures of a cluster (spec/cluster.md, Failures), with every node its own process on one NATS
+ * server and one libSQL server: kill -9 of
  * the node that owns a room, and a restart of the NATS server. Waits are on events (socket
  * closes, room events, the lease bucket's watch); takeover times are printed, never asserted.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kvm } from '@nats-io/kv'
@@ -15,9 +17,12 @@ import { openDataDir } from '../core/dataDir.js'
 import { uplink } from '../core/test/helpers.js'
 import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
 import { startNats, type NatsServer } from '../servers/nats.js'
+import { startSqld, type Sqld } from '../servers/sqld.js'
 import { spawnNode, type NodeProcess } from './spawnNode.js'
 
 let nats: NatsServer
+let sqld: Sqld
+const masterKey = randomBytes(32).toString('base64')
 let root: string
 let nc: NatsConnection
 const nodes = new Map<number, NodeProcess>()
@@ -27,15 +32,25 @@ let apiKey = ''
 
 const start = async (i: number) => {
   const dataDir = join(root, `node${i}`)
-  cpSync(join(root, 'seed'), dataDir, { recursive: true })
-  nodes.set(i, await spawnNode({ nodeId: `n${i}`, dataDir, natsUrl: nats.url }))
+  nodes.set(
+    i,
+    await spawnNode({
+      nodeId: `n${i}`,
+      dataDir,
+      natsUrl: nats.url,
+      flags: ['--database-url', sqld.url],
+      env: { HARK_SECURITY_MASTER_KEY: masterKey },
+    }),
+  )
 }
 
 beforeAll(async () => {
   nats = await startNats()
+  sqld = await startSqld()
   root = mkdtempSync(join(tmpdir(), 'hark-cluster-failures-'))
-  const seed = join(root, 'seed')
-  const data = openDataDir(resolveSettings({ file: { source: 'test', settings: { dataDir: seed } } }))
+  const data = openDataDir(
+    resolveSettings({ file: { source: 'test', settings: { dataDir: join(root, 'cli'), storage: { url: sqld.url }, security: { masterKey } } } }),
+  )
   const workspace = data.security.createWorkspace('failures')
   workspaceId = workspace.workspaceId
   apiKey = data.security.apiKeys.create(workspaceId, 'test').apiKey
@@ -58,6 +73,7 @@ afterAll(async () => {
   await nc?.close()
   await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
   await nats?.stop()
+  await sqld?.stop()
   rmSync(root, { recursive: true, force: true })
 })
 

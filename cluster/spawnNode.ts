@@ -31,8 +31,10 @@ export interface NodeOptions {
   readonly nodeId: string
   readonly dataDir: string
   readonly natsUrl: string
-  /** More `--flag value` settings (e.g. --storage-url). */
+  /** More `--flag value` settings (e.g. --database-url). */
   readonly flags?: ReadonlyArray<string>
+  /** More environment (e.g. HARK_SECURITY_MASTER_KEY, kept off the command line). */
+  readonly env?: Readonly<Record<string, string>>
   readonly leaseTtlMs?: number
   /** Where the node's stderr goes besides the readiness check (default: dropped once ready). */
   readonly log?: (chunk: string) => void
@@ -49,7 +51,10 @@ export const spawnNode = (o: NodeOptions): Promise<NodeProcess> =>
       ...(o.leaseTtlMs ? ['--cluster-lease-ttl-ms', String(o.leaseTtlMs)] : []),
       ...(o.flags ?? []),
     ]
-    const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child: ChildProcess = spawn(process.execPath, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...o.env },
+    })
     let log = ''
     const exited = new Promise<string>((done) => child.once('exit', (code, signal) => done(signal ?? String(code))))
     const early = (why: string) => reject(new Error(`node ${o.nodeId} did not start: ${why}\n${log.slice(-3000)}`))
