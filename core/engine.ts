@@ -13,7 +13,7 @@ import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { ClusterNode } from './cluster/node.js'
+import type { ClusterNode } from './cluster/node.js'
 import { nodeIdOf } from './cluster/nodeId.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
@@ -245,6 +245,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // In a cluster, the node joins before any terminal can connect, and leaves after they are closed.
     let cluster: ClusterNode | null = null
     if (settings.cluster.natsUrl !== null) {
+      // Loaded only in a cluster: a single node and the CLI never load the NATS client.
+      const { ClusterNode } = yield* Effect.promise(() => import('./cluster/node.js'))
       const node = new ClusterNode({
         natsUrl: settings.cluster.natsUrl,
         nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
