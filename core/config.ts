@@ -144,6 +144,19 @@ export const coreSettings = {
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),
   },
+  cluster: {
+    natsUrl: setting(
+      OptionalText,
+      null,
+      'NATS server (nats://host:port, JetStream on) that joins this node to a cluster; null → a single node (spec/cluster.md)',
+    ),
+    nodeId: setting(
+      Schema.NullOr(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,64}$/))),
+      null,
+      'this node in the cluster ([A-Za-z0-9_-], ≤ 64); null → generated once and kept in <dataDir>/node-id',
+    ),
+    leaseTtlMs: setting(intBetween(1000, 5000), 3000, "a room owner's lease: another node takes the room over within this after the owner is gone"),
+  },
   agents: {
     defaultProvider: setting(Text, 'echo', 'provider of the platform default agent (a dispatch without presetId), at its config defaults'),
     startTimeoutMs: setting(intBetween(100, 120_000), 15_000, 'an agent whose provider session has not started (and joined its room) by then fails'),

@@ -14,6 +14,8 @@ import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
+import type { ClusterNode } from './cluster/node.js'
+import { nodeIdOf } from './cluster/nodeId.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
@@ -250,6 +252,31 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     const address = app.server.address()
     services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
+    // In a cluster, the node joins before any terminal can connect, and leaves after they are closed.
+    let cluster: ClusterNode | null = null
+    if (settings.cluster.natsUrl !== null) {
+      // Loaded only in a cluster: a single node and the CLI never load the NATS client.
+      const { ClusterNode } = yield* Effect.promise(() => import('./cluster/node.js'))
+      const node = new ClusterNode({
+        natsUrl: settings.cluster.natsUrl,
+        nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
+        leaseTtlMs: settings.cluster.leaseTtlMs,
+        hub: Context.get(ctx, Terminals),
+        storage: services.storage,
+        security: services.security,
+        clock: services.clock,
+        log,
+        endpoints: () => ({ ...ports }),
+      })
+      yield* Effect.tryPromise({
+        try: () => node.start(),
+        catch: (e) => new Error(`cannot join the cluster at cluster.natsUrl ${settings.cluster.natsUrl}: ${(e as Error).message}`),
+      })
+      yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
+      agents.setPlacement(node)
+      cluster = node
+    }
+
     for (const name of r.names('transport')) {
       const transport = r.resolve<Transport>('transport', name)
       yield* Effect.tryPromise({
@@ -268,6 +295,19 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
     const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
     defaultAgents.start()
+    if (cluster !== null) {
+      const node = cluster
+      defaultAgents.setOwnership((ws, room) => node.owns(ws, room))
+      node.setAgentHooks({
+        dispatchHere: (ws, room, request, origin) => agents.dispatchHere(ws, room, request, origin),
+        ownershipChanged: (ws, room, owned) => {
+          defaultAgents.recheck(ws, room)
+          // Agents run on the owner: one that ran here while the lease lapsed stops (no agent runs twice).
+          if (!owned) for (const agent of agents.live(ws, room)) if (agent.spec.origin === 'api') void agent.stop('room owner moved to another node')
+        },
+        roomSettingsChanged: (ws, room) => defaultAgents.recheck(ws, room, true),
+      })
+    }
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         defaultAgents.stop()

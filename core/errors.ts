@@ -134,6 +134,9 @@ export class SubscriptionIdentifiersUnsupported extends Data.TaggedError('Subscr
   readonly message: string
 }> {}
 
+/** A cluster node could not reach the node that owns a room (or NATS) in time; the request may be retried. */
+export class ClusterUnavailable extends Data.TaggedError('ClusterUnavailable')<{ readonly message: string }> {}
+
 /** The database primary (a libSQL server) cannot be reached: a write is refused; reads go on from the replica. */
 export class StorageUnavailable extends Data.TaggedError('StorageUnavailable')<{
   readonly message: string
@@ -179,6 +182,7 @@ export type HarkError =
   | RateLimited
   | CapacityExceeded
   | AgentStartFailed
+  | ClusterUnavailable
   | ServerShuttingDown
   | CredentialMissing
   | UsernameInvalid
@@ -232,6 +236,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
   AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
+  ClusterUnavailable: { code: 'cluster_unavailable', http: 503, mqtt5: 0x88, mqtt311: 0x03, ws: 1013 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
   UsernameInvalid: { code: 'invalid_username', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },

@@ -6,6 +6,7 @@
  */
 import { Context, HashMap } from 'effect'
 import { liveSession, liveSessions, type WorkspaceContexts } from './actors/workspace.js'
+import type { ParticipantInfo } from './events.js'
 import type { Session } from './session.js'
 
 export type TransportName = string
@@ -29,6 +30,17 @@ export interface Presence {
   readonly size: number
 }
 
+/**
+ * What the other nodes of a cluster announced (core/cluster/node.ts): their rooms, members and
+ * sessions, merged into this node's listings and presence. Absent on a single node.
+ */
+export interface RemoteDirectory {
+  roomNames(workspaceId: string): string[]
+  participants(workspaceId: string, room: string): Array<ParticipantInfo & { readonly transport: string | null }>
+  session(workspaceId: string, clientId: string): PresenceEntry | undefined
+  sessions(workspaceId: string): PresenceEntry[]
+}
+
 /** Presence where no engine runs (the CLI working on the data dir alone): nobody is online. */
 export const nobodyOnline: Presence = {
   get: () => undefined,
@@ -39,20 +51,27 @@ export const nobodyOnline: Presence = {
 
 const entryOf = (session: Session): PresenceEntry => ({ ...session.info, room: session.room })
 
-/** Presence read from the workspace actors' snapshots: nothing is stored here. */
-export const presenceOf = (actors: WorkspaceContexts): Presence => ({
+/**
+ * Presence read from the workspace actors' snapshots, and in a cluster from what the other nodes
+ * announced (`remote`): nothing is stored here. `size` counts this node's sessions.
+ */
+export const presenceOf = (actors: WorkspaceContexts & { readonly remote?: RemoteDirectory | null }): Presence => ({
   get(workspaceId, clientId) {
     const context = actors.context(workspaceId)
     const session = context && liveSession(context, clientId)
-    return session && entryOf(session)
+    return session ? entryOf(session) : actors.remote?.session(workspaceId, clientId)
   },
   isOnline(workspaceId, clientId) {
     const context = actors.context(workspaceId)
-    return context !== undefined && HashMap.has(context.sessions, clientId)
+    return (context !== undefined && HashMap.has(context.sessions, clientId)) || actors.remote?.session(workspaceId, clientId) !== undefined
   },
   list(workspaceId) {
     const context = actors.context(workspaceId)
-    return context ? liveSessions(context).map(entryOf) : []
+    const local = context ? liveSessions(context).map(entryOf) : []
+    const remote = actors.remote?.sessions(workspaceId) ?? []
+    if (remote.length === 0) return local
+    const here = new Set(local.map((e) => e.clientId))
+    return [...local, ...remote.filter((e) => !here.has(e.clientId))]
   },
   get size() {
     let n = 0

@@ -16,7 +16,7 @@ import { ServerShuttingDown } from './errors.js'
 import type { ServerEvent } from './events.js'
 import { Log, type Logger } from './log.js'
 import { Metrics } from './metrics.js'
-import { presenceOf, PresenceService } from './presence.js'
+import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
 import { Session, type OpenOptions, type TerminalLink, type TerminalSession } from './session.js'
 import type { ChangeRecord } from './storage/changes.js'
@@ -28,6 +28,8 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly listeners = new Map<string, Set<(event: WorkspaceAnnouncement) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
+  /** What the other nodes of a cluster announced (core/cluster); null on a single node. */
+  remote: RemoteDirectory | null = null
 
   constructor(
     private readonly storage: StorageShape,
@@ -109,16 +111,33 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     this.send(workspaceId, { type: 'BROADCAST_ROOM', room, event })
   }
 
-  /** Names of the occupied rooms of a workspace, sorted. */
-  roomNames(workspaceId: string): string[] {
-    const context = this.context(workspaceId)
-    return context ? [...HashMap.keys(context.rooms)].sort() : []
+  /** The cluster's directory of the other nodes (core/cluster/node.ts), or null. */
+  attachRemote(remote: RemoteDirectory | null): void {
+    this.remote = remote
   }
 
-  /** Who is in a room of a workspace now; null when nobody is. */
+  /** Names of the occupied rooms of a workspace (cluster-wide in a cluster), sorted. */
+  roomNames(workspaceId: string): string[] {
+    const context = this.context(workspaceId)
+    const local = context ? [...HashMap.keys(context.rooms)] : []
+    if (!this.remote) return local.sort()
+    return [...new Set([...local, ...this.remote.roomNames(workspaceId)])].sort()
+  }
+
+  /** Who is in a room of a workspace now (on every node in a cluster); null when nobody is. */
   roomView(workspaceId: string, room: string): RoomView | null {
     const context = this.context(workspaceId)
-    return context ? roomView(context, room) : null
+    const local = context ? roomView(context, room) : null
+    if (!this.remote) return local
+    const participants = [...(local?.participants ?? []), ...this.remote.participants(workspaceId, room)]
+    return participants.length > 0 ? { room, participants } : null
+  }
+
+  /** The presence entry of a client's session on this node. */
+  presenceEntry(workspaceId: string, clientId: string): PresenceEntry | undefined {
+    const context = this.context(workspaceId)
+    const session = context && liveSession(context, clientId)
+    return session && { ...session.info, room: session.room }
   }
 
   /** Terminals in a room right now (agents are not counted). */
@@ -148,12 +167,16 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     this.workspaces.clear()
   }
 
-  /** A committed change (from this process or another one) as an event to its workspace. */
-  private applyChange({ kind, workspaceId, subject }: ChangeRecord): void {
+  /**
+   * A committed change (from this process, another one, or another node) as an event to its
+   * workspace. `room`: a client's room as the node that wrote it read it (cluster), so a replica
+   * that has not caught up yet does not move the terminal back.
+   */
+  applyChange({ kind, workspaceId, subject }: Pick<ChangeRecord, 'kind' | 'workspaceId' | 'subject'>, room?: string | null): void {
     if (!workspaceId || !subject) return
     if (kind === 'client.updated' && this.session(workspaceId, subject)) {
-      const client = this.storage.clients.get(workspaceId, subject)
-      if (client) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: client.room })
+      const to = room !== undefined ? room : this.storage.clients.get(workspaceId, subject)?.room
+      if (to !== undefined) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: to })
     } else if (kind === 'client.deleted') this.send(workspaceId, { type: 'CLIENT_DELETED', clientId: subject })
     else if (kind === 'client.tokensRevoked') this.send(workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId: subject })
     else if (kind === 'devicePassword.reset') this.send(workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId: subject })

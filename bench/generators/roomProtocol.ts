@@ -14,6 +14,8 @@ export interface RoomMember {
   readonly talker: boolean
   /** Client token or device password, when the server checks one. */
   readonly credential: string | null
+  /** Connect to this port instead of the target's (a cluster: members of one room on different nodes). */
+  readonly port?: number
 }
 
 export interface RoomTarget {

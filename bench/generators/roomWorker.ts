@@ -133,7 +133,7 @@ const connectAll = async (s: RoomStart, protocol: RoomProtocol): Promise<RoomCon
     const startedUs = monotonicUs()
     try {
       const conn = await Promise.race([
-        protocol.connect(m, s.target, onFrameFor(m.talker ? m.index : null)),
+        protocol.connect(m, m.port === undefined ? s.target : { ...s.target, port: m.port }, onFrameFor(m.talker ? m.index : null)),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('connect timed out')), Math.max(1, deadline - Date.now()))
         }),

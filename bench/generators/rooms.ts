@@ -20,6 +20,8 @@ export interface RoomLoadSpec {
   readonly members: readonly RoomMember[]
   /** PIDs of the server under test (CPU and RSS are measured on them). */
   readonly serverPids: readonly number[]
+  /** Named server processes whose own CPU goes into `extra` as `<name>CpuPercent` (a cluster's nodes, NATS). */
+  readonly serverParts?: Readonly<Record<string, number>>
   readonly frameBytes?: number
   readonly framesPerSecond?: number
   readonly connectConcurrency?: number
@@ -128,6 +130,9 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
       deliveriesExpected: expected,
       deliveriesReceived: received,
       foreignMessages: sum('foreign'),
+      ...Object.fromEntries(
+        Object.entries(spec.serverParts ?? {}).map(([name, pid]) => [`${name}CpuPercent`, window.processes.find((p) => p.pid === pid)?.cpuPercent ?? 0]),
+      ),
       ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), duplicateFrames: sum('duplicate'), connectionsDropped: sum('dropped') } : {}),
     },
   })

@@ -5,6 +5,7 @@
  */
 import type { Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
+import cluster from './cluster.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
 import mqttRooms from './mqttRooms.js'
@@ -27,6 +28,7 @@ export const scenarios: readonly Scenario[] = [
   connectStorm,
   webhooks,
   xiaozhiDevices,
+  cluster,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)

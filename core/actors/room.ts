@@ -27,6 +27,8 @@ export interface RoomMember {
   deliver(frame: Uint8Array): void
   /** The same as `deliver`, as a function that needs no receiver: the router calls it directly per frame. */
   readonly audioSink?: (frame: Uint8Array) => void
+  /** False for a member of another node relayed here (core/cluster): it is heard, never sent audio. */
+  readonly listens?: boolean
   /** Control plane: receive room events. */
   sendEvent(event: ServerEvent): void
   /** The room took the member in: its source port and who else is there. */
@@ -114,7 +116,7 @@ const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent
 
 const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEntry>) =>
   router.setSinks(
-    [...members.values()].map((e) => ({
+    [...members.values()].filter((e) => e.member.listens !== false).map((e) => ({
       sourceId: e.port.sourceId,
       // A getter: the router re-reads it when a member switches mode (RoomRouter.refreshAudioModes).
       get audioMode() {

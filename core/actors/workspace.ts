@@ -370,7 +370,9 @@ export interface RoomView {
 export const roomView = (context: WorkspaceContext, room: string): RoomView | null => {
   const ref = lookup(context.rooms, room)
   if (!ref) return null
-  const participants = [...ref.getSnapshot().context.members.values()].map(({ info, member }) => ({
+  // Members relayed from other nodes (core/cluster) are listed by the node they are on.
+  const members = [...ref.getSnapshot().context.members.values()].filter(({ member }) => member.listens !== false)
+  const participants = members.map(({ info, member }) => ({
     ...info,
     transport: member.kind === 'terminal' ? (liveSession(context, member.id)?.link.transport ?? null) : null,
   }))

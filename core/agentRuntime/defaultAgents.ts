@@ -62,6 +62,20 @@ export class RoomDefaultAgents {
     while (this.queues.size > 0) await Promise.all([...this.queues.values()])
   }
 
+  /**
+   * In a cluster a room's default agent runs on its owner only (core/cluster): `owns` says whether
+   * this node holds the room's lease; the cluster calls `recheck` when that changes.
+   */
+  setOwnership(owns: ((workspaceId: string, room: string) => boolean) | null): void {
+    this.owns = owns
+  }
+  private owns: ((workspaceId: string, room: string) => boolean) | null = null
+
+  /** Reconcile a room again (its lease moved, or its settings changed on another node). */
+  recheck(workspaceId: string, room: string, settingChanged = false): void {
+    this.schedule(workspaceId, room, settingChanged)
+  }
+
   private schedule(workspaceId: string, room: string, settingChanged: boolean): void {
     if (this.stopped) return
     const key = keyOf(workspaceId, room)
@@ -81,6 +95,14 @@ export class RoomDefaultAgents {
     if (this.stopped) return
     const key = keyOf(workspaceId, room)
     const cycle = this.cycles.get(key)
+    if (this.owns !== null && !this.owns(workspaceId, room)) {
+      // Not (or no longer) the owner: the owner runs it; one that ran here stops.
+      if (!cycle) return
+      this.cycles.delete(key)
+      this.clock.clearTimeout(cycle.stopTimer)
+      if (cycle.agent && isLive(cycle.agent)) await cycle.agent.stop('room owner moved to another node')
+      return
+    }
     const occupied = this.hub.terminalCount(workspaceId, room) > 0
     if (!occupied) {
       if (!cycle) return

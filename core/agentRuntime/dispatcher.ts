@@ -63,6 +63,15 @@ export const identityOf = (presetId: string | null) => (presetId === null ? DEFA
 export const RETAIN_ENDED_MS = 10 * 60_000
 const MAX_ENDED = 200
 
+/**
+ * Where agents run in a cluster (core/cluster/node.ts): on the room's owner. `ownerFor` answers
+ * null when that is this node (it takes the lease of a room nobody owns), else the owner's id.
+ */
+export interface AgentPlacement {
+  ownerFor(workspaceId: string, room: string): Promise<string | null>
+  dispatchAt(node: string, workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin): Promise<AgentView>
+}
+
 export interface DispatcherDeps {
   readonly hub: TerminalHub
   readonly storage: StorageShape
@@ -172,6 +181,22 @@ export class AgentDispatcher {
    * could not start (the failed agent stays readable with its reason).
    */
   async dispatch(workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin = 'api'): Promise<AgentView> {
+    const placement = this.placement
+    if (placement !== null) {
+      const owner = await placement.ownerFor(workspaceId, room)
+      if (owner !== null) return placement.dispatchAt(owner, workspaceId, room, request, origin)
+    }
+    return this.dispatchHere(workspaceId, room, request, origin)
+  }
+
+  /** In a cluster: agents are dispatched on the room's owner (set by the engine). */
+  setPlacement(placement: AgentPlacement | null): void {
+    this.placement = placement
+  }
+  private placement: AgentPlacement | null = null
+
+  /** Dispatch on this node, whoever owns the room (a dispatch forwarded here by another node). */
+  async dispatchHere(workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin = 'api'): Promise<AgentView> {
     const resolved = this.resolve(workspaceId, request)
     const agent = this.launch(workspaceId, room, resolved, origin)
     const state = await agent.start()

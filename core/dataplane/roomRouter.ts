@@ -32,6 +32,14 @@ export interface SourcePort {
   attached: boolean
 }
 
+/**
+ * Another node with members in this room (core/cluster): gets each frame of this node's own
+ * sources once, whatever the number of its members. `send` only appends to a buffer.
+ */
+export interface RemoteSink {
+  send(sourceId: number, uplink: Uint8Array): void
+}
+
 export interface RouterHooks {
   /** A source just started speaking (control plane; called at most once per talk spurt). */
   speakingStarted(port: SourcePort): void
@@ -41,6 +49,7 @@ export class RoomRouter {
   private all: ReadonlyArray<AudioSink> = []
   private sinks: ReadonlyArray<AudioSink> = []
   private mixer: RoomMixer | null = null
+  private remotes: ReadonlyArray<RemoteSink> = []
   private readonly ports = new Map<number, SourcePort>()
   framesIn = 0
   framesOut = 0
@@ -78,6 +87,11 @@ export class RoomRouter {
     }
   }
 
+  /** Replace the other nodes this room's own frames go to (cluster). The array must not be mutated afterwards. */
+  setRemotes(remotes: ReadonlyArray<RemoteSink>): void {
+    this.remotes = remotes
+  }
+
   /** True while the room has receivers of the mixed stream. */
   get hasMixer(): boolean {
     return this.mixer !== null
@@ -102,6 +116,17 @@ export class RoomRouter {
    */
   forward(port: SourcePort, uplink: Uint8Array, now: number): void {
     if (!port.attached) return
+    const remotes = this.remotes
+    for (let i = 0; i < remotes.length; i++) remotes[i]!.send(port.sourceId, uplink)
+    this.route(port, uplink, now)
+  }
+
+  /** Hot path: a frame of a member of another node, relayed here (cluster): to this node's members only. */
+  forwardRelayed(port: SourcePort, uplink: Uint8Array, now: number): void {
+    if (port.attached) this.route(port, uplink, now)
+  }
+
+  private route(port: SourcePort, uplink: Uint8Array, now: number): void {
     const frame = downlinkFromUplink(uplink, port.sourceId, port.seq)
     port.seq = (port.seq + 1) & 0xffff
     this.framesIn++
@@ -137,6 +162,7 @@ export class RoomRouter {
     this.ports.clear()
     this.all = []
     this.sinks = []
+    this.remotes = []
     this.mixer?.stop()
     this.mixer = null
   }

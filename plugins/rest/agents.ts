@@ -58,7 +58,7 @@ export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) 
         },
         response: {
           201: { description: 'The agent, running in the room.', $ref: 'Agent#' },
-          ...errorResponses(...bodyErrors, 404, 409, 502),
+          ...errorResponses(...bodyErrors, 404, 409, 502, 503),
         },
       },
     },

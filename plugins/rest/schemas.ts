@@ -103,7 +103,7 @@ const rateLimitHeaders = {
   'ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets (sent on every response).' },
 } as const
 
-export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502>) => {
+export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502 | 503>) => {
   const all: Record<number, { description: string; $ref: string; headers?: object }> = {
     401: errorResponse('Missing, malformed, unknown or revoked API key.'),
     429: {
@@ -124,6 +124,10 @@ export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502
     413: 'Request body larger than rest.bodyLimitBytes.',
     415: 'Request body is not application/json.',
     502: 'The agent provider failed to start the agent (the reason is in the message; no secrets).',
+    503:
+      'server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; ' +
+      'nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and ' +
+      'its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff.',
   } as const
   for (const status of extra) all[status] = errorResponse(descriptions[status])
   return all

@@ -1,0 +1,248 @@
+/**
+ * Three Hark nodes on one NATS server and one libSQL server, in one process, on loopback
+ * (spec/cluster.md): terminals
+ * on different nodes share a room byte for byte, control written through any node reaches the
+ * node a terminal is on, listings are cluster-wide, an agent runs once, on the room's owner.
+ * Every wait is on an event; elapsed times are printed, never asserted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ToneTalker } from '../core/test/audio.js'
+import { uplink } from '../core/test/helpers.js'
+import { connectDevice } from '../transports/mqtt/test/helpers.js'
+import { WeriftTerminal } from '../transports/webrtc/test/weriftTerminal.js'
+import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
+import { startCluster, type TestCluster } from './test/cluster.js'
+
+let c: TestCluster
+beforeAll(async () => {
+  c = await startCluster(3)
+}, 60_000)
+afterAll(() => c?.stop())
+
+const node = (i: number) => c.nodes[i - 1]!
+const ws = (i: number, id: string, mode: 'forward' | 'mixed' = 'forward') =>
+  WsTerminal.connect(node(i).engine.ports.gateway!, c.token(id), node(i).engine.host.tls.cert, mode)
+const mqttOn = (i: number, id: string, password = false) =>
+  connectDevice(node(i).engine.ports.mqtt!, id, password ? { password: c.password(id) } : { password: c.token(id) })
+const rtc = (i: number, id: string) => WeriftTerminal.connect(node(i).engine.ports.gateway!, c.token(id), node(i).engine.host.tls.cert)
+const closeCode = (t: WsTerminal) => new Promise<number>((resolve) => t.ws.once('close', (code) => resolve(code)))
+const api = async <T = unknown>(i: number, method: string, path: string, body?: unknown) => {
+  const res = await fetch(node(i).rest(`/api/v1${path}`), {
+    method,
+    headers: { authorization: `Bearer ${c.seed.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T }
+}
+const since = (t0: number) => `${(performance.now() - t0).toFixed(1)} ms`
+
+describe('one room across three nodes', () => {
+  it('a WebSocket terminal on node 1, an MQTT device on node 2 and a WebRTC peer on node 3 hear each other, Opus byte for byte', async () => {
+    const page = await ws(1, 'ws1')
+    const pageSession = await page.event('session')
+    expect(pageSession.room).toBe('lobby')
+    const device = await mqttOn(2, 'mq1')
+    await device.event('session')
+    await page.event('participant.joined', (e) => e.participant.id === 'mq1')
+    const peer = await rtc(3, 'rtc1')
+    const peerSession = await peer.event('session')
+    expect(peerSession.audioMode).toBe('mixed')
+    await page.event('participant.joined', (e) => e.participant.id === 'rtc1')
+    await device.event('participant.joined', (e) => e.participant.id === 'rtc1')
+    // The first member of a room on a node hears the other nodes' members join its copy right after.
+    for (const id of ['ws1', 'mq1']) {
+      if (!peerSession.participants.some((p) => p.id === id)) await peer.event('participant.joined', (e) => e.participant.id === id)
+    }
+
+    // node 1 -> nodes 2 and 3
+    const fromPage = Uint8Array.from({ length: 80 }, (_, i) => (i * 7 + 3) & 0xff)
+    // Twice: two voiced frames start a talk spurt, whose end (speaking.stopped) every node announces.
+    page.sendAudio(uplink(fromPage, 0x80 | 21))
+    page.sendAudio(uplink(fromPage, 0x80 | 21))
+    const atDevice = await device.audio.next(() => true, 5000, 'page->device')
+    expect(atDevice[1]).toBe(0x80 | 21)
+    expect([...atDevice.subarray(6)]).toEqual([...fromPage])
+    const atPeer = await peer.packets.next(() => true, 5000, 'page->peer')
+    expect([...atPeer.payload]).toEqual([...fromPage])
+    expect(atPeer.levelByte).toBe(0x80 | 21)
+
+    // The peer hears a mix of every active talker; one talker at a time reaches it untouched.
+    await peer.event('speaking.stopped', (e) => e.participantId === 'ws1')
+
+    // node 2 -> nodes 1 and 3
+    const fromDevice = Uint8Array.from({ length: 61 }, (_, i) => (i * 11 + 1) & 0xff)
+    device.publishAudio(uplink(fromDevice, 0x80 | 30))
+    device.publishAudio(uplink(fromDevice, 0x80 | 30))
+    const atPage = await page.frames.next((f) => f.opus.length === 61, 5000, 'device->page')
+    expect(atPage.levelByte).toBe(0x80 | 30)
+    expect([...atPage.opus]).toEqual([...fromDevice])
+    expect(atPage.sourceId).toBe((await page.event('participant.joined', (e) => e.participant.id === 'mq1')).participant.sourceId)
+    const atPeer2 = await peer.packets.next((p) => p.payload.length === 61, 5000, 'device->peer')
+    expect([...atPeer2.payload]).toEqual([...fromDevice])
+
+    await peer.event('speaking.stopped', (e) => e.participantId === 'mq1')
+
+    // node 3 -> nodes 1 and 2
+    const fromPeer = Uint8Array.from({ length: 97 }, (_, i) => (i * 5 + 9) & 0xff)
+    await peer.sendOpus(fromPeer, 0x80 | 18)
+    const atPage2 = await page.frames.next((f) => f.opus.length === 97, 5000, 'peer->page')
+    expect([...atPage2.opus]).toEqual([...fromPeer])
+    const atDevice2 = await device.audio.next((f) => f.length === 6 + 97, 5000, 'peer->device')
+    expect([...atDevice2.subarray(6)]).toEqual([...fromPeer])
+
+    await device.end()
+    await page.event('participant.left', (e) => e.participant.id === 'mq1')
+    await peer.close()
+    await page.event('participant.left', (e) => e.participant.id === 'rtc1')
+    page.close()
+  })
+
+  it('mixed mode: a mixed receiver on node 1 gets one remote talker untouched and two remote talkers mixed', async () => {
+    const listener = await ws(1, 'ws2', 'mixed')
+    await listener.event('session')
+    const a = await ws(2, 'a')
+    await a.event('session')
+    const b = await ws(3, 'b')
+    await b.event('session')
+    await listener.event('participant.joined', (e) => e.participant.id === 'b')
+    const toneA = new ToneTalker(440)
+    const first = toneA.nextUplink()
+    a.sendAudio(first)
+    const untouched = await listener.frames.next()
+    expect([...untouched.opus]).toEqual([...first.subarray(1)])
+    const toneB = new ToneTalker(1000)
+    const timer = setInterval(() => {
+      a.sendAudio(toneA.nextUplink())
+      b.sendAudio(toneB.nextUplink())
+    }, 20)
+    try {
+      const mixed = await listener.frames.next((f) => f.sourceId === 0, 10_000, 'a server mix')
+      expect(mixed.opus.length).toBeGreaterThan(0)
+    } finally {
+      clearInterval(timer)
+    }
+    for (const t of [listener, a, b]) t.close()
+  })
+})
+
+describe('control through any node', () => {
+  it('a PATCH through node 3 moves a terminal connected to node 1', async () => {
+    const t = await ws(1, 'c')
+    await t.event('session')
+    const t0 = performance.now()
+    expect((await api(3, 'PATCH', '/clients/c', { room: 'hall' })).status).toBe(200)
+    const changed = await t.event('room.changed')
+    console.log(`cluster: PATCH on node 3 -> room.changed on node 1 in ${since(t0)}`)
+    expect(changed).toMatchObject({ from: 'lobby', to: 'hall' })
+    t.close()
+  })
+
+  it('revocation, deletion and a device-password reset through one node close sessions on the others', async () => {
+    const revoked = await ws(1, 'd')
+    await revoked.event('session')
+    const deleted = await ws(2, 'e')
+    await deleted.event('session')
+    const device = await mqttOn(3, 'f', true)
+    await device.event('session')
+
+    let t0 = performance.now()
+    const revokedClosed = closeCode(revoked)
+    expect((await api(2, 'POST', '/clients/d/token/revoke-all')).status).toBeLessThan(300)
+    expect(await revokedClosed).toBe(4003)
+    console.log(`cluster: revoke on node 2 -> close on node 1 in ${since(t0)}`)
+
+    t0 = performance.now()
+    const deletedClosed = closeCode(deleted)
+    expect((await api(3, 'DELETE', '/clients/e')).status).toBe(200)
+    expect(await deletedClosed).toBe(4004)
+    console.log(`cluster: delete on node 3 -> close on node 2 in ${since(t0)}`)
+
+    t0 = performance.now()
+    const closing = device.event('session.closing')
+    // The operator's reset (the CLI's `device-password reset`) on node 1.
+    node(1).engine.host.security.devicePasswords.reset(c.seed.workspaceId, 'f')
+    expect(await closing).toMatchObject({ code: 'device_password_reset' })
+    await device.closed
+    console.log(`cluster: device-password reset on node 1 -> close on node 3 in ${since(t0)}`)
+  })
+
+  it('a newer session of the same client on node 2 replaces the one on node 1', async () => {
+    const older = await ws(1, 'g')
+    await older.event('session')
+    const closed = closeCode(older)
+    const newer = await ws(2, 'g')
+    await newer.event('session')
+    expect(await closed).toBe(4005)
+    newer.close()
+  })
+})
+
+describe('cluster-wide views and agents', () => {
+  type Room = { room: string; participants: Array<{ id: string; kind: string; transport: string | null }> }
+
+  it('GET /rooms, /rooms/{room} and a client online state answer the same on every node', async () => {
+    const one = await ws(1, 'ws1')
+    await one.event('session')
+    const two = await mqttOn(2, 'mq2')
+    await two.event('session')
+    await one.event('participant.joined', (e) => e.participant.id === 'mq2')
+    for (const i of [1, 2, 3]) {
+      const rooms = await api<{ rooms: Room[] }>(i, 'GET', '/rooms')
+      expect(rooms.body.rooms.map((r) => [r.room, r.participants.map((p) => [p.id, p.transport]).sort()])).toEqual([
+        ['lobby', [['mq2', 'mqtt'], ['ws1', 'websocket']]],
+      ])
+      const lobby = await api<Room>(i, 'GET', '/rooms/lobby')
+      expect(lobby.body.participants.map((p) => p.id).sort()).toEqual(['mq2', 'ws1'])
+      const client = await api<{ online: boolean; connection: { transport: string; room: string } | null }>(i, 'GET', '/clients/ws1')
+      expect(client.body).toMatchObject({ online: true, connection: { transport: 'websocket', room: 'lobby' } })
+      const online = await api<{ clients: Array<{ clientId: string }> }>(i, 'GET', '/clients?status=online')
+      expect(online.body.clients.map((x) => x.clientId).sort()).toEqual(['mq2', 'ws1'])
+    }
+    await two.end()
+    await one.event('participant.left', (e) => e.participant.id === 'mq2')
+    one.close()
+  })
+
+  it('an agent dispatched through node 3 runs once, on the room owner (node 1, where the room opened first)', async () => {
+    const t = await ws(1, 'ws1')
+    await t.event('session')
+    const other = await ws(2, 'ws2')
+    await other.event('session')
+    const dispatched = await api<{ agentId: string; state: string }>(3, 'POST', '/agents', { room: 'lobby' })
+    expect(dispatched.status).toBe(201)
+    expect(dispatched.body.state).toBe('running')
+    const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
+    await other.event('participant.joined', (e) => e.participant.id === joined.participant.id)
+    // It runs on node 1 only: node 1 lists it, the others do not run one.
+    expect((await api<{ agents: Array<{ agentId: string }> }>(1, 'GET', '/agents?state=running')).body.agents.map((a) => a.agentId)).toEqual([
+      dispatched.body.agentId,
+    ])
+    for (const i of [2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toEqual([])
+    // A second dispatch of the same identity through node 2 meets the first one on the owner.
+    expect((await api(2, 'POST', '/agents', { room: 'lobby' })).status).toBe(409)
+    expect((await api(1, 'DELETE', `/agents/${dispatched.body.agentId}`)).status).toBe(200)
+    await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
+    t.close()
+    other.close()
+  })
+
+  it('a room default agent runs once per room in the cluster, whatever node its terminals are on', async () => {
+    // Set through node 3; every node reads it from the shared database and would start it alone.
+    expect((await api(3, 'PUT', '/rooms/hall', { defaultAgent: { presetId: null, stopDelaySeconds: 0 } })).status).toBe(200)
+    for (const id of ['a', 'b']) expect((await api(3, 'PATCH', `/clients/${id}`, { room: 'hall' })).status).toBe(200)
+    const a = await ws(2, 'a')
+    await a.event('session')
+    const b = await ws(3, 'b')
+    await b.event('session')
+    const agent = await a.event('participant.joined', (e) => e.participant.kind === 'agent')
+    await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
+    const room = await api<Room>(1, 'GET', '/rooms/hall')
+    expect(room.body.participants.filter((p) => p.kind === 'agent')).toHaveLength(1)
+    let running = 0
+    for (const i of [1, 2, 3]) running += (await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents.length
+    expect(running).toBe(1)
+    a.close()
+    b.close()
+    await Promise.all([a, b].map((t) => new Promise((resolve) => t.ws.once('close', resolve))))
+  })
+})

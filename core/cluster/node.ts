@@ -1,0 +1,693 @@
+/**
+ * A node of a Hark cluster (spec/cluster.md): joins NATS, and from then on
+ *
+ * - keeps a copy of every room that has members on this node: its own members plus a relayed
+ *   member (relayed.ts) for each member another node announced in it, so frames, speaking events,
+ *   the mix and `participant.*` events work unchanged on every node;
+ * - sends its own sources' frames to each other node that has members in the room, one message
+ *   per node per event-loop turn (wire.ts), and relays what it receives into its copies;
+ * - announces its members per room (`dir`), hears the others', and drops a node that falls silent
+ *   for the lease TTL;
+ * - holds the lease of the rooms it owns in a NATS KV bucket (TTL, renewed; taken over when it
+ *   lapses): agents run on the owner, room default agents start only there;
+ * - carries control across nodes: committed storage changes (moves, revocations, deletion,
+ *   device-password resets) and newer sessions of a client.
+ *
+ * The per-frame path is the router's remote sinks (an append into a buffer) and the relay
+ * subscription (a DataView walk, a Map lookup, the room router): no actor, no Effect, no JSON.
+ * Everything else here is control plane, timed by the engine clock.
+ */
+import { randomUUID } from 'node:crypto'
+import { Kvm, type KV } from '@nats-io/kv'
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node'
+import { roomOf, liveSession, type WorkspaceContext } from '../actors/workspace.js'
+import type { AgentPlacement, DispatchRequest } from '../agentRuntime/dispatcher.js'
+import type { AgentOrigin, AgentView } from '../agentRuntime/liveAgent.js'
+import type { ClockShape, Timer } from '../clock.js'
+import type { RemoteSink } from '../dataplane/roomRouter.js'
+import { WriteBatch } from '../dataplane/writeBatch.js'
+import {
+  AgentStartFailed,
+  ClusterUnavailable,
+  Conflict,
+  Internal,
+  NotFound,
+  ServerShuttingDown,
+  SessionReplaced,
+  ValidationFailed,
+  isHarkError,
+  publicMessage,
+  type HarkError,
+} from '../errors.js'
+import type { ParticipantInfo } from '../events.js'
+import type { Logger } from '../log.js'
+import type { PresenceEntry, RemoteDirectory } from '../presence.js'
+import type { SecurityShape } from '../security/security.js'
+import type { ChangeRecord } from '../storage/changes.js'
+import type { StorageShape } from '../storage/storage.js'
+import type { TerminalHub } from '../terminals.js'
+import { RelayedMember, type RelayedInfo } from './relayed.js'
+import { readRelayMessage, RelayOutbox } from './wire.js'
+
+/** Subjects (spec/cluster.md, Subjects). */
+const S = {
+  heartbeat: 'hark.hb',
+  bye: 'hark.bye',
+  sync: 'hark.sync',
+  dir: (node: string) => `hark.dir.${node}`,
+  dirAll: 'hark.dir.*',
+  audio: (to: string, from: string) => `hark.audio.${to}.${from}`,
+  session: 'hark.session',
+  change: 'hark.change',
+  agent: (node: string) => `hark.agent.${node}`,
+} as const
+export const LEASE_BUCKET = 'hark-room-owners'
+
+export interface ClusterOptions {
+  readonly natsUrl: string
+  readonly nodeId: string
+  readonly leaseTtlMs: number
+  readonly hub: TerminalHub
+  readonly storage: StorageShape
+  readonly security: SecurityShape
+  readonly clock: ClockShape
+  readonly log: Logger
+  /** This node's listeners (rest, gateway, mqtt, …), for the others and the demo. */
+  readonly endpoints: () => Record<string, number>
+}
+
+/** What a node announces for one room: its own members there (none: it left the room). */
+interface Unit {
+  readonly node: string
+  readonly incarnation: string
+  readonly ws: string
+  readonly room: string
+  readonly tag: number
+  readonly members: ReadonlyArray<RelayedInfo>
+}
+
+interface Peer {
+  readonly node: string
+  readonly incarnation: string
+  lastSeen: number
+  endpoints: Record<string, number>
+  readonly units: Map<string, Unit>
+  /** relayKey(tag, sourceId) -> the relayed member its frames go to. */
+  readonly sources: Map<number, RelayedMember>
+  readonly outbox: RelayOutbox
+}
+
+interface LocalRoom {
+  readonly ws: string
+  readonly room: string
+  readonly tag: number
+  /** peer\0tag\0memberId\0sourceId -> relayed member. */
+  readonly proxies: Map<string, { member: RelayedMember; peer: Peer; relayKey: number }>
+  published: string
+}
+
+interface Lease {
+  revision: number
+  acquiredAt: number
+  busy: boolean
+}
+
+/** Hooks of the engine's agent side (set once the dispatcher and default agents exist). */
+export interface ClusterAgentHooks {
+  dispatchHere(ws: string, room: string, request: DispatchRequest, origin: AgentOrigin): Promise<AgentView>
+  /** This node gained or lost the lease of a room. */
+  ownershipChanged(ws: string, room: string, owned: boolean): void
+  /** A committed `room.updated` from another node. */
+  roomSettingsChanged(ws: string, room: string): void
+}
+
+const keyOf = (ws: string, room: string) => `${ws}\n${room}`
+const splitKey = (key: string): [string, string] => {
+  const i = key.indexOf('\n')
+  return [key.slice(0, i), key.slice(i + 1)]
+}
+const leaseKeyOf = (key: string) => Buffer.from(key).toString('base64url')
+const decode = (data: Uint8Array): unknown => JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'))
+const encode = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value))
+
+/** Errors an owner answers a forwarded dispatch with, rebuilt on the asking node. */
+const rebuild = (tag: string, message: string): HarkError => {
+  switch (tag) {
+    case 'Conflict':
+      return new Conflict({ message })
+    case 'AgentStartFailed':
+      return new AgentStartFailed({ message })
+    case 'NotFound':
+      return new NotFound({ message })
+    case 'ValidationFailed':
+      return new ValidationFailed({ field: 'body', message })
+    case 'ServerShuttingDown':
+      return new ClusterUnavailable({ message: 'the room owner is shutting down; retry' })
+    default:
+      return new Internal({ message })
+  }
+}
+
+export class ClusterNode implements RemoteDirectory, AgentPlacement {
+  readonly nodeId: string
+  /** Changes at every start: a node back under the same id is told apart from its past self. */
+  readonly incarnation = randomUUID()
+  private nc!: NatsConnection
+  private kv!: KV
+  private readonly peers = new Map<string, Peer>()
+  private readonly rooms = new Map<string, LocalRoom>()
+  private readonly leases = new Map<string, Lease>()
+  private readonly dirty = new Set<string>()
+  private flushScheduled = false
+  private nextTag = 1
+  private timer: Timer | undefined
+  private readonly subs: Subscription[] = []
+  private readonly unsubscribe: Array<() => void> = []
+  private readonly batch = new WriteBatch()
+  private agents: ClusterAgentHooks | null = null
+  private stopped = false
+  private sessionIndex: Map<string, Map<string, PresenceEntry>> | null = null
+  /** Counters for the bench and tests. */
+  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, relayDropped: 0 }
+
+  constructor(private readonly o: ClusterOptions) {
+    this.nodeId = o.nodeId
+  }
+
+  private get tickMs() {
+    return Math.floor(this.o.leaseTtlMs / 3)
+  }
+
+  async start(): Promise<void> {
+    const { log } = this.o
+    this.nc = await connect({
+      servers: this.o.natsUrl,
+      name: `hark-${this.nodeId}`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      pingInterval: 5000,
+    })
+    this.kv = await this.bucket()
+    const nc = this.nc
+    const on = (subject: string, handle: (data: unknown, reply: string) => void) =>
+      this.subs.push(
+        nc.subscribe(subject, {
+          callback: (err, msg) => {
+            if (err) return
+            try {
+              handle(decode(msg.data), msg.reply ?? '')
+            } catch (e) {
+              log.warn({ err: e, subject: msg.subject }, 'cluster: a message could not be read; dropped')
+            }
+          },
+        }),
+      )
+    const audioPrefix = S.audio(this.nodeId, '')
+    this.subs.push(
+      nc.subscribe(S.audio(this.nodeId, '*'), {
+        callback: (err, msg) => {
+          if (err) return
+          this.relayIn(msg.subject.slice(audioPrefix.length), msg.data)
+        },
+      }),
+    )
+    on(S.heartbeat, (m) => this.heard(m as { node: string; incarnation: string; endpoints: Record<string, number> }))
+    on(S.bye, (m) => {
+      const { node } = m as { node: string }
+      if (node !== this.nodeId) this.forgetPeer(node)
+    })
+    on(S.sync, (m) => {
+      const { node } = m as { node: string }
+      if (node !== this.nodeId) this.republish()
+    })
+    on(S.dirAll, (m) => this.unitIn(m as Unit))
+    on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
+    on(S.change, (m) => this.changeIn(m as { node: string; change: ChangeRecord; room?: string | null }))
+    on(S.agent(this.nodeId), (m, reply) => void this.agentIn(m as AgentRequest, reply))
+
+    const { hub, storage } = this.o
+    this.unsubscribe.push(
+      hub.on('room.occupancy', (e) => this.markDirty(keyOf(e.workspaceId, e.room))),
+      hub.on('room.closed', (e) => this.markDirty(keyOf(e.workspaceId, e.room))),
+      hub.on('session.opened', ({ session: s }) => {
+        this.publish(S.session, { node: this.nodeId, workspaceId: s.workspaceId, clientId: s.clientId, sessionId: s.sessionId, connectedAt: s.connectedAt })
+      }),
+      storage.onChange((change) => {
+        // This node's writes, and those of a process beside it (the CLI); not another node's (it says them).
+        if (change.origin !== storage.origin && this.peerOrigins.has(change.origin)) return
+        const room =
+          change.kind === 'client.updated' && change.workspaceId && change.subject
+            ? (storage.clients.get(change.workspaceId, change.subject)?.room ?? null)
+            : undefined
+        this.publish(S.change, { node: this.nodeId, change, room })
+      }),
+    )
+    hub.attachRemote(this)
+    void this.watchStatus()
+    this.beat()
+    this.publish(S.sync, { node: this.nodeId })
+    await nc.flush()
+    this.arm()
+    log.info({ nodeId: this.nodeId, nats: this.o.natsUrl }, 'joined the cluster')
+  }
+
+  /** The lease bucket (created when missing: also after a NATS restart that lost it). */
+  private async bucket(): Promise<KV> {
+    return new Kvm(this.nc).create(LEASE_BUCKET, { ttl: this.o.leaseTtlMs, history: 1 })
+  }
+
+  setAgentHooks(hooks: ClusterAgentHooks): void {
+    this.agents = hooks
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.o.clock.clearTimeout(this.timer)
+    this.unsubscribe.splice(0).forEach((f) => f())
+    this.o.hub.attachRemote(null)
+    for (const peer of this.peers.values()) peer.outbox.flush()
+    this.publish(S.bye, { node: this.nodeId })
+    await Promise.all(
+      [...this.leases.keys()].map((key) => this.kv.delete(leaseKeyOf(key), { previousSeq: this.leases.get(key)!.revision }).catch(() => {})),
+    )
+    this.leases.clear()
+    try {
+      await this.nc.drain()
+    } catch {
+      await this.nc.close().catch(() => {})
+    }
+  }
+
+  private publish(subject: string, value: unknown): void {
+    if (this.stopped && subject !== S.bye) return
+    try {
+      this.nc.publish(subject, encode(value))
+    } catch (e) {
+      this.o.log.warn({ err: e, subject }, 'cluster: publish failed')
+    }
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') this.o.log.warn({ nodeId: this.nodeId }, 'cluster: NATS connection lost; reconnecting')
+      if (status.type === 'reconnect') {
+        this.o.log.info({ nodeId: this.nodeId }, 'cluster: NATS reconnected; resynchronizing')
+        try {
+          this.kv = await this.bucket()
+        } catch (e) {
+          this.o.log.warn({ err: e }, 'cluster: lease bucket unavailable after reconnect')
+        }
+        this.beat()
+        this.publish(S.sync, { node: this.nodeId })
+        this.republish()
+      }
+    }
+  }
+
+  // ---- Timers: heartbeat, silent peers, leases ----
+
+  private arm(): void {
+    this.timer = this.o.clock.setTimeout(() => {
+      if (this.stopped) return
+      this.beat()
+      this.expirePeers()
+      this.tickLeases()
+      this.arm()
+    }, this.tickMs)
+  }
+
+  private beat(): void {
+    this.publish(S.heartbeat, { node: this.nodeId, incarnation: this.incarnation, origin: this.o.storage.origin, endpoints: this.o.endpoints() })
+  }
+
+  /** Storage origins of the other nodes (a shared database: their changes are theirs to announce). */
+  private readonly peerOrigins = new Set<string>()
+
+  private heard(m: { node: string; incarnation: string; origin?: string; endpoints?: Record<string, number> }): Peer | null {
+    if (m.origin && m.node !== this.nodeId) this.peerOrigins.add(m.origin)
+    if (m.node === this.nodeId) return null
+    let peer = this.peers.get(m.node)
+    if (peer && peer.incarnation !== m.incarnation) {
+      this.forgetPeer(m.node)
+      peer = undefined
+    }
+    if (!peer) {
+      const node = m.node
+      peer = {
+        node,
+        incarnation: m.incarnation,
+        lastSeen: 0,
+        endpoints: {},
+        units: new Map(),
+        sources: new Map(),
+        outbox: new RelayOutbox((message) => this.nc.publish(S.audio(node, this.nodeId), message), this.batch),
+      }
+      this.peers.set(node, peer)
+      this.o.log.info({ nodeId: this.nodeId, peer: node }, 'cluster: node joined')
+    }
+    peer.lastSeen = this.o.clock.now()
+    if (m.endpoints) peer.endpoints = m.endpoints
+    return peer
+  }
+
+  private expirePeers(): void {
+    const deadline = this.o.clock.now() - this.o.leaseTtlMs
+    for (const peer of [...this.peers.values()]) {
+      if (peer.lastSeen < deadline) {
+        this.o.log.warn({ nodeId: this.nodeId, peer: peer.node }, 'cluster: node silent for the lease TTL; dropping its members')
+        this.forgetPeer(peer.node)
+      }
+    }
+  }
+
+  private forgetPeer(node: string): void {
+    const peer = this.peers.get(node)
+    if (!peer) return
+    this.peers.delete(node)
+    this.sessionIndex = null
+    for (const key of peer.units.keys()) if (this.rooms.has(key)) this.markDirty(key)
+  }
+
+  /** Live nodes of the cluster, this one included, with their listeners. */
+  nodes(): Array<{ nodeId: string; endpoints: Record<string, number> }> {
+    return [
+      { nodeId: this.nodeId, endpoints: this.o.endpoints() },
+      ...[...this.peers.values()].map((p) => ({ nodeId: p.node, endpoints: p.endpoints })),
+    ]
+  }
+
+  // ---- Leases ----
+
+  /** True while this node holds the lease of the room. */
+  owns(ws: string, room: string): boolean {
+    return this.leases.has(keyOf(ws, room))
+  }
+
+  private tickLeases(): void {
+    const now = this.o.clock.now()
+    for (const [key, lease] of this.leases) {
+      if (lease.busy) continue
+      // A lease taken for a dispatch whose agent never opened the room is let go.
+      if (!this.rooms.has(key) && now - lease.acquiredAt > this.o.leaseTtlMs) {
+        void this.release(key)
+        continue
+      }
+      lease.busy = true
+      this.kv
+        .update(leaseKeyOf(key), encode({ node: this.nodeId }), lease.revision)
+        .then((revision) => {
+          lease.revision = revision
+        })
+        .catch((e: unknown) => this.lost(key, e))
+        .finally(() => {
+          lease.busy = false
+        })
+    }
+    for (const key of this.rooms.keys()) if (!this.leases.has(key)) void this.acquire(key)
+  }
+
+  private readonly acquiring = new Set<string>()
+
+  /** Take the room's lease if nobody holds it; true when this node holds it after. */
+  private async acquire(key: string): Promise<boolean> {
+    if (this.leases.has(key)) return true
+    if (this.acquiring.has(key) || this.stopped) return false
+    this.acquiring.add(key)
+    try {
+      const revision = await this.kv.create(leaseKeyOf(key), encode({ node: this.nodeId }))
+      this.leases.set(key, { revision, acquiredAt: this.o.clock.now(), busy: false })
+      const [ws, room] = splitKey(key)
+      this.o.log.info({ nodeId: this.nodeId, workspaceId: ws, room }, 'cluster: room owner')
+      this.agents?.ownershipChanged(ws, room, true)
+      return true
+    } catch {
+      return false
+    } finally {
+      this.acquiring.delete(key)
+    }
+  }
+
+  private lost(key: string, e: unknown): void {
+    if (!this.leases.delete(key)) return
+    const [ws, room] = splitKey(key)
+    this.o.log.warn({ nodeId: this.nodeId, workspaceId: ws, room, err: e }, 'cluster: lost the room lease')
+    this.agents?.ownershipChanged(ws, room, false)
+  }
+
+  private async release(key: string): Promise<void> {
+    const lease = this.leases.get(key)
+    if (!lease) return
+    this.leases.delete(key)
+    const [ws, room] = splitKey(key)
+    this.agents?.ownershipChanged(ws, room, false)
+    await this.kv.delete(leaseKeyOf(key), { previousSeq: lease.revision }).catch(() => {})
+  }
+
+  /** AgentPlacement: null to run here, else the owner node to forward to. */
+  async ownerFor(ws: string, room: string): Promise<string | null> {
+    const key = keyOf(ws, room)
+    if (this.leases.has(key)) return null
+    let entry
+    try {
+      entry = await this.kv.get(leaseKeyOf(key))
+    } catch (e) {
+      throw new ClusterUnavailable({ message: `room owner unknown: ${(e as Error).message}` })
+    }
+    if (entry && entry.operation === 'PUT') {
+      const { node } = entry.json<{ node: string }>()
+      if (node === this.nodeId) return null
+      if (this.peers.has(node)) return node
+      throw new ClusterUnavailable({ message: 'the room owner is gone; another node takes the room over within the lease TTL' })
+    }
+    if (await this.acquire(key)) return null
+    return this.ownerFor(ws, room)
+  }
+
+  async dispatchAt(node: string, ws: string, room: string, request: DispatchRequest, origin: AgentOrigin): Promise<AgentView> {
+    let reply
+    try {
+      reply = await this.nc.request(S.agent(node), encode({ ws, room, request, origin }), { timeout: 20_000 })
+    } catch (e) {
+      throw new ClusterUnavailable({ message: `the room owner did not answer: ${(e as Error).message}` })
+    }
+    const answer = decode(reply.data) as { view?: AgentView; error?: { tag: string; message: string } }
+    if (answer.error) throw rebuild(answer.error.tag, answer.error.message)
+    return answer.view!
+  }
+
+  private async agentIn(m: AgentRequest, reply: string): Promise<void> {
+    if (!reply) return
+    let answer: unknown
+    try {
+      if (!this.agents) throw new ServerShuttingDown({ message: 'agents are not running here' })
+      // Forwarded here as the owner; if the lease moved meanwhile, it runs here anyway (the asker chose).
+      answer = { view: await this.agents.dispatchHere(m.ws, m.room, m.request, m.origin) }
+    } catch (e) {
+      answer = { error: { tag: isHarkError(e) ? e._tag : 'Internal', message: publicMessage(e) } }
+    }
+    this.nc.publish(reply, encode(answer))
+  }
+
+  // ---- Rooms: what this node announces, and the copies it keeps ----
+
+  private markDirty(key: string): void {
+    this.dirty.add(key)
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    // After the actor step that announced it: the room's snapshot then says who is in it.
+    setImmediate(() => {
+      this.flushScheduled = false
+      const keys = [...this.dirty]
+      this.dirty.clear()
+      for (const key of keys) this.refresh(key)
+    })
+  }
+
+  private republish(): void {
+    for (const local of this.rooms.values()) local.published = ''
+    for (const key of this.rooms.keys()) this.markDirty(key)
+  }
+
+  private refresh(key: string): void {
+    if (this.stopped) return
+    const [ws, room] = splitKey(key)
+    const context = this.o.hub.context(ws)
+    const ref = context && roomOf(context, room)
+    const members = ref ? [...ref.getSnapshot().context.members.values()].filter((e) => e.member.listens !== false) : []
+    let local = this.rooms.get(key)
+    if (members.length === 0) {
+      if (!local) return
+      this.rooms.delete(key)
+      this.publish(S.dir(this.nodeId), { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: [] } satisfies Unit)
+      for (const { member, peer, relayKey } of local.proxies.values()) {
+        peer.sources.delete(relayKey)
+        this.o.hub.leaveRoom(ws, room, member)
+      }
+      local.proxies.clear()
+      void this.release(key)
+      return
+    }
+    const fresh = !local
+    if (!local) {
+      local = { ws, room, tag: this.nextTag++, proxies: new Map(), published: '' }
+      if (this.nextTag > 0xffffffff) this.nextTag = 1
+      this.rooms.set(key, local)
+    }
+    const infos: RelayedInfo[] = members.map(({ member, info }) => {
+      const session = member.kind === 'terminal' ? liveSession(context!, member.id) : undefined
+      return session
+        ? { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId, sessionId: session.sessionId, transport: session.link.transport, connectedAt: session.connectedAt }
+        : { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId }
+    })
+    const unit: Unit = { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: infos }
+    const json = JSON.stringify(unit)
+    if (json !== local.published) {
+      local.published = json
+      this.nc.publish(S.dir(this.nodeId), Buffer.from(json))
+    }
+    this.reconcile(local, context!, new Set(members.map((e) => e.member.id)))
+    if (fresh) void this.acquire(key)
+  }
+
+  /** Make the room's relayed members and remote sinks follow what the other nodes announced. */
+  private reconcile(local: LocalRoom, context: WorkspaceContext, localIds: ReadonlySet<string>): void {
+    const key = keyOf(local.ws, local.room)
+    const wanted = new Set<string>()
+    const remotes: RemoteSink[] = []
+    for (const peer of this.peers.values()) {
+      const unit = peer.units.get(key)
+      if (!unit || unit.members.length === 0) continue
+      const tag = local.tag
+      const outbox = peer.outbox
+      remotes.push({ send: (sourceId, uplink) => outbox.append(tag, sourceId, uplink) })
+      for (const info of unit.members) {
+        // A client here and there at once is being replaced: its session here stays until closed.
+        if (localIds.has(info.id)) continue
+        const id = `${peer.node}\0${unit.tag}\0${info.id}\0${info.sourceId}`
+        wanted.add(id)
+        if (local.proxies.has(id)) continue
+        const member = new RelayedMember(peer.node, info)
+        const relayKey = unit.tag * 65536 + info.sourceId
+        peer.sources.set(relayKey, member)
+        local.proxies.set(id, { member, peer, relayKey })
+        this.o.hub.joinRoom(local.ws, local.room, member)
+      }
+    }
+    for (const [id, { member, peer, relayKey }] of local.proxies) {
+      if (wanted.has(id)) continue
+      local.proxies.delete(id)
+      if (peer.sources.get(relayKey) === member) peer.sources.delete(relayKey)
+      this.o.hub.leaveRoom(local.ws, local.room, member)
+    }
+    roomOf(context, local.room)?.getSnapshot().context.router.setRemotes(remotes)
+  }
+
+  private unitIn(unit: Unit): void {
+    if (unit.node === this.nodeId) return
+    const peer = this.heard({ node: unit.node, incarnation: unit.incarnation })
+    if (!peer) return
+    const key = keyOf(unit.ws, unit.room)
+    if (unit.members.length === 0) peer.units.delete(key)
+    else peer.units.set(key, unit)
+    this.sessionIndex = null
+    if (this.rooms.has(key)) this.markDirty(key)
+  }
+
+  /** Hot path: one relay message from `from` (wire.ts). */
+  private relayIn(from: string, data: Uint8Array): void {
+    const peer = this.peers.get(from)
+    this.stats.relayMessagesIn++
+    if (peer === undefined) {
+      this.stats.relayDropped++
+      return
+    }
+    const now = performance.now()
+    const sources = peer.sources
+    const read = readRelayMessage(data, (key, uplink) => {
+      const member = sources.get(key)
+      if (member !== undefined) member.push(uplink, now)
+      else this.stats.relayDropped++
+    })
+    if (read < 0) {
+      this.stats.relayDropped++
+      this.o.log.warn({ from }, 'cluster: a malformed relay message; the rest of it was dropped')
+    }
+    this.stats.relayFramesIn += read < 0 ? -1 - read : read
+  }
+
+  // ---- Control across nodes ----
+
+  private sessionIn(m: { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }): void {
+    if (m.node === this.nodeId) return
+    const session = this.o.hub.session(m.workspaceId, m.clientId)
+    if (!session || session.sessionId === m.sessionId) return
+    const mine = this.o.hub.presenceEntry(m.workspaceId, m.clientId)
+    // The newer one stays: the one here goes when it connected first (ties: the smaller id goes).
+    if (mine && (mine.connectedAt < m.connectedAt || (mine.connectedAt === m.connectedAt && mine.sessionId < m.sessionId))) {
+      session.close(new SessionReplaced({ message: 'replaced by a newer session of the same client' }))
+    }
+  }
+
+  private changeIn(m: { node: string; change: ChangeRecord; room?: string | null }): void {
+    if (m.node === this.nodeId) return
+    const { change } = m
+    const { security, storage } = this.o
+    if (change.workspaceId && change.subject && change.kind.startsWith('client.')) storage.clients.invalidate(change.workspaceId, change.subject)
+    if (change.kind === 'apikey.revoked' && change.subject) security.apiKeys.forget(change.subject)
+    else if (change.kind === 'secret.rotated' && change.workspaceId) security.keyring.invalidate(change.workspaceId)
+    else if (change.kind === 'token.revoked' && change.subject) security.revocations.add(change.subject)
+    else if (change.kind === 'room.updated' && change.workspaceId && change.subject) this.agents?.roomSettingsChanged(change.workspaceId, change.subject)
+    this.o.hub.applyChange(change, m.room)
+  }
+
+  // ---- RemoteDirectory: what the other nodes announced, for listings and presence ----
+
+  roomNames(ws: string): string[] {
+    const names = new Set<string>()
+    for (const peer of this.peers.values()) for (const unit of peer.units.values()) if (unit.ws === ws) names.add(unit.room)
+    return [...names]
+  }
+
+  participants(ws: string, room: string): Array<ParticipantInfo & { readonly transport: string | null }> {
+    const key = keyOf(ws, room)
+    const out: Array<ParticipantInfo & { readonly transport: string | null }> = []
+    for (const peer of this.peers.values()) {
+      for (const m of peer.units.get(key)?.members ?? []) {
+        out.push({ id: m.id, kind: m.kind, sourceId: m.sourceId, name: m.name, transport: m.transport ?? null })
+      }
+    }
+    return out
+  }
+
+  private index(): Map<string, Map<string, PresenceEntry>> {
+    if (this.sessionIndex) return this.sessionIndex
+    const index = new Map<string, Map<string, PresenceEntry>>()
+    for (const peer of this.peers.values()) {
+      for (const unit of peer.units.values()) {
+        for (const m of unit.members) {
+          if (m.kind !== 'terminal' || !m.sessionId) continue
+          let ws = index.get(unit.ws)
+          if (!ws) index.set(unit.ws, (ws = new Map()))
+          ws.set(m.id, { sessionId: m.sessionId, workspaceId: unit.ws, clientId: m.id, transport: m.transport ?? 'unknown', connectedAt: m.connectedAt ?? 0, room: unit.room })
+        }
+      }
+    }
+    return (this.sessionIndex = index)
+  }
+
+  session(ws: string, clientId: string): PresenceEntry | undefined {
+    return this.index().get(ws)?.get(clientId)
+  }
+
+  sessions(ws: string): PresenceEntry[] {
+    return [...(this.index().get(ws)?.values() ?? [])]
+  }
+}
+
+interface AgentRequest {
+  readonly ws: string
+  readonly room: string
+  readonly request: DispatchRequest
+  readonly origin: AgentOrigin
+}

@@ -1,0 +1,78 @@
+/**
+ * The binary layout of audio between nodes (spec/cluster.md, Frames between nodes). One NATS
+ * message per remote node per event-loop turn carries every frame this node's sources produced in
+ * that turn for rooms that node shares, each as
+ *
+ *   u32 room tag (the sender's number for the room) | u16 source id (the sender's) | u16 length |
+ *   length bytes: the uplink frame as the terminal sent it (V|level byte, then Opus, untouched)
+ *
+ * big-endian. No JSON, no per-frame object: a frame is appended into the outbox's buffer, and the
+ * receiver walks the message with one DataView.
+ */
+import type { Flushable, WriteBatch } from '../dataplane/writeBatch.js'
+
+export const RELAY_HEADER_BYTES = 8
+/** An outbox is published when it would grow past this (and at the end of every turn). */
+export const RELAY_MESSAGE_BYTES = 60 * 1024
+
+/** The frames of one turn for one remote node. */
+export class RelayOutbox implements Flushable {
+  queued = false
+  private readonly buffer = new Uint8Array(RELAY_MESSAGE_BYTES)
+  private readonly view = new DataView(this.buffer.buffer)
+  private length = 0
+  /** Messages and frames sent, for the bench. */
+  messages = 0
+  frames = 0
+
+  constructor(
+    private readonly publish: (message: Uint8Array) => void,
+    private readonly batch: WriteBatch,
+  ) {}
+
+  /** Hot path: queue one frame of `sourceId` in the room the sender numbers `tag`. */
+  append(tag: number, sourceId: number, uplink: Uint8Array): void {
+    const need = RELAY_HEADER_BYTES + uplink.length
+    if (this.length + need > RELAY_MESSAGE_BYTES) this.flush()
+    const at = this.length
+    this.view.setUint32(at, tag)
+    this.view.setUint16(at + 4, sourceId)
+    this.view.setUint16(at + 6, uplink.length)
+    this.buffer.set(uplink, at + RELAY_HEADER_BYTES)
+    this.length = at + need
+    this.frames++
+    this.batch.add(this)
+  }
+
+  flush(): void {
+    if (this.length === 0) return
+    // The NATS client keeps the payload until its own flush: hand it a copy, keep the buffer.
+    const message = this.buffer.slice(0, this.length)
+    this.length = 0
+    this.messages++
+    this.publish(message)
+  }
+}
+
+/** The key a receiver files a relayed source under: the sender's room tag and source id. */
+export const relayKey = (tag: number, sourceId: number): number => tag * 65536 + sourceId
+
+/**
+ * Walk one relay message: `deliver(key, uplink)` for each well-formed frame. A truncated or empty
+ * frame ends the walk (the rest of that message is dropped and counted by the caller).
+ * Returns the number of frames read.
+ */
+export const readRelayMessage = (message: Uint8Array, deliver: (key: number, uplink: Uint8Array) => void): number => {
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength)
+  let at = 0
+  let frames = 0
+  while (at + RELAY_HEADER_BYTES <= message.length) {
+    const length = view.getUint16(at + 6)
+    const end = at + RELAY_HEADER_BYTES + length
+    if (length < 2 || end > message.length) return -1 - frames
+    deliver(relayKey(view.getUint32(at), view.getUint16(at + 4)), message.subarray(at + RELAY_HEADER_BYTES, end))
+    frames++
+    at = end
+  }
+  return at === message.length ? frames : -1 - frames
+}
