@@ -7,6 +7,7 @@ import type { Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
+import idleMqtt from './idleMqtt.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -22,6 +23,7 @@ export const scenarios: readonly Scenario[] = [
   webrtcPeers,
   agentLatency,
   idleMemory,
+  idleMqtt,
   connectStorm,
 ]
 
