@@ -20,10 +20,13 @@ export class PublishTemplate {
 
   /** The variable header of a QoS 0 PUBLISH to `topic`: its length, its bytes, and (MQTT 5) no properties. */
   static variableHeader(topic: string, mqtt5: boolean): Buffer {
-    const topicBytes = Buffer.from(topic, 'utf8')
-    const header = Buffer.alloc(2 + topicBytes.length + (mqtt5 ? 1 : 0))
-    header.writeUInt16BE(topicBytes.length, 0)
-    topicBytes.copy(header, 2)
+    // From Buffer's shared pool (a connection keeps two of these for its life: a view each, not
+    // an ArrayBuffer each); every byte is written below.
+    const topicBytes = Buffer.byteLength(topic, 'utf8')
+    const header = Buffer.allocUnsafe(2 + topicBytes + (mqtt5 ? 1 : 0))
+    header.writeUInt16BE(topicBytes, 0)
+    header.write(topic, 2, 'utf8')
+    if (mqtt5) header[2 + topicBytes] = 0 // property length: none
     return header
   }
 
