@@ -280,8 +280,9 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.outbound = setup.outbound
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
-    this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
-    this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
+    const [down, up] = PublishTemplate.variableHeaders([setup.ns.downAudio, setup.ns.upAudio], this.version === 5)
+    this.audioTemplate = new PublishTemplate(down!, this.version === 5)
+    this.upAudioPrefix = up!
     this.keepaliveMs = setup.keepaliveSeconds * 1000
     this.input = new TerminalInput(this.ctx.input)
     this.ctx.live.set(this.key, this)
