@@ -22,6 +22,7 @@ export const addBenchOptions = (cmd: Command): Command =>
     .option('--peers-only', 'run only the peer sides (also of scenarios whose Hark side is pending)')
     .option('--rounds <n>', 'A B rounds per scenario (default 5, quick 1)', positiveInt('--rounds'))
     .option('--duration <seconds>', 'measured seconds per run', positiveInt('--duration'))
+    .option('--load <n>', "load level instead of the scenario's own (clients, terminals, connects/s: its unit)", positiveInt('--load'))
     .option('--generators <n>', 'load generator processes per run (default 1)', positiveInt('--generators'))
     .option('--generator <kind>', 'room and connection loads: native (C, built with gcc on first use; default) or node (for comparison)', generatorKind)
     .option('--out <dir>', 'results directory (default bench/results/<timestamp>)')
@@ -42,6 +43,7 @@ interface ParsedOptions {
   rounds?: number
   duration?: number
   generators?: number
+  load?: number
   out?: string
   progress?: boolean
 }
@@ -57,6 +59,7 @@ export const toBenchOptions = (scenarios: readonly string[], o: ParsedOptions): 
   rounds: o.rounds ?? null,
   durationSeconds: o.duration ?? null,
   generators: o.generators ?? null,
+  load: o.load ?? null,
   generator: o.generator ?? 'native',
   out: o.out ?? null,
   progress: o.progress ?? true,

@@ -34,6 +34,8 @@ export interface BenchOptions {
   readonly rounds: number | null
   readonly durationSeconds: number | null
   readonly generators: number | null
+  /** Load level instead of the scenario's own (its `load.quick`/`load.full`); null = the scenario's. */
+  readonly load: number | null
   /** Room and connection loads: the native generator (default) or the Node one, for comparison. */
   readonly generator: GeneratorKind
   readonly progress: boolean
@@ -50,6 +52,7 @@ export const defaultOptions: BenchOptions = {
   rounds: null,
   durationSeconds: null,
   generators: null,
+  load: null,
   generator: 'native',
   progress: true,
 }
@@ -177,13 +180,14 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
   const timing = { ...(sc.timing ?? DEFAULT_TIMING)[opts.quick ? 'quick' : 'full'] }
   if (opts.durationSeconds !== null) timing.durationMs = opts.durationSeconds * 1000
   const rounds = opts.rounds ?? (opts.quick ? 1 : 5)
-  const load = sc.load ? (opts.quick ? sc.load.quick : sc.load.full) : 0
+  const load = sc.load ? (opts.load ?? (opts.quick ? sc.load.quick : sc.load.full)) : 0
   const sides = [...(sc.hark && !opts.peersOnly ? [{ ...sc.hark, role: 'hark' as const }] : []), ...sc.peers.map((p) => ({ ...p, role: 'peer' as const }))]
   const dir = join(env.workDir, sc.name)
   mkdirSync(dir, { recursive: true })
   const scenarioProcs = new ProcessGroup()
   const setup: SetupContext = {
     quick: opts.quick,
+    load,
     sweep: opts.sweep && sc.sweep !== undefined,
     cores: env.cores,
     dir,

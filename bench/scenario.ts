@@ -40,6 +40,8 @@ export interface Measurement {
 /** Given once per scenario, before any side runs (e.g. to seed a Hark data dir). */
 export interface SetupContext {
   readonly quick: boolean
+  /** The load level the rounds run at (`--load`, else the scenario's quick or full level; 0 without one). */
+  readonly load: number
   /** Whether a --sweep follows the rounds (loads above the scenario's own may come). */
   readonly sweep: boolean
   readonly cores: CoreLayout
@@ -61,7 +63,7 @@ export type GeneratorKind = 'native' | 'node'
 export interface MeasureContext extends SetupContext {
   /** 1-based round of the A B A B alternation (0 for a sweep step). */
   readonly round: number
-  /** Load level: the scenario's `load.quick`/`load.full`, or the sweep's current step. */
+  /** Load level: `--load`, the scenario's `load.quick`/`load.full`, or the sweep's current step. */
   readonly load: number
   /** True for a step of --sweep (`load` is then the sweep's level, in the sweep's unit). */
   readonly sweepStep: boolean

@@ -41,9 +41,11 @@ describe('terminal input, the same checks for every transport', () => {
     const drops = { count: 0 }
     const input = new TerminalInput(
       { clock: new ManualClock(0), rateDrops: drops, limits: { audioFramesPerSecond: 10, audioFrameBurst: 2, controlMessagesPerSecond: 10, controlMessageBurst: 2 } },
-      0,
     )
     const { a, b } = await pair(input)
+    // An idle terminal carries no rate state; the first frame makes its bucket, full.
+    expect(Reflect.get(input, 'audioRate')).toBeNull()
+    expect(Reflect.get(input, 'controlRate')).toBeNull()
     expect(input.audio(a.session, uplink([1, 2]), 0)).toBeNull()
     expect(input.audio(a.session, uplink([3, 4]), 0)).toBeNull()
     expect(input.audio(a.session, uplink([5, 6]), 0)).toBeNull() // over the burst: dropped
@@ -70,7 +72,6 @@ describe('terminal input, the same checks for every transport', () => {
         limits: { audioFramesPerSecond: 10, audioFrameBurst: 10, controlMessagesPerSecond: 1, controlMessageBurst: 4 },
         refuse: (m) => (m.type === 'audio.mode' && m.audioMode === 'forward' ? new ValidationFailed({ field: 'audioMode', message: 'mixed only' }) : null),
       },
-      0,
     )
     const { a, replies, control } = await pair(input)
     expect(control(new TextEncoder().encode('{"type":"ping","id":"x"}'))).toBeNull()

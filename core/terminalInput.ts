@@ -77,22 +77,24 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 const scratch = new Uint8Array(MAX_UPLINK_BYTES)
 
 export class TerminalInput {
-  private readonly audioRate: TokenBucket
-  private readonly controlRate: TokenBucket
+  /**
+   * The two token buckets, made on first use: a bucket starts full and only refills up to its
+   * burst, so one made at the first frame or message holds what one made at admission would — and
+   * an idle terminal (most of them) carries neither.
+   */
+  private audioRate: TokenBucket | null = null
+  private controlRate: TokenBucket | null = null
 
   /**
    * `options`: the transport's, shared by its connections (a connection's own state is its two
-   * token buckets). `now`: performance.now() when the connection was admitted. Audio is timed by the data plane's receive times (per frame, real
-   * time); control messages by the engine's clock.
+   * token buckets). Audio is timed by the data plane's receive times (per frame, real time);
+   * control messages by the engine's clock. `_admittedAt` is not needed any more (the buckets are
+   * made on first use); it is accepted so that callers written for the first contract compile.
    */
   constructor(
     private readonly options: TerminalInputOptions,
-    now: number,
-  ) {
-    const limits = options.limits ?? PROTOCOL_LIMITS
-    this.audioRate = new TokenBucket(limits.audioFramesPerSecond, limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(limits.controlMessagesPerSecond, limits.controlMessageBurst, options.clock.monotonic())
-  }
+    _admittedAt?: number,
+  ) {}
 
   /**
    * One uplink frame (V|level byte + one Opus packet) received at `now` (performance.now()).
@@ -104,7 +106,9 @@ export class TerminalInput {
     const n = frame.length
     if (n <= UPLINK_HEADER_BYTES) return new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' })
     if (n > MAX_UPLINK_BYTES) return new FrameTooLarge({ message: `audio frame of ${n} bytes exceeds ${MAX_UPLINK_BYTES}` })
-    if (this.audioRate.take(now)) session.pushAudio(frame, now)
+    const limits = this.options.limits ?? PROTOCOL_LIMITS
+    const rate = (this.audioRate ??= new TokenBucket(limits.audioFramesPerSecond, limits.audioFrameBurst, now))
+    if (rate.take(now)) session.pushAudio(frame, now)
     else this.options.rateDrops.count++
     return null
   }
@@ -170,8 +174,11 @@ export class TerminalInput {
    * the terminal is over the rate.
    */
   countControl(): HarkError | null {
-    if (this.controlRate.take(this.options.clock.monotonic())) return null
-    return new RateLimited({ message: `more than ${this.controlRate.ratePerSecond} control messages per second`, retryAfterSeconds: 1 })
+    const limits = this.options.limits ?? PROTOCOL_LIMITS
+    const now = this.options.clock.monotonic()
+    const bucket = (this.controlRate ??= new TokenBucket(limits.controlMessagesPerSecond, limits.controlMessageBurst, now))
+    if (bucket.take(now)) return null
+    return new RateLimited({ message: `more than ${bucket.ratePerSecond} control messages per second`, retryAfterSeconds: 1 })
   }
 }
 

@@ -8,6 +8,7 @@
 import type { GeneratorKind, MeasureContext, Measurement } from '../scenario.js'
 import { delay, monotonicUs } from '../harness/clock.js'
 import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
+import { heapSnapshotDir, takeHeapSnapshot } from '../harness/heapSnapshot.js'
 import { measurement } from '../harness/measurement.js'
 import { cpuPercent, readCpuSeconds, readMachineStat, readMemory } from '../harness/proc.js'
 import { machineShares, measureWindow, type WindowFigures } from '../harness/window.js'
@@ -28,6 +29,8 @@ export interface ConnectionLoadSpec {
   /** Connects started per second over all generator processes (open loop); absent: as lanes free up. */
   readonly connectRate?: number
   readonly connectTimeoutMs?: number
+  /** Hark's side of an idle load: take a heap snapshot of the server after the window (HARK_BENCH_HEAP_SNAPSHOT). */
+  readonly heapSnapshot?: boolean
 }
 
 interface Connected {
@@ -124,8 +127,8 @@ export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadS
   const generatorPids = c.workers.map((w) => w.proc.pid)
   stopAll(c.workers)
   const processes = [
-    ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes })),
-    ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0 })),
+    ...spec.serverPids.map((pid) => ({ pid, cpuPercent: serverCpu / spec.serverPids.length, rssBytes, rssPeakBytes: rssBytes, syscalls: null })),
+    ...generatorPids.map((pid, i) => ({ pid, cpuPercent: cpuPercent(c.generatorCpuSeconds[i]!, c.wallSeconds), rssBytes: 0, rssPeakBytes: 0, syscalls: null })),
   ]
   // The runner's own CPU is left in "other" here: it idles during a storm.
   const ours = processes.reduce((s, p) => s + p.cpuPercent, 0)
@@ -164,6 +167,14 @@ export const runIdleMemory = async (ctx: MeasureContext, spec: ConnectionLoadSpe
     const window = await measureWindow([...spec.serverPids, ...c.workers.map((w) => w.proc.pid)], startUs, endUs, { signal: ctx.signal })
     const server = window.processes.filter((p) => spec.serverPids.includes(p.pid))
     const rssAfter = server.reduce((s, p) => s + p.rssBytes, 0)
+    const snapshotDir = heapSnapshotDir()
+    if (spec.heapSnapshot && snapshotDir !== null) {
+      ctx.phase(`heap snapshot of ${c.ok} idle terminals`)
+      for (const pid of spec.serverPids) {
+        const file = await takeHeapSnapshot(pid, snapshotDir, 300_000, ctx.signal)
+        process.stderr.write(`bench: heap snapshot of ${c.ok} idle terminals: ${file}\n`)
+      }
+    }
     return measurement({
       value: (rssAfter - c.rssBeforeBytes) / 1024 / c.ok,
       histogram: null,

@@ -107,6 +107,13 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
   const scheduled = sum('scheduled')
   const expected = sum('expected')
   const received = sum('received')
+  // Cost per delivery on the server side: its CPU and its write(2)/read(2) calls (/proc/<pid>/io).
+  const servers = window.processes.filter((p) => spec.serverPids.includes(p.pid))
+  const serverCpuUs = servers.reduce((s, p) => s + p.cpuPercent, 0) / 100 * window.seconds * 1e6
+  const serverSyscalls = servers.every((p) => p.syscalls !== null)
+    ? servers.reduce((s, p) => ({ reads: s.reads + p.syscalls!.reads, writes: s.writes + p.syscalls!.writes }), { reads: 0, writes: 0 })
+    : null
+  const perDelivery = (n: number) => (received > 0 ? n / received : 0)
   return measurement({
     value: received / window.seconds,
     histogram,
@@ -129,6 +136,8 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
       framesSkippedBacklog: sum('skippedBacklog'),
       deliveriesExpected: expected,
       deliveriesReceived: received,
+      serverCpuUsPerDelivery: perDelivery(serverCpuUs),
+      ...(serverSyscalls ? { serverWritesPerDelivery: perDelivery(serverSyscalls.writes), serverReadsPerDelivery: perDelivery(serverSyscalls.reads) } : {}),
       foreignMessages: sum('foreign'),
       ...Object.fromEntries(
         Object.entries(spec.serverParts ?? {}).map(([name, pid]) => [`${name}CpuPercent`, window.processes.find((p) => p.pid === pid)?.cpuPercent ?? 0]),

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { SetupContext } from '../scenario.js'
 import { delay, within } from './clock.js'
 import { freePorts } from './ports.js'
+import { heapSnapshotArgs, heapSnapshotDir } from './heapSnapshot.js'
 import { benchModule, harkBin, repoRoot } from './paths.js'
 import type { ManagedProcess, ProcessGroup } from './processes.js'
 
@@ -134,6 +135,8 @@ export const startHark = async (
     args: [
       // e.g. HARK_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile Hark under a scenario.
       ...(process.env.HARK_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      // HARK_BENCH_HEAP_SNAPSHOT=DIR: a heap snapshot on SIGUSR2 (harness/heapSnapshot.ts).
+      ...(heapSnapshotDir() ? heapSnapshotArgs(heapSnapshotDir()!) : []),
       harkBin, 'start', '--data', opts.dataDir, '--host', '127.0.0.1',
       '--rest-port', String(rest), '--gateway-port', String(gateway), '--mqtt-port', String(mqtt),
       '--log-level', 'warn', ...(opts.extraArgs ?? []),

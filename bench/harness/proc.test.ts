@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { closeSync, openSync, writeSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { cpuPercent, parseCoreStats, parseMachineStat, parseStat, parseStatus, readCpuSeconds, readMemory } from './proc.js'
+import { cpuPercent, parseCoreStats, parseIo, parseMachineStat, parseStat, parseStatus, readCpuSeconds, readMemory, readSyscalls } from './proc.js'
 
 describe('/proc readers', () => {
   it('reads utime and stime after the last parenthesis, whatever the command name holds', () => {
@@ -16,6 +17,20 @@ describe('/proc readers', () => {
   it('reads VmRSS and VmHWM in bytes', () => {
     const text = 'Name:\tnode\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nThreads:\t11\n'
     expect(parseStatus(text)).toEqual({ rssBytes: 102400 * 1024, hwmBytes: 204800 * 1024 })
+  })
+
+  it('reads the read and write system calls of /proc/<pid>/io', () => {
+    const text = 'rchar: 6976\nwchar: 12\nsyscr: 10\nsyscw: 3\nread_bytes: 0\nwrite_bytes: 0\n'
+    expect(parseIo(text)).toEqual({ reads: 10, writes: 3 })
+  })
+
+  it('counts this process\'s own writes', () => {
+    const devNull = openSync('/dev/null', 'w')
+    const before = readSyscalls(process.pid)!
+    for (let i = 0; i < 5; i++) writeSync(devNull, 'x')
+    const after = readSyscalls(process.pid)!
+    closeSync(devNull)
+    expect(after.writes - before.writes).toBeGreaterThanOrEqual(5)
   })
 
   it('sums the busy columns of the machine line of /proc/stat', () => {

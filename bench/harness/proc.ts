@@ -74,6 +74,28 @@ export const readMemory = (pid: number): MemoryStatus | null => {
   }
 }
 
+/** Read and write system calls a process has made so far (/proc/<pid>/io syscr, syscw). */
+export interface SyscallCounts {
+  readonly reads: number
+  readonly writes: number
+}
+
+/** syscr and syscw from the text of /proc/<pid>/io. */
+export const parseIo = (text: string): SyscallCounts => {
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { reads: field('syscr'), writes: field('syscw') }
+}
+
+/** Read/write system calls of a process so far; null once it is gone or not ours to read. */
+export const readSyscalls = (pid: number): SyscallCounts | null => {
+  try {
+    const counts = parseIo(readFileSync(`/proc/${pid}/io`, 'utf8'))
+    return Number.isFinite(counts.reads) && Number.isFinite(counts.writes) ? counts : null
+  } catch {
+    return null
+  }
+}
+
 /** CPU use between two readings as a percentage of one core. */
 export const cpuPercent = (cpuSecondsDelta: number, wallSecondsDelta: number): number =>
   wallSecondsDelta > 0 ? (cpuSecondsDelta / wallSecondsDelta) * 100 : 0

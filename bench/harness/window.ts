@@ -4,7 +4,7 @@
  * at the end and the peak seen).
  */
 import { delay, monotonicUs, until } from './clock.js'
-import { clockTicksPerSecond, cpuPercent, readCpuSeconds, readMachineStat, readMemory } from './proc.js'
+import { clockTicksPerSecond, cpuPercent, readCpuSeconds, readMachineStat, readMemory, readSyscalls } from './proc.js'
 
 export interface ProcessFigures {
   readonly pid: number
@@ -14,6 +14,8 @@ export interface ProcessFigures {
   readonly rssBytes: number
   /** Highest RSS seen during the window, bytes. */
   readonly rssPeakBytes: number
+  /** Read and write system calls during the window (/proc/<pid>/io); null when unreadable. */
+  readonly syscalls: { readonly reads: number; readonly writes: number } | null
 }
 
 export interface WindowFigures {
@@ -51,6 +53,7 @@ export const measureWindow = async (
   const stat0 = readMachineStat()
   const self0 = process.cpuUsage()
   const cpu0 = pids.map((p) => readCpuSeconds(p))
+  const io0 = pids.map((p) => readSyscalls(p))
   const peak = pids.map((p) => readMemory(p)?.rssBytes ?? 0)
   const last = [...peak]
   // Bounded: one sample per `every` ms until the end instant.
@@ -72,11 +75,14 @@ export const measureWindow = async (
   const processes = pids.map((pid, j) => {
     const a = cpu0[j]
     const b = readCpuSeconds(pid)
+    const i0 = io0[j]
+    const i1 = readSyscalls(pid)
     return {
       pid,
       cpuPercent: a === null || a === undefined || b === null ? 0 : cpuPercent(b - a, seconds),
       rssBytes: last[j]!,
       rssPeakBytes: peak[j]!,
+      syscalls: i0 && i1 ? { reads: i1.reads - i0.reads, writes: i1.writes - i0.writes } : null,
     }
   })
   const ours = processes.reduce((sum, f) => sum + f.cpuPercent, 0) + cpuPercent((self.user + self.system) / 1e6, seconds)

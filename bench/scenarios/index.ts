@@ -8,6 +8,7 @@ import agentLatency from './agentLatency.js'
 import cluster from './cluster.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
+import idleMqtt from './idleMqtt.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -25,6 +26,7 @@ export const scenarios: readonly Scenario[] = [
   webrtcPeers,
   agentLatency,
   idleMemory,
+  idleMqtt,
   connectStorm,
   webhooks,
   xiaozhiDevices,

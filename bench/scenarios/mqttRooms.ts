@@ -52,7 +52,7 @@ export default defineScenario<Fixture>({
     ctx.phase(mosquittoVersion(mosquitto))
     const seed = await seedHark(ctx, {
       dataDir: join(ctx.dir, 'hark-data'),
-      clients: ctx.quick ? 200 : MAX_CLIENTS,
+      clients: ctx.quick && !ctx.sweep ? Math.max(200, ctx.load) : MAX_CLIENTS,
       tokensPerClient: 1,
       roomSize: ROOM_SIZE,
     })

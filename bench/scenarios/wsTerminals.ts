@@ -24,14 +24,14 @@ const shape = (terminals: number) => ({ rooms: Math.ceil(terminals / ROOM_SIZE),
 
 /**
  * Seed as many clients as any run will connect — `quick` of them for a quick run without a
- * sweep, else `full`, or `sweepClients` when a sweep needs more — and make the peer's TLS pair.
+ * sweep, else `full` (or `--load`'s level when higher), or `sweepClients` when a sweep needs more — and make the peer's TLS pair.
  */
 export const setupWsTerminals = async (
   ctx: SetupContext,
   load: { quick: number; full: number },
   sweepClients = 0,
 ): Promise<WsTerminalsFixture> => {
-  const clients = ctx.sweep ? Math.max(load.full, sweepClients) : ctx.quick ? load.quick : load.full
+  const clients = ctx.sweep ? Math.max(load.full, sweepClients, ctx.load) : Math.max(ctx.quick ? load.quick : load.full, ctx.load)
   const tls = await loadTls({ certFile: null, keyFile: null, dataDir: ctx.dir, host: '127.0.0.1' })
   const seed = await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients, tokensPerClient: 1, roomSize: ROOM_SIZE })
   return { tls, seed }
@@ -48,6 +48,7 @@ export const harkTerminals = async (ctx: MeasureContext, f: WsTerminalsFixture, 
       clientOf: seededClient(f.seed),
     }).slice(0, count),
     serverPids: [hark.proc.pid],
+    heapSnapshot: true,
   }
 }
 

@@ -14,6 +14,11 @@
  *   closed: final; on entry the workspace hears SESSION_END, with why it ended
  *
  * Only an expiring session arms a timer: a connect storm of long-lived tokens schedules nothing.
+ *
+ * The workspace creates it with itself as `parent`, so it lives in the workspace's actor system
+ * (one scheduler, one registry) instead of a system of its own: 1.8 KB less per session. A child
+ * whose action throws would put its parent in error, so its actions never throw: what a
+ * transport's close throws is reported as an uncaught error, as xstate does for a root actor.
  */
 import { assertEvent, assign, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { TokenExpired, type HarkError } from '../errors.js'
@@ -42,6 +47,17 @@ export interface ClientContext extends ClientInput {
   readonly endedWith: HarkError | null
 }
 
+/** Run `fn`; what it throws surfaces as an uncaught error later, never in the parent actor. */
+const contained = (fn: () => void): void => {
+  try {
+    fn()
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error
+    })
+  }
+}
+
 export const clientMachine = setup({
   types: {
     context: {} as ClientContext,
@@ -58,7 +74,7 @@ export const clientMachine = setup({
       return { endedWith: event.reason }
     }),
     recordExpiry: assign({ endedWith: () => new TokenExpired({ message: 'credential expired' }) }),
-    closeSession: ({ context }) => context.session.close(context.endedWith!),
+    closeSession: ({ context }) => contained(() => context.session.close(context.endedWith!)),
     // Delivered after this actor's step: the workspace may be the one that sent CLOSE.
     reportEnded: sendTo(
       ({ context }) => context.workspace,

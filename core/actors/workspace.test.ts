@@ -230,4 +230,41 @@ describe('workspace actor', () => {
     expect(room.getSnapshot().status).toBe('active')
     expect(w.emitted.filter((e) => e.startsWith('room.closed'))).toEqual([])
   })
+
+  it('runs each session\'s client actor in the workspace\'s actor system, not in a system of its own', () => {
+    const w = start()
+    w.open('a', 'lobby')
+    w.open('b', 'lobby')
+    const clients = [...HashMap.values(w.ws.getSnapshot().context.sessions)]
+    expect(clients).toHaveLength(2)
+    for (const client of clients) expect(client.system).toBe(w.ws.system)
+    // Still not xstate children: nothing copies a map of them per spawn.
+    expect(Object.keys(w.ws.getSnapshot().children)).toEqual([])
+  })
+
+  it('survives a transport whose close throws: the workspace stays open, the error surfaces as uncaught', async () => {
+    const w = start()
+    const a = w.open('a', 'lobby')
+    const b = w.open('b', 'lobby')
+    const broken = new Error('transport close failed')
+    a.link.close = () => {
+      throw broken
+    }
+    // The test runner's own handlers step aside while this one error is expected.
+    const runners = process.listeners('uncaughtException')
+    process.removeAllListeners('uncaughtException')
+    const uncaught = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve))
+    try {
+      w.ws.send({ type: 'CLIENT_DELETED', clientId: 'a' })
+      expect(await uncaught).toBe(broken)
+    } finally {
+      process.removeAllListeners('uncaughtException')
+      for (const listener of runners) process.on('uncaughtException', listener)
+    }
+    expect(w.ws.getSnapshot().status).toBe('active')
+    expect(w.sessions()).toEqual(['b'])
+    w.ws.send({ type: 'CLIENT_DELETED', clientId: 'b' })
+    expect(b.link.closedWith?._tag).toBe('ClientDeleted')
+    expect(w.sessions()).toEqual([])
+  })
 })

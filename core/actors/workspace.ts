@@ -171,8 +171,10 @@ export const workspaceMachine = setup({
     admit: assign(({ context, event, self }) => {
       assertEvent(event, 'SESSION_OPEN')
       const { session } = event
+      // A child in this actor's system (client.ts), not a root with a system of its own.
       const client = createActor(clientMachine, {
         id: `session:${session.sessionId}`,
+        parent: self,
         clock: context.clock,
         input: {
           session,

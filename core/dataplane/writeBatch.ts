@@ -1,9 +1,17 @@
 /**
- * Batching each connection's writes per event-loop turn, for every transport. Frames and events
- * for a connection are queued as they are produced (while the transport runs the I/O callbacks of
- * one poll phase) and written once per turn — inside `ws.cork` for WebSocket, as one socket write
- * for MQTT — so many messages leave in one TLS record and one syscall. This is what keeps a JS
- * fan-out near a native pub/sub: a write per message costs one syscall per receiver per frame.
+ * Batching each connection's writes, for every transport. Frames and events for a connection are
+ * queued as they are produced and written together — inside `ws.cork` for WebSocket, as one
+ * socket write for MQTT — so many messages leave in one TLS record and one syscall. This is what
+ * keeps a JS fan-out near a native pub/sub: a write per message costs one syscall per receiver
+ * per frame.
+ *
+ * When: by default at the end of the event-loop turn that queued them (`setImmediate` runs in the
+ * check phase, right after the poll phase where the transport read this turn's input), which adds
+ * no latency. A batch with a latency budget (`delayMs` > 0) waits up to that long after the first
+ * item of a window was queued, so a receiver of several talkers gets their frames in one write
+ * even when the engine is idle enough to see one frame per turn; `addNow` cuts the wait short
+ * for what must not wait (control packets), flushing everything queued at the end of the turn.
+ * The budget is real time on purpose: it bounds the latency of real I/O, not control logic.
  */
 
 /** Something with writes waiting; `flush` writes them (and may queue itself again later). */
@@ -16,27 +24,65 @@ export interface Flushable {
 export class WriteBatch {
   private waiting: Flushable[] = []
   private spare: Flushable[] = []
-  private scheduled = false
-  /** Turns flushed and items written, for the bench and tests. */
+  /** A run is scheduled: at the end of this turn (`now`) or when the budget's timer fires. */
+  private immediate = false
+  private timed = false
+  /** One timer for the whole batch, re-armed with `refresh()` (no allocation per window). */
+  private timer: NodeJS.Timeout | null = null
+  /** Turns (runs) flushed and items written, for the bench and tests. */
   turns = 0
   flushed = 0
 
-  /** Queue `item` for the end of this turn (no-op when already queued). */
+  /**
+   * @param delayMs the latency budget: how long the first item queued in a window may wait for
+   *   others (0 = flush at the end of the turn).
+   */
+  constructor(readonly delayMs = 0) {}
+
+  /** Queue `item` for the end of this turn, or within the budget (no-op when already queued). */
   add(item: Flushable): void {
     if (item.queued) return
     item.queued = true
     this.waiting.push(item)
-    if (!this.scheduled) {
-      this.scheduled = true
-      // setImmediate runs in the check phase, right after the poll phase where uWS delivered
-      // this turn's messages: one flush covers everything they produced.
-      setImmediate(this.run)
+    if (this.immediate || this.timed) return
+    if (this.delayMs === 0) {
+      this.immediate = true
+      setImmediate(this.runNow)
+      return
     }
+    this.timed = true
+    if (this.timer === null) this.timer = setTimeout(this.runTimed, this.delayMs).unref()
+    else this.timer.refresh()
   }
 
-  private readonly run = (): void => {
-    this.scheduled = false
+  /** Queue `item` and write everything queued at the end of this turn, without waiting for the budget. */
+  addNow(item: Flushable): void {
+    this.add(item)
+    if (this.immediate) return
+    this.immediate = true
+    setImmediate(this.runNow)
+  }
+
+  /** Stop the budget's timer (the transport stops); what is queued is dropped with its connections. */
+  stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    this.timed = false
+  }
+
+  private readonly runNow = (): void => {
+    this.immediate = false
+    this.run()
+  }
+
+  private readonly runTimed = (): void => {
+    this.timed = false
+    this.run()
+  }
+
+  private run(): void {
     const items = this.waiting
+    if (items.length === 0) return
     this.waiting = this.spare
     this.turns++
     this.flushed += items.length

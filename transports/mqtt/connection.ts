@@ -8,7 +8,9 @@
  *   - the hub closes the session on purpose (`close`): MQTT 5 hears DISCONNECT with the reason, no will;
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
+import { writeSync } from 'node:fs'
 import type { Socket } from 'node:net'
+import { TLSSocket } from 'node:tls'
 import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
@@ -37,12 +39,12 @@ import {
   type WriteBatch,
 } from '../../core/index.js'
 import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader.js'
-import { PacketFramer } from './framer.js'
+import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
-import { createStrictParser, type PacketError, type StrictParser } from './parser.js'
+import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore } from './sessionStore.js'
 import type { MqttSettings } from './settings.js'
@@ -62,6 +64,8 @@ export interface MqttCounters {
   readonly audioRate: DropCell
   /** Events larger than the client's Maximum Packet Size. */
   eventsDropped: number
+  /** Writes to sockets (one per flush: everything a connection had queued, in one buffer). */
+  writes: number
 }
 
 /** What every connection of one transport shares. */
@@ -75,6 +79,8 @@ export interface ConnectionContext {
   readonly input: TerminalInputOptions
   readonly log: Logger
   readonly scheduler: WriteBatch
+  /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
+  readonly parser: StrictParser
   readonly sessions: SessionStore
   readonly wills: WillDelivery
   /** Open connections by `workspaceId \0 clientId`. */
@@ -97,7 +103,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements TerminalLink, Flushable {
+export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver {
   readonly transport = TRANSPORT_NAME
   queued = false
   state: ConnectionState = 'awaiting-connect'
@@ -112,10 +118,16 @@ export class MqttConnection implements TerminalLink, Flushable {
   subscriptions!: Subscriptions
   outbound!: OutboundEvents
   audioTemplate!: PublishTemplate
-  /** MQTT 5 topic aliases set by the client (alias → topic). */
-  readonly topicAliases = new Map<number, string>()
+  /** MQTT 5 topic aliases set by the client (alias → topic); made on first use, like the next. */
+  get topicAliases(): Map<number, string> {
+    return (this.aliases ??= new Map())
+  }
   /** Identifiers of QoS 2 publishes received and not yet released by PUBREL. */
-  readonly awaitingRelease = new Set<number>()
+  get awaitingRelease(): Set<number> {
+    return (this.unreleased ??= new Set())
+  }
+  private aliases: Map<number, string> | null = null
+  private unreleased: Set<number> | null = null
   /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. */
   clientMaxPacketBytes = Number.POSITIVE_INFINITY
   will: WillMessage | null = null
@@ -125,7 +137,6 @@ export class MqttConnection implements TerminalLink, Flushable {
   lastHeard = performance.now()
 
   private readonly framer: PacketFramer
-  private readonly parser: StrictParser
   private readonly out = new OutputBuffer()
   private held: Packet[] | null = null
   /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
@@ -139,19 +150,15 @@ export class MqttConnection implements TerminalLink, Flushable {
   private lastSeen = 0
   private silentChecks = 0
   private sessionHandedOver = false
+  /** The socket's file descriptor for direct writes (plain TCP on a POSIX system), else -1. */
+  private readonly fd: number
 
   constructor(
     readonly socket: Socket,
     readonly ctx: ConnectionContext,
   ) {
-    this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, {
-      packet: (bytes, bodyStart) => this.received(bytes, bodyStart),
-      problem: (problem, detail) => this.fail(this.framingError(problem, detail)),
-    })
-    this.parser = createStrictParser(
-      (packet) => this.dispatch(packet),
-      (error) => this.parseFailed(error),
-    )
+    this.fd = directFd(socket)
+    this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, this)
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
     socket.on('error', () => {}) // 'close' follows and does the work
@@ -162,7 +169,8 @@ export class MqttConnection implements TerminalLink, Flushable {
     })
   }
 
-  private received(bytes: Buffer, bodyStart: number): boolean {
+  /** PacketSink: the framer cut a whole packet out of what arrived. */
+  packet(bytes: Buffer, bodyStart: number): boolean {
     const now = performance.now()
     if (bytes[0] === PUBLISH_QOS0 && this.upAudioPrefix !== null) {
       // The per-frame path: a plain QoS 0 PUBLISH to the terminal's own up/audio topic (no DUP, no
@@ -194,12 +202,16 @@ export class MqttConnection implements TerminalLink, Flushable {
       if (preamble !== null) this.version = preamble
     }
     this.lastHeard = now
-    this.parser.parse(bytes, bodyStart)
+    this.ctx.parser.parse(bytes, bodyStart, this.version, this)
     return this.state !== 'closing'
   }
 
-  /** The framer refused a packet from its fixed header. */
-  private framingError(problem: 'first-byte' | 'bad-remaining-length' | 'too-large', detail: number): HarkError {
+  /** PacketSink: the framer refused a packet from its fixed header. */
+  problem(problem: FramingProblem, detail: number): void {
+    this.fail(this.framingError(problem, detail))
+  }
+
+  private framingError(problem: FramingProblem, detail: number): HarkError {
     if (problem === 'too-large') {
       return new FrameTooLarge({ message: `packet of ${detail} bytes exceeds the maximum of ${this.ctx.settings.maxPacketBytes}` })
     }
@@ -211,12 +223,17 @@ export class MqttConnection implements TerminalLink, Flushable {
       : new MalformedPacket({ message })
   }
 
-  /** mqtt-packet (made strict, parser.ts) refused a packet: a CONNECT is refused, anything later fails the connection. */
-  private parseFailed(error: PacketError): void {
+  /** PacketReceiver: mqtt-packet (made strict, parser.ts) refused a packet: a CONNECT is refused, anything later fails the connection. */
+  parseFailed(error: PacketError): void {
     const message = `malformed packet: ${error.message}`
     const harkError = error.kind === 'protocol' ? new ProtocolError({ message: error.message }) : new MalformedPacket({ message })
     if (this.state === 'awaiting-connect') this.refuse(harkError)
     else this.fail(harkError)
+  }
+
+  /** PacketReceiver: a packet parsed. */
+  parsed(packet: Packet): void {
+    this.dispatch(packet)
   }
 
   private dispatch(packet: Packet): void {
@@ -263,10 +280,11 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.outbound = setup.outbound
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
-    this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
-    this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
+    const [down, up] = PublishTemplate.variableHeaders([setup.ns.downAudio, setup.ns.upAudio], this.version === 5)
+    this.audioTemplate = new PublishTemplate(down!, this.version === 5)
+    this.upAudioPrefix = up!
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    this.input = new TerminalInput(this.ctx.input, performance.now())
+    this.input = new TerminalInput(this.ctx.input)
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
@@ -325,7 +343,8 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (this.state === 'closing') return true
     if (bytes.length > this.clientMaxPacketBytes) return false
     this.out.packet(bytes)
-    if (!this.queued) this.ctx.scheduler.add(this)
+    // Control packets (CONNACK, SUBACK, PINGRESP, events) do not wait for the audio budget.
+    this.ctx.scheduler.addNow(this)
     return true
   }
 
@@ -339,9 +358,31 @@ export class MqttConnection implements TerminalLink, Flushable {
     if (!this.write(full)) this.write(generate(packet, v5))
   }
 
+  /**
+   * Write everything queued as one buffer. On plain TCP with nothing waiting in the socket's
+   * stream, straight to the descriptor (one `write(2)`, none of the stream's per-write objects
+   * and callbacks); what the kernel does not take at once — a full socket buffer (EAGAIN), a
+   * partial write, a broken connection — goes to the stream, which keeps the order from then on
+   * (`writableLength` > 0 sends every later flush through it too), counts toward the audio
+   * backlog, and reports the error and the close as before.
+   */
   flush(): void {
-    if (this.out.empty || this.socket.destroyed) return
-    this.socket.write(this.out.drain())
+    const socket = this.socket
+    if (this.out.empty || socket.destroyed || socket.writableEnded) return
+    const data = this.out.drain()
+    this.ctx.counters.writes++
+    if (this.fd >= 0 && socket.writableLength === 0) {
+      let written = 0
+      try {
+        written = writeSync(this.fd, data)
+      } catch {
+        // EAGAIN, EPIPE, ECONNRESET: the stream retries, or fails the socket and closes it.
+      }
+      if (written === data.length) return
+      socket.write(written === 0 ? data : data.subarray(written))
+      return
+    }
+    socket.write(data)
   }
 
   readonly encodeEvent = (messageId: number, payload: Buffer): Buffer =>
@@ -517,4 +558,15 @@ export class MqttConnection implements TerminalLink, Flushable {
     }
     this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
+}
+
+/**
+ * The descriptor to write to directly, or -1: only a plain TCP socket (TLS must go through its
+ * stream) whose handle exposes its descriptor (libuv on POSIX; Windows has none).
+ */
+const directFd = (socket: Socket): number => {
+  if (socket instanceof TLSSocket) return -1
+  // `_handle` is Node's TCP wrap (not typed): its `fd` getter is the libuv descriptor.
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd
+  return typeof fd === 'number' && fd >= 0 ? fd : -1
 }

@@ -124,49 +124,110 @@ function checkedNewPacket(this: ParserInternals): boolean {
   return original._newPacket.call(this)
 }
 
-export interface StrictParser {
-  /**
-   * Parse one whole packet (from the framer; its variable header starts at `bodyStart`):
-   * `onPacket` or `onError` is called before it returns.
-   */
-  parse(bytes: Buffer, bodyStart: number): void
+/** Where a parsed packet, or the refusal of one, goes: the connection it came from. */
+export interface PacketReceiver {
+  parsed(packet: Packet): void
+  parseFailed(error: PacketError): void
 }
 
-export const createStrictParser = (onPacket: (packet: Packet) => void, onError: (error: PacketError) => void): StrictParser => {
-  const parser: Parser = createParser()
-  const internals = parser as unknown as StrictInternals
-  for (const method of ['_parseString', '_parseMessageId', '_parseProperties', '_newPacket', '_parseNum', '_emitError'] as const) {
-    if (typeof internals[method] !== 'function') throw new Error(`mqtt-packet changed: parser.${method} is gone (transports/mqtt/parser.ts)`)
+const EMPTY = Buffer.alloc(0)
+
+/** What mqtt-packet reads from its settings: the protocol version of the packets after CONNECT. */
+const VERSION_SETTINGS = { 4: { protocolVersion: 4 }, 5: { protocolVersion: 5 } } as const
+
+/**
+ * One strict parser for every connection of a transport. The framer hands over whole packets,
+ * so mqtt-packet's parser (with its buffer list, a stream of its own, and two event listeners:
+ * ~2.7 KB per connection) holds nothing between two packets; each `parse` tells it the
+ * connection's protocol version and where the result goes. A packet whose fields do not add up
+ * leaves nothing behind either: the parser is reset for the next one.
+ */
+export class StrictParser {
+  private parser!: Parser
+  private internals!: SharedInternals
+  /** The connection of the packet being parsed, and whether it was refused already. */
+  private receiver: PacketReceiver | null = null
+  private failed = false
+
+  constructor() {
+    this.fresh()
   }
-  internals._parseString = parseCheckedString
-  internals._parseMessageId = parseCheckedMessageId
-  internals._parseProperties = parseCheckedProperties
-  internals._newPacket = checkedNewPacket
-  internals.hark = { bytes: Buffer.alloc(0), bodyStart: 0 }
-  let failed = false
-  parser.on('packet', (packet) => {
-    if (!failed) onPacket(packet)
-  })
-  parser.on('error', (error: Error) => {
-    // A bad field may make mqtt-packet report a second error: the first one counts.
-    if (failed) return
-    failed = true
-    onError(classify(error))
-  })
-  return {
-    parse: (bytes, bodyStart) => {
-      if (failed) return
-      internals.hark.bytes = bytes
-      internals.hark.bodyStart = bodyStart
-      try {
-        parser.parse(bytes)
-      } catch (e) {
-        // mqtt-packet reading past a buffer it was handed: malformed, and the process stays up.
-        if (!failed) {
-          failed = true
-          onError(new PacketError(`malformed packet (${(e as Error).message})`, 'malformed'))
-        }
+
+  /**
+   * A new mqtt-packet parser with the strict readers. Made once, and again after a refusal:
+   * mqtt-packet's own reset after an error leaves state behind (a valid CONNECT after a refused
+   * one fails), so a parser that refused a packet is never used again.
+   */
+  private fresh(): void {
+    const parser: Parser = createParser()
+    const internals = parser as unknown as SharedInternals
+    for (const method of ['_parseString', '_parseMessageId', '_parseProperties', '_newPacket', '_parseNum', '_emitError'] as const) {
+      if (typeof internals[method] !== 'function') throw new Error(`mqtt-packet changed: parser.${method} is gone (transports/mqtt/parser.ts)`)
+    }
+    internals._parseString = parseCheckedString
+    internals._parseMessageId = parseCheckedMessageId
+    internals._parseProperties = parseCheckedProperties
+    internals._newPacket = checkedNewPacket
+    internals.hark = { bytes: EMPTY, bodyStart: 0 }
+    parser.on('packet', (packet: Packet) => {
+      if (!this.failed) this.receiver!.parsed(packet)
+    })
+    parser.on('error', (error: Error) => {
+      // A bad field may make mqtt-packet report a second error: the first one counts.
+      if (this.failed) return
+      this.failed = true
+      this.receiver!.parseFailed(classify(error))
+    })
+    this.parser = parser
+    this.internals = internals
+  }
+
+  /**
+   * Parse one whole packet (from the framer; its variable header starts at `bodyStart`) of a
+   * connection speaking `version` (CONNECT carries its own): `to.parsed` or `to.parseFailed` is
+   * called before it returns.
+   */
+  parse(bytes: Buffer, bodyStart: number, version: 4 | 5, to: PacketReceiver): void {
+    if (this.receiver !== null) {
+      // Called again from inside a packet's handling: that packet's parse is not over, so this
+      // one gets a parser of its own (no handler does this today; the guard keeps it correct).
+      new StrictParser().parse(bytes, bodyStart, version, to)
+      return
+    }
+    const internals = this.internals
+    this.receiver = to
+    this.failed = false
+    internals.hark.bytes = bytes
+    internals.hark.bodyStart = bodyStart
+    internals.settings = VERSION_SETTINGS[version]
+    try {
+      this.parser.parse(bytes)
+      if (!this.failed && (internals._list.length > 0 || internals._stateCounter !== 0)) {
+        // Whole packet in, no packet out: a field claimed more bytes than the packet has.
+        this.failed = true
+        to.parseFailed(new PacketError('malformed packet (a field runs past the end of the packet)', 'malformed'))
       }
-    },
+    } catch (e) {
+      // mqtt-packet reading past a buffer it was handed: malformed, and the process stays up.
+      if (!this.failed) {
+        this.failed = true
+        to.parseFailed(new PacketError(`malformed packet (${(e as Error).message})`, 'malformed'))
+      }
+    } finally {
+      this.receiver = null
+      if (this.failed || internals.error !== null) this.fresh()
+      else {
+        // Hold nothing of this connection's (a CONNECT becomes mqtt-packet's settings) until the next packet.
+        internals.settings = VERSION_SETTINGS[4]
+        internals.hark.bytes = EMPTY
+      }
+    }
   }
 }
+
+/** The internals a shared parser also reads: its state between packets. */
+interface SharedInternals extends StrictInternals {
+  _stateCounter: number
+  settings: object
+}
+

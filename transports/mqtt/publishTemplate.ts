@@ -14,17 +14,28 @@ export class PublishTemplate {
   /** Topic length, topic and (MQTT 5) an empty property list: the variable header of every frame. */
   private readonly variableHeader: Buffer
 
-  constructor(topic: string, mqtt5: boolean) {
-    this.variableHeader = PublishTemplate.variableHeader(topic, mqtt5)
+  /** `header`: the variable header of `topic`'s frames, as `variableHeaders` makes it. */
+  constructor(topic: string | Buffer, mqtt5: boolean) {
+    this.variableHeader = typeof topic === 'string' ? PublishTemplate.variableHeaders([topic], mqtt5)[0]! : topic
   }
 
-  /** The variable header of a QoS 0 PUBLISH to `topic`: its length, its bytes, and (MQTT 5) no properties. */
-  static variableHeader(topic: string, mqtt5: boolean): Buffer {
-    const topicBytes = Buffer.from(topic, 'utf8')
-    const header = Buffer.alloc(2 + topicBytes.length + (mqtt5 ? 1 : 0))
-    header.writeUInt16BE(topicBytes.length, 0)
-    topicBytes.copy(header, 2)
-    return header
+  /**
+   * The variable headers of QoS 0 PUBLISHes to `topics` — each its topic's length, its bytes, and
+   * (MQTT 5) no properties — as views of one allocation: a connection keeps its downlink and
+   * uplink audio headers for its whole life, and one ArrayBuffer between them costs a third of
+   * two (Buffer's shared pool would be worse: a long-lived view pins its whole 8 KB slab).
+   */
+  static variableHeaders(topics: readonly string[], mqtt5: boolean): Buffer[] {
+    const sizes = topics.map((t) => 2 + Buffer.byteLength(t, 'utf8') + (mqtt5 ? 1 : 0))
+    const all = Buffer.alloc(sizes.reduce((a, b) => a + b, 0))
+    let pos = 0
+    return topics.map((topic, i) => {
+      const header = all.subarray(pos, pos + sizes[i]!)
+      pos += sizes[i]!
+      header.writeUInt16BE(header.length - 2 - (mqtt5 ? 1 : 0), 0)
+      header.write(topic, 2, 'utf8')
+      return header
+    })
   }
 
   /** Size of the whole packet for a payload of `payloadBytes`. */

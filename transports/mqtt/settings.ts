@@ -28,6 +28,11 @@ export const mqttSettings = defineSettings('mqtt', {
     65_536,
     'downlink audio is dropped (and counted) while more than this many bytes wait for the socket',
   ),
+  audioBatchMs: setting(
+    intBetween(0, 50),
+    10,
+    'latency budget of downlink audio: frames to one socket wait up to this long to leave in one write (0: end of the event-loop turn)',
+  ),
 })
 
 export type MqttSettings = typeof mqttSettings.Type

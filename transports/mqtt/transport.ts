@@ -25,6 +25,7 @@ import {
   type TlsMaterial,
   type Transport,
 } from '../../core/index.js'
+import { StrictParser } from './parser.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { mqttSettings, type MqttSettings } from './settings.js'
@@ -69,6 +70,7 @@ export class MqttTransport implements Transport {
       audioBackpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
       audioRate: drops.cell(TRANSPORT_NAME, 'rate'),
       eventsDropped: 0,
+      writes: 0,
     })
     new Gauge({
       name: 'hark_mqtt_connections',
@@ -87,6 +89,15 @@ export class MqttTransport implements Transport {
         this.inc(counters.eventsDropped)
       },
     })
+    new Counter({
+      name: 'hark_mqtt_writes_total',
+      help: 'Socket writes: each carries everything one connection had queued (audio within mqtt.audioBatchMs, control packets at once)',
+      registers: [metrics],
+      collect() {
+        this.reset()
+        this.inc(counters.writes)
+      },
+    })
     this.ctx = {
       hub,
       clock,
@@ -94,7 +105,8 @@ export class MqttTransport implements Transport {
       settings: mqtt,
       input: { clock, rateDrops: counters.audioRate },
       log: log.child({ transport: 'mqtt' }),
-      scheduler: new WriteBatch(),
+      scheduler: new WriteBatch(mqtt.audioBatchMs),
+      parser: new StrictParser(),
       sessions: new SessionStore(clock),
       wills: new WillDelivery(hub, clock),
       live: new Map(),
@@ -144,6 +156,7 @@ export class MqttTransport implements Transport {
     for (const c of [...this.connections]) c.close(reason)
     this.ctx.sessions.clear()
     this.ctx.wills.clear()
+    this.ctx.scheduler.stop()
     await Promise.all(closed)
     this.servers.length = 0
   }

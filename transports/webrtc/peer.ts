@@ -129,7 +129,7 @@ export class WebRtcPeer implements TerminalLink {
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
   ) {
-    this.input = new TerminalInput(ctx.input, performance.now())
+    this.input = new TerminalInput(ctx.input)
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
   }
 

@@ -73,7 +73,7 @@ export class WsTerminal implements TerminalLink, Flushable {
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    this.input = new TerminalInput(ctx.input, performance.now())
+    this.input = new TerminalInput(ctx.input)
     this.backlogLimit = ctx.limits.audioBacklogBytes
   }
 

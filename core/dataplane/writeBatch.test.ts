@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { WriteBatch, type Flushable } from './writeBatch.js'
+
+/** A connection that records when it was flushed (the fake clock's time). */
+const item = (name: string, log: string[]): Flushable => ({
+  queued: false,
+  flush: () => log.push(`${name}@${Date.now()}`),
+})
+
+// Fake timers: the batch's own time (its budget is real time, setTimeout and setImmediate).
+beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'Date'], now: 0 }))
+afterEach(() => vi.useRealTimers())
+
+describe('WriteBatch', () => {
+  it('without a budget, flushes what a turn queued at the end of that turn, each item once', () => {
+    const log: string[] = []
+    const batch = new WriteBatch()
+    const a = item('a', log)
+    batch.add(a)
+    batch.add(a)
+    batch.add(item('b', log))
+    expect(log).toEqual([])
+    vi.runAllTicks()
+    vi.advanceTimersToNextTimer() // the setImmediate
+    expect(log).toEqual(['a@0', 'b@0'])
+    expect(batch.turns).toBe(1)
+  })
+
+  it('with a budget, holds what later turns queue until the budget after the first, then writes it once', () => {
+    const log: string[] = []
+    const batch = new WriteBatch(10)
+    const a = item('a', log)
+    batch.add(a)
+    vi.advanceTimersByTime(4)
+    batch.add(a) // already waiting: still one flush
+    batch.add(item('b', log))
+    vi.advanceTimersByTime(5)
+    expect(log).toEqual([])
+    vi.advanceTimersByTime(1)
+    expect(log).toEqual(['a@10', 'b@10'])
+    // The next window starts with the next item, and its timer is the same one, re-armed.
+    batch.add(a)
+    vi.advanceTimersByTime(10)
+    expect(log).toEqual(['a@10', 'b@10', 'a@20'])
+    expect(batch.turns).toBe(2)
+  })
+
+  it('addNow writes everything queued at the end of this turn, without waiting for the budget', () => {
+    const log: string[] = []
+    const batch = new WriteBatch(10)
+    batch.add(item('audio', log))
+    vi.advanceTimersByTime(3)
+    batch.addNow(item('control', log))
+    vi.advanceTimersToNextTimer() // the setImmediate, before the budget's timer
+    expect(log).toEqual(['audio@3', 'control@3'])
+    vi.advanceTimersByTime(10) // the budget's timer finds nothing
+    expect(batch.turns).toBe(1)
+  })
+
+  it('stop() cancels the budget\'s timer', () => {
+    const log: string[] = []
+    const batch = new WriteBatch(10)
+    batch.add(item('a', log))
+    batch.stop()
+    vi.advanceTimersByTime(50)
+    expect(log).toEqual([])
+  })
+})
