@@ -1,12 +1,12 @@
 /**
  * Client tokens: HS256 JWTs with iss = workspaceId, sub = clientId, aud = "service-client",
  * jti (a ULID), iat, exp only when a TTL is given, and the signing secret's id in the `kid`
- * header. Signed with the keyring's fast-jwt signer of that kid (node:crypto HMAC, synchronous),
- * verified with jose (WebCrypto HMAC) under the keyring's cached CryptoKey of that kid. Verification checks the algorithm, the signature under the secret named by (iss, kid),
+ * header. Signed and verified with jose (WebCrypto HMAC) under the keyring's cached CryptoKey of
+ * that kid. Verification checks the algorithm, the signature under the secret named by (iss, kid),
  * audience, required claims, `exp` and `nbf` on the engine clock, an `iat` no further ahead than
  * TOKEN_IAT_LEEWAY_SECONDS, and revocation; the caller checks the client still exists.
  */
-import { errors as joseErrors, jwtVerify } from 'jose'
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose'
 import type { ClockShape } from '../clock.js'
 import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
@@ -79,7 +79,8 @@ export class ClientTokens {
       iat,
       ...(exp === null ? {} : { exp }),
     }
-    const token = key.sign(claims)
+    const header: JWTHeaderParameters = { alg: 'HS256', typ: 'JWT', kid: key.kid }
+    const token = await new SignJWT(claims).setProtectedHeader(header).sign(await key.cryptoKey)
     const expiresAt = exp === null ? null : exp * 1000
     // Recorded before the token is handed out, so a revocation by jti always finds it.
     await this.record({ jti, workspaceId, clientId, issuedAt: now, expiresAt })

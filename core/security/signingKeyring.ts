@@ -1,13 +1,11 @@
 /**
  * Workspace signing secrets: 32 random bytes each, sealed under the master key, never shown.
  * The keyring opens each live secret once and keeps, per kid, one WebCrypto HMAC-SHA-256
- * CryptoKey imported from it (jose verifies with that key; nothing is imported per call) and one
- * fast-jwt signer (node:crypto HMAC, synchronous: WebCrypto's sign is an async job per token, a
- * third of the CPU of issuing one over REST). Rotation makes a new current secret; the previous one keeps verifying until its grace
+ * CryptoKey imported from it (jose signs and verifies with that key; nothing is imported per
+ * call). Rotation makes a new current secret; the previous one keeps verifying until its grace
  * period ends.
  */
 import { randomBytes, webcrypto } from 'node:crypto'
-import { createSigner } from 'fast-jwt'
 import type { ClockShape } from '../clock.js'
 import { newSecretKid } from '../ids.js'
 import type { StorageShape } from '../storage/storage.js'
@@ -25,8 +23,6 @@ export interface LiveKey {
   readonly cryptoKey: Promise<webcrypto.CryptoKey>
   /** The same key once the import has finished (saves an await per verify), else null. */
   ready: webcrypto.CryptoKey | null
-  /** A compact HS256 JWS of `claims` under this secret, header `{ alg, typ: 'JWT', kid }`. */
-  readonly sign: (claims: Readonly<Record<string, unknown>>) => string
 }
 
 interface WorkspaceKeys {
@@ -80,15 +76,12 @@ export class SigningKeyring {
     const cached = this.cache.get(workspaceId)
     if (cached) return cached
     const keys = this.storage.signingSecrets.live(workspaceId, this.clock.now()).map((r): LiveKey => {
-      const secret = this.masterKey.open('signing-secret', r.secretEnc)
       const key: LiveKey = {
         kid: r.kid,
         workspaceId,
         retiresAt: r.retiresAt,
-        cryptoKey: importHmacKey(secret),
+        cryptoKey: importHmacKey(this.masterKey.open('signing-secret', r.secretEnc)),
         ready: null,
-        // The caller sets every claim: fast-jwt keeps the payload's iat and adds no exp or nbf.
-        sign: createSigner({ key: Buffer.from(secret), algorithm: 'HS256', kid: r.kid }),
       }
       key.cryptoKey.then((k) => (key.ready = k), () => undefined)
       return key
