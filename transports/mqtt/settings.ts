@@ -30,7 +30,7 @@ export const mqttSettings = defineSettings('mqtt', {
   ),
   audioBatchMs: setting(
     intBetween(0, 50),
-    10,
+    0,
     'latency budget of downlink audio: frames to one socket wait up to this long to leave in one write (0: end of the event-loop turn)',
   ),
 })
