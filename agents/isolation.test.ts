@@ -15,7 +15,7 @@ import { parseDownlink } from '../core/dataplane/frame.js'
 import { createLogger } from '../core/log.js'
 import type { Extension } from '../core/index.js'
 import { concat, silence, tone, UplinkEncoder } from '../core/test/speech.js'
-import { RecordingLink, seedWorkspace, startTestEngine } from '../core/test/helpers.js'
+import { RecordingLink, runCli, seedWorkspace, startTestEngine, tempDir } from '../core/test/helpers.js'
 import { startRestEngine, type RestEngine } from '../plugins/rest/test/restEngine.js'
 import { websocketTransport } from '../transports/websocket/index.js'
 import { TestTerminal } from '../transports/websocket/test/terminalClient.js'
@@ -233,5 +233,16 @@ describe('agents.providerModules', () => {
     expect(failed?.message).toBe(
       `invalid setting agents.providerModules (from HARK_AGENTS_PROVIDER_MODULES): provider module ${path}: ${reason}`,
     )
+  })
+
+  it('hark start with a bad module exits 2 with that one line (the flag --agents-provider-modules)', async () => {
+    const dir = tempDir()
+    stops.push(async () => dir.remove())
+    const path = fixture('notProvider')
+    const r = await runCli(['start', '--data', dir.path, '--rest-port', '0', '--agents-provider-modules', path])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `hark: invalid setting agents.providerModules (from --agents-provider-modules): provider module ${path}: its default export is not an agent provider (export default defineAgentProvider(name, …))`,
+    ])
   })
 })

@@ -270,7 +270,10 @@ describe('openai-realtime provider (against a strict local fake of the GA Realti
     const a = await connect('a')
     const view = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { overrides: { vadSilenceMs: 300, voice: 'cedar' } })
     speak(a.session, 400, 600)
-    await a.link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'first')
+    const first = await a.link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'first')
+    // The reply is over once the agent listens again (its events may come in separate turns of the loop).
+    const isListening = (e: ServerEvent) => e.type === 'agent.event' && e.event.kind === 'state' && e.event.state === 'listening'
+    await a.link.events.next((e) => a.link.events.items.indexOf(e) > a.link.events.items.indexOf(first) && isListening(e), 5000, 'listening')
 
     const before = a.link.events.items.length
     fake.closeAll(1001, 'Your session hit the maximum duration of 60 minutes.')

@@ -204,8 +204,11 @@ class WorkerSession implements WorkerTenant {
     this.stopping ??= new Promise<void>((resolve) => {
       const worker = this.worker
       if (!worker || this.ended !== null) return resolve()
+      // A session whose stop never answers does not keep its worker: it is ended instead.
+      const deadline = this.pool.clock.setTimeout(() => this.end('stop did not answer', false), this.pool.stallMs)
       this.stopped = () => {
         this.stopped = null
+        this.pool.clock.clearTimeout(deadline)
         if (this.ended === null) {
           this.ended = 'stopped'
           if (this.playout) this.playout.observer = null

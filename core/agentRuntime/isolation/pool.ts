@@ -10,7 +10,7 @@
  * caught between `workerStallMs` and 1.25 × `workerStallMs` after it began. The pings, the
  * deadline and every other control timer here run on the engine clock (core/clock.ts).
  */
-import { Worker } from 'node:worker_threads'
+import { SHARE_ENV, Worker } from 'node:worker_threads'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ClockShape, Timer } from '../../clock.js'
 import type { Logger } from '../../log.js'
@@ -49,6 +49,8 @@ export class ProviderWorker {
   ) {
     this.thread = new Worker(workerEntry(), {
       workerData: options.boot,
+      // The same environment object as the engine's (a key read from a variable is read alike).
+      env: SHARE_ENV,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
       // The worker's stdout and stderr join the engine's (its fatal lines stay visible).
       stdout: false,
@@ -123,6 +125,14 @@ export class ProviderWorkerPool {
         this.set({ state: 'busy' }, pool.all.size - pool.idle.length)
       },
     })
+  }
+
+  get clock(): ClockShape {
+    return this.options.clock
+  }
+
+  get stallMs(): number {
+    return this.options.stallMs
   }
 
   /** The most workers at once (agents.workers). */
