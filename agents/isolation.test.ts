@@ -219,7 +219,18 @@ describe('an isolated provider keeps the contract of an in-process one', () => {
   })
 })
 
-describe('agents.providerModules', () => {
+describe('registering isolated providers', () => {
+  it('an isolated provider without a module is a startup error saying what to do', async () => {
+    const inline = { ...echoAgent, name: 'inline', module: null, isolate: true }
+    const failed = await startTestEngine({ extensions: [inline] }).then(
+      (t) => (stops.push(() => t.stop()), null),
+      (e: Error) => e,
+    )
+    expect(failed?.message).toBe(
+      "agent provider inline runs in a provider worker, which needs its module: defineAgentProvider('inline', { module: import.meta.url, … }), or isolate: false to run it in the engine's thread",
+    )
+  })
+
   it.each([
     ['missing', 'nowhere', 'no such file'],
     ['a default export that is not a provider', 'notProvider', 'its default export is not an agent provider (export default defineAgentProvider(name, …))'],
