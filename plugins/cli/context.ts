@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
+import { loadProviderModules, providerModuleList } from '../../core/agentRuntime/isolation/modules.js'
 import { openDataDir, type DataDir } from '../../core/dataDir.js'
 import { resolveSettings, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
@@ -82,7 +83,12 @@ export interface Operator extends DataDir {
 /** Open the data dir for an operator command (the engine may be running on it at the same time). */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
   const { settings, config } = await settingsFor(opts)
-  return { settings, extensions: config.extensions ?? [], ...openDataDir(settings) }
+  // The providers of agents.providerModules too, as the engine registers them (hark preset checks configs against them).
+  const modules = await loadProviderModules(
+    providerModuleList(settings.agents.providerModules),
+    (path, reason) => new CliError(`invalid setting agents.providerModules: provider module ${path}: ${reason}`, 2),
+  )
+  return { settings, extensions: [...(config.extensions ?? []), ...modules], ...openDataDir(settings) }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */
