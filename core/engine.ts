@@ -186,7 +186,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
             size: settings.agents.workers,
             memoryMb: settings.agents.workerMemoryMb,
             stallMs: settings.agents.workerStallMs,
-            boot: { settings },
+            boot: { settings, preload: [...isolatedModules].map(([name, module]) => ({ name, module })) },
             clock: Context.get(ctx, Clock),
             log: log.child({ component: 'provider-workers' }),
             metrics: Context.get(ctx, Metrics),

@@ -79,6 +79,8 @@ class WorkerSession implements WorkerTenant {
     })
     if (this.playout) this.playout.observer = () => this.mirrorPlayout()
     const result = new Promise<AgentSession>((resolve, reject) => (this.started = { resolve, reject }))
+    // Abandoned at the start timeout, nobody awaits it any more: its late rejection is no fault.
+    result.catch(() => {})
     try {
       await worker.ready
     } catch (e) {

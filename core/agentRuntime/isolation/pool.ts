@@ -1,6 +1,7 @@
 /**
  * The provider worker pool: at most `agents.workers` threads, each hosting one isolated agent at
- * a time (so what one provider does to its thread concerns its agent only). Idle workers are
+ * a time (so what one provider does to its thread concerns its agent only). One idle worker is
+ * kept ready (booted, the isolated providers built) while there is room for it; idle workers are
  * kept and reused; a worker that died — busy-looped past its heartbeat, ran out of its heap
  * (`resourceLimits`), crashed or exited — is replaced by a fresh one at once.
  *
@@ -11,6 +12,9 @@
  * deadline and every other control timer here run on the engine clock (core/clock.ts).
  */
 import { SHARE_ENV, Worker } from 'node:worker_threads'
+// Held by the engine's thread on purpose: @evan/opus's native addon, loaded in a worker (through
+// 'hark') and unloaded when that worker ends, takes the process down unless this thread holds it too.
+import '@evan/opus'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ClockShape, Timer } from '../../clock.js'
 import type { Logger } from '../../log.js'
@@ -108,6 +112,8 @@ export class ProviderWorkerPool {
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.log = options.log
+    // One worker is kept ready (booted, providers built): a dispatch does not wait for a thread to boot.
+    this.keepOneReady()
     const pool = this
     this.replaced = new Counter({
       name: 'hark_agent_workers_replaced_total',
@@ -155,6 +161,8 @@ export class ProviderWorkerPool {
     }
     worker.tenant = tenant
     worker.ping = null
+    // The next one boots once this one is ready, so the two do not compete for the CPU.
+    worker.ready.then(() => this.keepOneReady(), () => {})
     this.ensureTicker()
     return worker
   }
@@ -183,6 +191,10 @@ export class ProviderWorkerPool {
       this.replaced.inc()
       this.idle.push(this.spawn())
     }
+  }
+
+  private keepOneReady(): void {
+    if (!this.closing && this.idle.length === 0 && this.all.size < this.options.size) this.idle.push(this.spawn())
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,8 @@ export interface WireError {
 export interface WorkerBoot {
   /** The engine's settings (a provider's section is read from them). */
   readonly settings: unknown
+  /** The isolated providers, built while the worker boots (so a dispatch does not wait for their imports). */
+  readonly preload: ReadonlyArray<{ readonly name: string; readonly module: string }>
 }
 
 export interface StartMessage {

@@ -253,4 +253,5 @@ port.on('message', (m: Int16Array | ToWorker) => {
   }
 })
 
-post({ t: 'ready' })
+// Ready once the isolated providers are built; one that fails to build says so when an agent starts it.
+void Promise.allSettled(boot.preload.map((p) => providerOf(p.name, p.module))).then(() => post({ t: 'ready' }))
