@@ -187,10 +187,29 @@ export class ProviderWorkerPool {
       this.log.warn({ reason, threadId: worker.thread.threadId }, 'provider worker ended; replacing it')
       tenant.died(reason)
     }
+    if (!worker.booted) {
+      // Not replaced: a worker that cannot boot would fail the same way again, in a loop.
+      if (!this.closing && reason !== 'released') this.log.error({ reason }, 'provider worker failed to boot')
+      return
+    }
     if (!this.closing && reason !== 'released' && this.all.size < this.options.size) {
       this.replaced.inc()
       this.idle.push(this.spawn())
     }
+  }
+
+  /** Resolves once the worker kept ready has booted (or could not), or after `boundMs` on the engine clock. */
+  warmed(boundMs: number): Promise<void> {
+    const first = this.idle[0]
+    if (!first) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      const timer = this.options.clock.setTimeout(resolve, boundMs)
+      const done = () => {
+        this.options.clock.clearTimeout(timer)
+        resolve()
+      }
+      first.ready.then(done, done)
+    })
   }
 
   private keepOneReady(): void {
