@@ -304,9 +304,6 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         )
       }
     }
-    // The engine is ready once it can run an isolated agent promptly: its first provider worker
-    // has booted (it boots while the listeners start), bounded by agents.startTimeoutMs.
-    if (pool) yield* Effect.promise(() => pool.warmed(settings.agents.startTimeoutMs))
     ready = true
     // Runs first: no new REST requests, while those in flight go on during the rest of the stop.
     yield* Effect.addFinalizer(() =>

@@ -1,8 +1,7 @@
 /**
  * The provider worker pool: at most `agents.workers` threads, each hosting one isolated agent at
- * a time (so what one provider does to its thread concerns its agent only). One idle worker is
- * kept ready (booted, the isolated providers built) while there is room for it; idle workers are
- * kept and reused; a worker that died — busy-looped past its heartbeat, ran out of its heap
+ * a time (so what one provider does to its thread concerns its agent only). Workers start on
+ * demand and boot with the isolated providers built; idle workers are kept and reused; a worker that died — busy-looped past its heartbeat, ran out of its heap
  * (`resourceLimits`), crashed or exited — is replaced by a fresh one at once.
  *
  * Liveness: while a worker hosts an agent the pool pings it every `agents.workerStallMs / 4`;
@@ -112,8 +111,6 @@ export class ProviderWorkerPool {
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.log = options.log
-    // One worker is kept ready (booted, providers built): a dispatch does not wait for a thread to boot.
-    this.keepOneReady()
     const pool = this
     this.replaced = new Counter({
       name: 'hark_agent_workers_replaced_total',
@@ -161,8 +158,6 @@ export class ProviderWorkerPool {
     }
     worker.tenant = tenant
     worker.ping = null
-    // The next one boots once this one is ready, so the two do not compete for the CPU.
-    worker.ready.then(() => this.keepOneReady(), () => {})
     this.ensureTicker()
     return worker
   }
@@ -196,24 +191,6 @@ export class ProviderWorkerPool {
       this.replaced.inc()
       this.idle.push(this.spawn())
     }
-  }
-
-  /** Resolves once the worker kept ready has booted (or could not), or after `boundMs` on the engine clock. */
-  warmed(boundMs: number): Promise<void> {
-    const first = this.idle[0]
-    if (!first) return Promise.resolve()
-    return new Promise<void>((resolve) => {
-      const timer = this.options.clock.setTimeout(resolve, boundMs)
-      const done = () => {
-        this.options.clock.clearTimeout(timer)
-        resolve()
-      }
-      first.ready.then(done, done)
-    })
-  }
-
-  private keepOneReady(): void {
-    if (!this.closing && this.idle.length === 0 && this.all.size < this.options.size) this.idle.push(this.spawn())
   }
 
   async close(): Promise<void> {
