@@ -16,14 +16,14 @@ const ENDPOINT = 'wss://provider.internal.example:7443/v1'
 
 /** Providers that misbehave in every way a provider can. */
 const misbehaving: Extension[] = [
-  defineAgentProvider('thrower', () => ({
+  defineAgentProvider('thrower', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     secrets: () => [SECRET, ENDPOINT],
     start: () => {
       throw new Error(`cannot reach ${ENDPOINT} with ${SECRET}`)
     },
-  })),
-  defineAgentProvider('crasher', () => ({
+  }) }),
+  defineAgentProvider('crasher', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     secrets: () => [SECRET],
     start: (): AgentSession => ({
@@ -31,8 +31,8 @@ const misbehaving: Extension[] = [
         throw new TypeError(`crashed holding ${SECRET}`)
       },
     }),
-  })),
-  defineAgentProvider('timebomb', () => ({
+  }) }),
+  defineAgentProvider('timebomb', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     start: (): AgentSession => {
       // Thrown from the provider's own timer and socket-like promise: no try/catch of ours is on the stack.
@@ -41,20 +41,20 @@ const misbehaving: Extension[] = [
       }, 5)
       return {}
     },
-  })),
-  defineAgentProvider('rejectlater', () => ({
+  }) }),
+  defineAgentProvider('rejectlater', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     start: (): AgentSession => ({
       onEvent: () => {
         setImmediate(() => void Promise.reject(new Error('rejected later')))
       },
     }),
-  })),
-  defineAgentProvider('hanger', () => ({
+  }) }),
+  defineAgentProvider('hanger', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     start: () => new Promise<AgentSession>(() => {}),
-  })),
-  defineAgentProvider('quitter', () => ({
+  }) }),
+  defineAgentProvider('quitter', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     secrets: () => [SECRET],
     start: (ctx) => ({
@@ -62,23 +62,23 @@ const misbehaving: Extension[] = [
         if (e.type === 'speaking.started') ctx.fail(`quota exceeded for ${SECRET}`)
       },
     }),
-  })),
-  defineAgentProvider('rejecter', () => ({
+  }) }),
+  defineAgentProvider('rejecter', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     start: async () => {
       throw new AgentFailure('upstream refused the session')
     },
-  })),
-  defineAgentProvider('listener', () => ({
+  }) }),
+  defineAgentProvider('listener', { isolate: false, create: () => ({
     configSchema: Schema.Struct({}),
     start: (): AgentSession => ({
       onSourceAudio: (pcm, from) => heard.push({ from: from.id, kind: from.kind, samples: pcm.length, level: rms(pcm) }),
     }),
-  })),
-  defineAgentProvider('tuned', () => ({
+  }) }),
+  defineAgentProvider('tuned', { isolate: false, create: () => ({
     configSchema: Schema.Struct({ voice: Schema.optionalKey(Schema.String), speed: Schema.optionalKey(Schema.Number) }),
     start: () => ({}),
-  })),
+  }) }),
 ]
 
 /** What the `listener` provider heard, per decoded packet. */

@@ -163,6 +163,26 @@ export const coreSettings = {
     stopTimeoutMs: setting(intBetween(100, 60_000), 5000, 'stopping waits this long for the provider to release, then the agent is stopped anyway'),
     playoutLeadMs: setting(intBetween(0, 200), 40, 'agent audio sent ahead of real time at the start of a talk spurt'),
     maxPerRoom: setting(intBetween(1, 64), 4, 'agents at once in one room'),
+    workers: setting(
+      intBetween(1, 1024),
+      16,
+      'provider worker threads at most: each isolated agent runs in one of its own; a dispatch beyond it fails to start',
+    ),
+    workerMemoryMb: setting(
+      intBetween(32, 65_536),
+      512,
+      "a provider worker's JavaScript heap limit (resourceLimits.maxOldGenerationSizeMb); past it the worker ends and its agent fails",
+    ),
+    workerStallMs: setting(
+      intBetween(100, 600_000),
+      5000,
+      'a provider worker that leaves a heartbeat unanswered this long (engine clock) is stalled: its agent fails, the worker is replaced',
+    ),
+    providerModules: setting(
+      Schema.String,
+      '',
+      'comma-separated paths (or file: URLs) of ES modules whose default export is defineAgentProvider(...), registered at start',
+    ),
     defaultAgentStopDelaySeconds: setting(
       intBetween(0, 86_400),
       30,

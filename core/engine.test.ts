@@ -63,11 +63,11 @@ describe('embedding the engine', () => {
         stop: async () => void calls.push('transport stop'),
       }
     })
-    const parrot = defineAgentProvider('parrot', () => ({
+    const parrot = defineAgentProvider('parrot', { isolate: false, create: () => ({
       description: 'repeats',
       configSchema: Schema.Struct({}),
       start: (ctx) => ({ onAudio: (pcm: Int16Array) => ctx.audio.push(pcm) }),
-    }))
+    }) })
     const t = await startTestEngine({ extensions: [greeter, loop, parrot], greeter: { greeting: 'hi' } })
     try {
       const res = await fetch(t.url('/hello'))

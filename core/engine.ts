@@ -12,11 +12,14 @@ import type { AgentProvider } from './agentProvider.js'
 import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
+import { isolatedProvider } from './agentRuntime/isolation/isolatedProvider.js'
+import { loadProviderModules, providerModuleList, runnableModule } from './agentRuntime/isolation/modules.js'
+import { ProviderWorkerPool } from './agentRuntime/isolation/pool.js'
 import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import type { ClusterNode } from './cluster/node.js'
 import { nodeIdOf } from './cluster/nodeId.js'
-import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
+import { ConfigError, EngineSettings, resolveSettings, settingNames, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
@@ -179,6 +182,36 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     const ctx = yield* Effect.context<EngineServices>()
     const log = yield* Log
     let registry: ExtensionRegistry | undefined
+    // Isolated providers run their sessions in provider workers; a worker imports the provider's module.
+    const isolatedModules = new Map<string, string>()
+    for (const ext of extensions) {
+      if (ext.kind !== 'agentProvider' || !ext.isolate) continue
+      if (ext.module === null) {
+        return yield* Effect.fail(
+          new Error(
+            `agent provider ${ext.name} runs in a provider worker, which needs its module: ` +
+              `defineAgentProvider('${ext.name}', { module: import.meta.url, … }), or isolate: false to run it in the engine's thread`,
+          ),
+        )
+      }
+      const module = yield* Effect.try({ try: () => runnableModule(ext.module!), catch: (e) => new Error(`agent provider ${ext.name}: ${(e as Error).message}`) })
+      isolatedModules.set(ext.name, module)
+    }
+    const pool =
+      isolatedModules.size === 0
+        ? null
+        : new ProviderWorkerPool({
+            size: settings.agents.workers,
+            memoryMb: settings.agents.workerMemoryMb,
+            stallMs: settings.agents.workerStallMs,
+            boot: { settings, preload: [...isolatedModules].map(([name, module]) => ({ name, module })) },
+            clock: Context.get(ctx, Clock),
+            log: log.child({ component: 'provider-workers' }),
+            metrics: Context.get(ctx, Metrics),
+          })
+    // Added before the agents' own finalizer, so it runs after every agent has stopped.
+    if (pool) yield* Effect.addFinalizer(() => Effect.promise(() => pool.close()))
+    const providers = new Map<string, AgentProvider>()
     const agents = new AgentDispatcher({
       hub: Context.get(ctx, Terminals),
       storage: Context.get(ctx, Storage),
@@ -188,7 +221,16 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       metrics: Context.get(ctx, Metrics),
       providers: {
         names: () => registry!.names('agentProvider'),
-        get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
+        get: (name) => {
+          let provider = providers.get(name)
+          if (!provider) {
+            provider = registry!.resolve<AgentProvider>('agentProvider', name)
+            const module = isolatedModules.get(name)
+            if (module !== undefined && pool) provider = isolatedProvider(name, module, provider, pool)
+            providers.set(name, provider)
+          }
+          return provider
+        },
       },
     })
     const webhookOutbox = Context.get(ctx, WebhookOutboxService)
@@ -340,11 +382,20 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   config: EngineConfig<X> = {} as EngineConfig<X>,
   options: EngineOptions = {},
 ): Engine => {
-  const extensions = config.extensions ?? []
+  const configured = config.extensions ?? []
+  /** The config's extensions, then (from start on) the providers of agents.providerModules. */
+  let extensions: ReadonlyArray<Extension> = configured
   const settings = resolveSettings(
     { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
-    extensions,
+    configured,
   )
+  /** Where agents.providerModules came from, for its errors. */
+  const modulesSource = (): string => {
+    const names = settingNames('agents.providerModules')
+    if (options.flags?.['agents.providerModules'] !== undefined) return `--${names.flag}`
+    if (options.env?.[names.env]) return names.env
+    return options.configSource ?? 'engine config'
+  }
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }
   let state: EngineState = 'idle'
@@ -392,6 +443,16 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
     async start() {
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
+      try {
+        const loaded = await loadProviderModules(
+          providerModuleList(resolved.agents.providerModules),
+          (path, reason) => new ConfigError('agents.providerModules', modulesSource(), `provider module ${path}: ${reason}`),
+        )
+        extensions = [...configured, ...loaded]
+      } catch (e) {
+        state = 'stopped'
+        throw e
+      }
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
       createsDatabase = !remote && !existsSync(databaseFile)
       runtime = ManagedRuntime.make(serverLayer)

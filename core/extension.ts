@@ -34,6 +34,17 @@ export interface ExtensionSpec<T, P extends string, S extends SettingsTree> {
   readonly settings?: SettingsSection<P, S>
   /** Built once per engine start, in the engine's container. */
   readonly create: Create<T>
+  /**
+   * Agent providers only: run each session in a provider worker thread (true, the default) or in
+   * the engine's own thread (false, for providers that must share memory with the engine).
+   */
+  readonly isolate?: boolean
+  /**
+   * Agent providers only: the URL of the module that defines this provider (`import.meta.url`),
+   * which a provider worker imports to build it. Set by the engine for modules it loads itself
+   * (`agents.providerModules`); an isolated provider registered otherwise needs it.
+   */
+  readonly module?: string
 }
 
 /** What a config may say about any extension's settings, when the extensions are not known statically. */
@@ -44,6 +55,10 @@ export interface Extension<K extends ExtensionKind = ExtensionKind, T = unknown,
   readonly name: string
   readonly settings: SettingsSection | null
   readonly create: Create<T>
+  /** Agent providers: whether sessions run in a provider worker (see ExtensionSpec.isolate). */
+  readonly isolate: boolean
+  /** Agent providers: the module a provider worker imports to build it, when known. */
+  readonly module: string | null
   /** Type only, never called: what this extension's settings add to a config (see defineConfig). */
   configInput?(input: Input): void
 }
@@ -65,9 +80,9 @@ const make =
     spec: ExtensionSpec<T, P, S> | Create<T>,
   ): Extension<K, T, SettingsInputOf<P, S>> => {
     if (!NAME.test(name)) throw new Error(`extension name "${name}" must match ${NAME}`)
-    const { settings, create } = typeof spec === 'function' ? { settings: undefined, create: spec } : spec
+    const { settings, create, isolate, module } = typeof spec === 'function' ? ({ create: spec } as ExtensionSpec<T, P, S>) : spec
     if (typeof create !== 'function') throw new Error(`extension "${name}" needs a create class or function`)
-    return { kind, name, settings: settings ?? null, create }
+    return { kind, name, settings: settings ?? null, create, isolate: kind === 'agentProvider' && isolate !== false, module: module ?? null }
   }
 
 export const defineTransport = make<'transport', Transport>('transport')

@@ -46,4 +46,9 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
   },
 })
 
-export const echoAgent = defineAgentProvider('echo', { create: () => createEchoProvider() })
+/**
+ * In the engine's thread (`isolate: false`): first-party, bounded work per frame (a level and a
+ * copy), no sockets — a worker hop would only add latency to the engine's own latency checks.
+ * `module` lets an embedder run it isolated all the same (`{ ...echoAgent, isolate: true }`).
+ */
+export const echoAgent = defineAgentProvider('echo', { create: () => createEchoProvider(), isolate: false, module: import.meta.url })

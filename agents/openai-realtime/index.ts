@@ -71,7 +71,9 @@ export const createOpenAiRealtimeProvider = (
   },
 })
 
+/** In a provider worker (isolated): it parses and resamples whatever a remote server sends. */
 export const openaiRealtimeAgent = defineAgentProvider('openai-realtime', {
   settings: openaiRealtimeSettings,
+  module: import.meta.url,
   create: (resolve) => createOpenAiRealtimeProvider(resolve(openaiRealtimeSettings.token)),
 })

@@ -100,7 +100,9 @@ export const createPipelineProvider = (endpoints: Endpoints, env: NodeJS.Process
   },
 })
 
+/** In a provider worker (isolated): native inference (onnxruntime) and three remote APIs, none of it the engine's business. */
 export const pipelineAgent = defineAgentProvider('pipeline', {
   settings: pipelineSettings,
+  module: import.meta.url,
   create: (resolve) => createPipelineProvider(resolve(pipelineSettings.token)),
 })

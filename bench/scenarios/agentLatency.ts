@@ -6,8 +6,10 @@
  * stops when the echo's first Opus frame reaches the terminal's link. Each room has one terminal
  * talking in real time and one echo agent; `load` rooms talk at once.
  *
- * The peer is the floor: the same frames through one Opus decoder, the same segmenter and one
- * Opus encoder in a plain loop (no rooms, actors, mixing, pacing or router). The ratio says what
+ * Peers: `hark-isolated`, the same with echo isolated (its sessions in provider workers): the
+ * difference of the two is what the worker hop adds (a frame in, the reply frame out). And the
+ * floor, `bare-opus`: the same frames through one Opus decoder, the same segmenter and one Opus
+ * encoder in a plain loop (no rooms, actors, mixing, pacing or router). Its ratio says what
  * the engine adds on top of the codec work an agent needs anyway. Hark's dtx-mode figures (the
  * terminal stops sending after its speech; the room's mixed input fills the silence) are in the
  * JSON as dtxP50Ms / dtxP99Ms.
@@ -24,8 +26,8 @@ import type { AgentEchoResult } from '../workers/agentEcho.js'
 
 const SILENCE_MS = 200
 
-const measureSide = async (ctx: MeasureContext, side: 'hark' | 'bare'): Promise<Measurement> => {
-  const name = side === 'hark' ? 'hark-agents' : 'bare-echo'
+const measureSide = async (ctx: MeasureContext, side: 'hark' | 'hark-isolated' | 'bare'): Promise<Measurement> => {
+  const name = side === 'hark' ? 'hark-agents' : side === 'hark-isolated' ? 'hark-agents-isolated' : 'bare-echo'
   const w = startWorker(ctx.procs, {
     name,
     module: benchModule('workers/agentEcho'),
@@ -76,7 +78,13 @@ export default defineScenario<undefined>({
     label: 'Hark echo agent in a room (hub terminal → router → agent → paced playout → router)',
     measure: (ctx) => measureSide(ctx, 'hark'),
   },
+  goal: { text: 'isolation (hark-isolated) adds ≤ 1 ms at p99 over hark (in the engine\'s thread)' },
   peers: [
+    {
+      name: 'hark-isolated',
+      label: 'the same echo agent isolated: its session in a provider worker (PCM over transferred buffers)',
+      measure: (ctx) => measureSide(ctx, 'hark-isolated'),
+    },
     {
       name: 'bare-opus',
       label: 'bare loop: Opus decode → same segmenter → Opus encode (the floor)',

@@ -3,6 +3,8 @@
  *   --side hark: an engine in this process (temp data dir), one terminal per room attached
  *     through the terminal hub — the path every transport uses — and an `echo` agent dispatched
  *     into each room the way POST /api/v1/agents does;
+ *   --side hark-isolated: the same, with echo isolated (its sessions in provider workers), so the
+ *     difference between the two is what the worker hop adds per frame (in, and the reply out);
  *   --side bare: the floor — per room one Opus decoder, the same utterance segmenter and one Opus
  *     encoder in a plain loop: no rooms, actors, mixing, pacing or router.
  * Every room's terminal talks in real time (one 20 ms Opus frame per 20 ms): 200 ms of tone, then
@@ -52,7 +54,7 @@ export interface AgentEchoResult extends WorkerMessage {
 }
 
 const { values: args } = parseArgs({ options: { side: { type: 'string' } } })
-const side = args.side === 'bare' ? 'bare' : 'hark'
+const side = args.side === 'bare' ? 'bare' : args.side === 'hark-isolated' ? 'hark-isolated' : 'hark'
 
 const SPEECH_FRAMES = 10
 const FRAME_MS = 20
@@ -199,7 +201,8 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
   dataDir = mkdtempSync(join(tmpdir(), 'hark-agent-latency-'))
   engine = createEngine({
     dataDir, log: { level: 'warn' }, rest: { port: 0 },
-    extensions: [echoAgent],
+    // hark-isolated: the same echo, its sessions in provider workers (one per room).
+    extensions: [side === 'hark-isolated' ? { ...echoAgent, isolate: true } : echoAgent],
   })
   await engine.start()
   const { host } = engine
@@ -221,7 +224,7 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
 
 const run = async (g: AgentEchoGo): Promise<AgentEchoResult> => {
   const histogram = createLatencyHistogram()
-  const dtx: LatencyHistogram | null = side === 'hark' ? createLatencyHistogram() : null
+  const dtx: LatencyHistogram | null = side !== 'bare' ? createLatencyHistogram() : null
   let turns = 0
   let missed = 0
   const loop = monitorEventLoopDelay({ resolution: 10 })

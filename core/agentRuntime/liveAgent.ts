@@ -12,6 +12,7 @@ import type { ClockShape } from '../clock.js'
 import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
 import { inAgentScope } from './faultContainment.js'
+import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
 import { AgentMember } from './member.js'
 import { AgentPlayout } from './playout.js'
 import { scrubbedError, scrubSecrets } from './redact.js'
@@ -98,6 +99,8 @@ export class LiveAgent {
       failed: (e, where) => this.failed(e, `provider error (${where})`),
       joined: (_room, port) => {
         this.playout.attach((uplink) => port.router.forward(port, uplink, performance.now()))
+        const session = this.session as Partial<IsolatedSession> | null
+        session?.[ROOM_JOINED]?.(this.member.participants())
         this.joinedRoom?.()
       },
       badPacket: () => deps.badPacket?.(),
@@ -283,7 +286,8 @@ export class LiveAgent {
 
   /** The reason the room may hear: an AgentFailure's own (scrubbed), else the generic fallback. */
   private publicFailure(error: unknown, fallback: string): AgentFailure {
-    if (!(error instanceof AgentFailure)) {
+    // By name too: a provider module may bring its own copy of 'hark', hence its own AgentFailure class.
+    if (!(error instanceof AgentFailure || (error instanceof Error && error.name === 'AgentFailure'))) {
       this.log.error({ error: scrubbedError(error, this.secrets) }, fallback)
       return new AgentFailure(fallback)
     }

@@ -39,6 +39,8 @@ export class AgentPlayout implements AgentAudioOut {
   private sentMs = 0
   private closed = false
   readonly stats: PlayoutStats = { framesOut: 0, dropped: 0 }
+  /** Told after every pump (a provider worker's mirror of `pendingMs` follows the playout with it). */
+  observer: (() => void) | null = null
 
   constructor(
     private readonly leadMs: number,
@@ -116,13 +118,22 @@ export class AgentPlayout implements AgentAudioOut {
   }
 
   get pendingMs(): number {
-    const ahead = this.sentMs > 0 ? Math.max(0, this.spurtAt + this.sentMs - this.now()) : 0
-    const partial = this.remainder ? (this.remainder.length / AGENT_FRAME_SAMPLES) * AGENT_FRAME_MS : 0
-    return this.queuedMs + partial + ahead
+    const endsAt = this.sentEndsAt
+    return this.unsentMs + (endsAt > 0 ? Math.max(0, endsAt - this.now()) : 0)
   }
 
   get speaking(): boolean {
     return this.pendingMs > 0
+  }
+
+  /** The first part of `pendingMs`: queued and not sent yet, the partial frame included. */
+  get unsentMs(): number {
+    return this.queuedMs + (this.remainder ? (this.remainder.length / AGENT_FRAME_SAMPLES) * AGENT_FRAME_MS : 0)
+  }
+
+  /** The second: when the audio sent ahead will have played out (`now()` time), 0 when nothing is. */
+  get sentEndsAt(): number {
+    return this.sentMs > 0 ? this.spurtAt + this.sentMs : 0
   }
 
   private flushRemainder(): boolean {
@@ -165,8 +176,13 @@ export class AgentPlayout implements AgentAudioOut {
     this.timer.unref?.()
   }
 
-  /** Send every frame that is due, then sleep until the next one is (or until listeners run dry). */
   private pump(): void {
+    this.pumpFrames()
+    this.observer?.()
+  }
+
+  /** Send every frame that is due, then sleep until the next one is (or until listeners run dry). */
+  private pumpFrames(): void {
     const send = this.send
     if (!send || this.closed || this.timer) return
     const now = this.now()

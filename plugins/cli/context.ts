@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
+import { loadProviderModules, providerModuleList } from '../../core/agentRuntime/isolation/modules.js'
 import { openDataDirChecked, type DataDir } from '../../core/dataDir.js'
 import { resolveSettings, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
@@ -96,7 +97,12 @@ export interface Operator extends DataDir {
  */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
   const { settings, config } = await settingsFor(opts)
-  return { settings, extensions: config.extensions ?? [], ...(await openDataDirChecked(settings)) }
+  // The providers of agents.providerModules too, as the engine registers them (hark preset checks configs against them).
+  const modules = await loadProviderModules(
+    providerModuleList(settings.agents.providerModules),
+    (path, reason) => new CliError(`invalid setting agents.providerModules: provider module ${path}: ${reason}`, 2),
+  )
+  return { settings, extensions: [...(config.extensions ?? []), ...modules], ...(await openDataDirChecked(settings)) }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

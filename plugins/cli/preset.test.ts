@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { echoAgent } from '../../agents/echo/index.js'
 import { cliJson, createTestEngine, runCli, tempDir } from '../../core/test/helpers.js'
@@ -9,6 +10,17 @@ afterEach(() => dir.remove())
 const data = () => ['--data', dir.path]
 
 describe('hark preset (real process)', () => {
+  it('knows the providers of agents.providerModules, as the engine does', async () => {
+    const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...data()])
+    const env = { HARK_AGENTS_PROVIDER_MODULES: fileURLToPath(new URL('../../test/fixtures/agent-providers/spinner.mjs', import.meta.url)) }
+    const ws = ['--workspace', workspaceId, ...data()]
+    expect(await cliJson(['preset', 'create', 'spin', '--provider', 'spinner', ...ws], env)).toMatchObject({ presetId: 'spin', provider: 'spinner' })
+    const refused = await runCli(['preset', 'create', 'x', '--provider', 'spinner', '--agent-config', '{"loud":true}', ...ws], env)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/config\.loud is not a setting of the spinner provider/)
+  })
+
+
   it('creates, lists, shows, updates and deletes presets, checking configs against the provider schema', async () => {
     const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...data()])
     const ws = ['--workspace', workspaceId, ...data()]

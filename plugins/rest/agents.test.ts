@@ -6,13 +6,13 @@ import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
 const SECRET = 'sk-provider-secret-abcdef'
 
-const thrower = defineAgentProvider('thrower', () => ({
+const thrower = defineAgentProvider('thrower', { isolate: false, create: () => ({
   configSchema: Schema.Struct({}),
   secrets: () => [SECRET],
   start: () => {
     throw new Error(`upstream said no to ${SECRET}`)
   },
-}))
+}) })
 
 let t: RestEngine
 let acme: ReturnType<RestEngine['workspace']>

@@ -1,0 +1,259 @@
+/**
+ * Providers cannot stall the engine: isolated providers run in provider workers. A provider that
+ * busy-loops, allocates without bound or crashes its thread fails its own agent only, while a
+ * room of real WebSocket terminals keeps its audio flowing and /healthz answers; the worker is
+ * replaced and a new agent runs. An isolated provider keeps the contract of an in-process one
+ * (echo's round trip byte for byte, its events, every way of failing). The misbehaving providers
+ * are operator modules (test/fixtures/agent-providers/*.mjs, importing only 'hark') loaded
+ * through agents.providerModules, exactly as an operator's.
+ */
+import { fileURLToPath } from 'node:url'
+import { Writable } from 'node:stream'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '../core/clock.js'
+import { parseDownlink } from '../core/dataplane/frame.js'
+import { createLogger } from '../core/log.js'
+import type { Extension } from '../core/index.js'
+import { concat, silence, tone, UplinkEncoder } from '../core/test/speech.js'
+import { RecordingLink, runCli, seedWorkspace, startTestEngine, tempDir } from '../core/test/helpers.js'
+import { startRestEngine, type RestEngine } from '../plugins/rest/test/restEngine.js'
+import { websocketTransport } from '../transports/websocket/index.js'
+import { TestTerminal } from '../transports/websocket/test/terminalClient.js'
+import { echoAgent } from './echo/index.js'
+
+const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/agent-providers/${name}.mjs`, import.meta.url))
+const isolatedEcho: Extension = { ...echoAgent, isolate: true }
+
+let stops: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+})
+
+/** The engine's metrics text. */
+const metrics = async (t: { url(path: string): string }) => (await fetch(t.url('/metrics'))).text()
+const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? NaN)
+
+describe('a misbehaving provider fails only its agent', () => {
+  let t: RestEngine
+  let acme: ReturnType<RestEngine['workspace']>
+  let clock: ManualClock
+
+  const start = async (module: string) => {
+    // The engine clock is driven: the only heartbeat verdict is the one a test asks for.
+    clock = new ManualClock(Date.now())
+    t = await startRestEngine(
+      {
+        extensions: [websocketTransport, isolatedEcho],
+        agents: { providerModules: fixture(module), workerStallMs: 1000, workerMemoryMb: 96, workers: 2 },
+      },
+      { clock },
+    )
+    stops.push(() => t.stop())
+    acme = t.workspace('acme')
+  }
+
+  const terminal = async (clientId: string) => {
+    expect((await acme.api.post('/clients', { clientId, room: 'lobby' })).status).toBe(201)
+    const { token } = (await acme.api.post(`/clients/${clientId}/token`, {})).body
+    const term = await TestTerminal.connect(t.engine.ports.gateway!, { token }, t.engine.host.tls.cert)
+    stops.push(async () => term.close())
+    await term.event('session')
+    return term
+  }
+
+  const encoder = new UplinkEncoder()
+  /** `a` talks (a burst of frames); resolves once `b` received every one of them (nothing else talks yet). */
+  const flows = async (a: TestTerminal, b: TestTerminal, ms: number) => {
+    const before = b.frames.items.length
+    const frames = encoder.frames(tone(ms, 300))
+    for (const f of frames) a.sendAudio(f)
+    await b.frames.next(() => b.frames.items.length >= before + frames.length, 5000, `${frames.length} frames at the other terminal`)
+  }
+
+  const healthy = async () => {
+    const r = await fetch(t.url('/healthz'), { signal: AbortSignal.timeout(1000) })
+    expect(r.status).toBe(200)
+  }
+
+  const scenario = async (module: string, provider: string, saying: string, misbehave: () => void, reason: string) => {
+    await start(module)
+    const a = await terminal('dev-a')
+    const b = await terminal('dev-b')
+    expect((await acme.api.post('/agent-presets', { presetId: 'bad', name: 'bad', provider, config: {} })).status).toBe(201)
+    const created = await acme.api.post('/agents', { room: 'lobby', presetId: 'bad' })
+    expect(created.status).toBe(201)
+    await b.event('agent.started', (e) => e.agentId === created.body.agentId)
+
+    // The room talks; the provider hears its first frame and misbehaves.
+    await flows(a, b, 200)
+    await b.event('agent.event', (e) => e.event.kind === saying)
+    misbehave()
+    // Meanwhile and after, the room's audio flows and the engine answers.
+    await flows(a, b, 400)
+    await healthy()
+    const stopped = await b.event('agent.stopped', (e) => e.agentId === created.body.agentId)
+    expect(stopped.reason).toBe(reason)
+    expect((await acme.api.get(`/agents/${created.body.agentId}`)).body).toMatchObject({ state: 'failed', reason })
+    await flows(a, b, 400)
+    await healthy()
+
+    // The worker was replaced, and a new agent runs in the pool: echo, isolated, answering the room.
+    expect(metric(await metrics(t), 'hark_agent_workers_replaced_total')).toBe(1)
+    const echo = await acme.api.post('/agents', { room: 'lobby', overrides: { silenceMs: 200 } })
+    expect(echo.status).toBe(201)
+    expect(metric(await metrics(t), 'hark_agent_workers{state="busy"}')).toBe(1)
+    for (const f of encoder.frames(concat(tone(300, 300), silence(400)))) a.sendAudio(f)
+    await b.event('agent.event', (e) => e.agentId === echo.body.agentId && e.event.kind === 'echo')
+  }
+
+  it('a busy loop: the heartbeat goes unanswered, the worker is terminated, the agent fails', async () => {
+    await scenario(
+      'spinner',
+      'spinner',
+      'spinning',
+      // One ping goes out, then the deadline passes without its answer (the engine clock, driven).
+      () => {
+        clock.advance(250)
+        clock.advance(1000)
+      },
+      'provider stalled (no heartbeat for 1000 ms)',
+    )
+  })
+
+  it('unbounded allocation: the worker hits its heap limit, the agent fails', async () => {
+    await scenario('hog', 'hog', 'hogging', () => {}, 'provider ran out of memory (agents.workerMemoryMb = 96)')
+  })
+
+  it('a crash: the worker exits, the agent fails', async () => {
+    await scenario('crasher', 'crasher', 'crashing', () => {}, 'provider worker exited (code 70)')
+  })
+})
+
+describe('an isolated provider keeps the contract of an in-process one', () => {
+  /** Echo through the hub: the agent's Opus payloads and its events, for the same speech. */
+  const echoRoundTrip = async (echo: Extension) => {
+    const t = await startTestEngine({ extensions: [echo] })
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
+    const link = new RecordingLink()
+    const session = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+    await link.event('session')
+    const view = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { overrides: { silenceMs: 300 } })
+    const busy = metric(await metrics(t), 'hark_agent_workers{state="busy"}')
+    const encoder = new UplinkEncoder()
+    for (const f of encoder.frames(concat(tone(400, 300), silence(600), tone(300, 500), silence(600)))) session.pushAudio(f)
+    const echoes = () => link.events.items.flatMap((e) => (e.type === 'agent.event' ? [e.event] : []))
+    await link.events.next(() => echoes().length >= 2, 10_000, 'two echoes')
+    const ms = echoes().reduce((sum, e) => sum + Number(e.durationMs), 0)
+    await link.frames.next(() => link.frames.items.length >= ms / 20, 10_000, 'every echoed frame')
+    await t.engine.host.agents.stop(seed.workspaceId, view.agentId)
+    return {
+      busy,
+      payloads: link.frames.items.map((f) => Buffer.from(parseDownlink(f)!.opus).toString('hex')),
+      events: echoes(),
+    }
+  }
+
+  it('echo: the same speech gives the same Opus bytes and the same events, in a worker or not', async () => {
+    const inProcess = await echoRoundTrip(echoAgent)
+    const isolated = await echoRoundTrip(isolatedEcho)
+    expect(inProcess.busy).toBeNaN()
+    expect(isolated.busy).toBe(1)
+    expect(isolated.payloads.length).toBeGreaterThanOrEqual(30)
+    expect(isolated.events).toEqual(inProcess.events)
+    expect(isolated.payloads).toEqual(inProcess.payloads)
+  })
+
+  const failures = async (isolate: boolean) => {
+    const names = ['quitter', 'thrower', 'refuser', 'timebomb']
+    const modules = await Promise.all(names.map(async (n) => ((await import(fixture(n))) as { default: Extension }).default))
+    const logged: string[] = []
+    const sink = new Writable({ write: (chunk, _enc, cb) => (logged.push(String(chunk)), cb()) })
+    const t = await startTestEngine(
+      isolate
+        ? { agents: { providerModules: names.map(fixture).join(','), startTimeoutMs: 5000 } }
+        : { extensions: modules.map((m) => ({ ...m, isolate: false })), agents: { startTimeoutMs: 5000 } },
+      { logger: createLogger('debug', sink) },
+    )
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    const reasons: Record<string, string | null> = {}
+    const busy: number[] = []
+    for (const [i, name] of names.entries()) {
+      seed.addClient(`c${i}`, `room-${name}`)
+      t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: name, name, provider: name, config: {}, createdAt: 1, updatedAt: 1 })
+      const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, `c${i}`, null)
+      const link = new RecordingLink()
+      const session = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+      await link.event('session')
+      let agentId: string
+      try {
+        agentId = (await t.engine.host.agents.dispatch(seed.workspaceId, `room-${name}`, { presetId: name })).agentId
+      } catch (e) {
+        reasons[name] = (e as Error).message.replace(/ag_\w+/, 'ag_…')
+        continue
+      }
+      busy.push(metric(await metrics(t), 'hark_agent_workers{state="busy"}'))
+      for (const f of new UplinkEncoder().frames(concat(tone(200, 300), silence(200)))) session.pushAudio(f)
+      const stopped = await link.event('agent.stopped', (e) => e.agentId === agentId)
+      reasons[name] = stopped.reason
+    }
+    return { reasons, busy, logged: logged.join('') }
+  }
+
+  it('failing: ctx.fail, a throw in a callback, a refused start and a later throw give the same reasons, secrets scrubbed', async () => {
+    const inProcess = await failures(false)
+    const isolated = await failures(true)
+    expect(inProcess.reasons).toEqual({
+      quitter: 'quota exceeded for [redacted]',
+      thrower: 'provider error (onAudio)',
+      refuser: expect.stringContaining('failed to start: upstream refused the session'),
+      timebomb: 'provider error (async)',
+    })
+    expect(isolated.reasons).toEqual(inProcess.reasons)
+    expect(isolated.busy).toEqual([1, 1, 1])
+    expect(isolated.logged).toContain('provider error (onAudio)')
+    expect(isolated.logged).not.toContain('sk-fixture-secret-0123456789')
+  })
+})
+
+describe('registering isolated providers', () => {
+  it('an isolated provider without a module is a startup error saying what to do', async () => {
+    const inline = { ...echoAgent, name: 'inline', module: null, isolate: true }
+    const failed = await startTestEngine({ extensions: [inline] }).then(
+      (t) => (stops.push(() => t.stop()), null),
+      (e: Error) => e,
+    )
+    expect(failed?.message).toBe(
+      "agent provider inline runs in a provider worker, which needs its module: defineAgentProvider('inline', { module: import.meta.url, … }), or isolate: false to run it in the engine's thread",
+    )
+  })
+
+  it.each([
+    ['missing', 'nowhere', 'no such file'],
+    ['a default export that is not a provider', 'notProvider', 'its default export is not an agent provider (export default defineAgentProvider(name, …))'],
+    ['throws on import', 'throwsOnImport', 'throws on import: cannot initialise: no licence'],
+  ])('a module %s is a one-line startup error naming its path', async (_what, name, reason) => {
+    const path = fixture(name)
+    const failed = await startTestEngine({}, { env: { HARK_AGENTS_PROVIDER_MODULES: path } }).then(
+      (t) => (stops.push(() => t.stop()), null),
+      (e: Error) => e,
+    )
+    expect(failed?.message).toBe(
+      `invalid setting agents.providerModules (from HARK_AGENTS_PROVIDER_MODULES): provider module ${path}: ${reason}`,
+    )
+  })
+
+  it('hark start with a bad module exits 2 with that one line (the flag --agents-provider-modules)', async () => {
+    const dir = tempDir()
+    stops.push(async () => dir.remove())
+    const path = fixture('notProvider')
+    const r = await runCli(['start', '--data', dir.path, '--rest-port', '0', '--agents-provider-modules', path])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `hark: invalid setting agents.providerModules (from --agents-provider-modules): provider module ${path}: its default export is not an agent provider (export default defineAgentProvider(name, …))`,
+    ])
+  })
+})
