@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { resolveSettings, systemClock, type EngineConfig, type Settings } from '../../core/index.js'
+import { resolveSettings, systemClock, type ClockShape, type EngineConfig, type Settings } from '../../core/index.js'
 import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
 import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
 import { openStorage, type StorageShape } from '../../core/storage/storage.js'
@@ -77,6 +77,7 @@ export const settingsFor = async (opts: CommonOptions, flags: Record<string, str
 
 export interface Operator {
   readonly settings: Settings
+  readonly clock: ClockShape
   readonly storage: StorageShape
   readonly security: SecurityShape
   close(): void
@@ -94,7 +95,7 @@ export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
   const security = makeSecurity(storage, makeMasterKey(key), systemClock, {
     secretGraceSeconds: settings.security.secretGraceSeconds,
   })
-  return { settings, storage, security, close: () => storage.close() }
+  return { settings, clock: systemClock, storage, security, close: () => storage.close() }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

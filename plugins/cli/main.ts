@@ -1,6 +1,6 @@
 /**
  * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
- * clients, device passwords, secrets, tokens, agent presets). Errors go to stderr as one line, exit code ≠ 0.
+ * clients, device passwords, secrets, tokens, agent presets, console users, the audit log). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
 import { ConfigError, settingDescriptors } from '../../core/config.js'
@@ -8,6 +8,7 @@ import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { ListenError } from '../../core/transport.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
+import { auditCommand } from './commands/audit.js'
 import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
@@ -16,6 +17,7 @@ import { secretCommands } from './commands/secret.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
+import { userCommands } from './commands/user.js'
 import { workspaceCommands } from './commands/workspace.js'
 
 export const buildProgram = (): Command => {
@@ -35,6 +37,8 @@ export const buildProgram = (): Command => {
   tokenCommands(program)
   usageCommand(program)
   presetCommands(program)
+  userCommands(program)
+  auditCommand(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()
