@@ -7,6 +7,7 @@ import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'
+import { consolePlugin } from './plugins/console/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
 import { mqttTransport } from './transports/mqtt/index.js'
@@ -50,6 +51,7 @@ export default defineConfig({
     maxQueuedEvents: 1000,
     maxBufferedAudioBytes: 65_536,
   },
+  console: { enabled: true, port: 8090, sessionIdleSeconds: 43_200, sessionMaxSeconds: 604_800 },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,
@@ -74,5 +76,5 @@ export default defineConfig({
       requestTimeoutMs: 15_000,
     },
   },
-  extensions: [restPlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, consolePlugin, websocketTransport, mqttTransport, webrtcTransport, echoAgent, openaiRealtimeAgent, pipelineAgent],
 })

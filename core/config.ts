@@ -97,6 +97,16 @@ export const SettingsSchema = Schema.Struct({
     /** Downlink audio is dropped (and counted) while more than this many bytes wait to be written. */
     maxBufferedAudioBytes: Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 67_108_864 })),
   }),
+  console: Schema.Struct({
+    /** Serve the web console (plugins/console) when its plugin is registered. */
+    enabled: Schema.Boolean,
+    /** HTTPS listener of the console (the engine's certificate), bound to `host`. */
+    port: Port,
+    /** A console session unused this long ends (sign in again). */
+    sessionIdleSeconds: Schema.Int.check(Schema.isBetween({ minimum: 60, maximum: 2_592_000 })),
+    /** A console session ends this long after sign-in, used or not. */
+    sessionMaxSeconds: Schema.Int.check(Schema.isBetween({ minimum: 300, maximum: 31_536_000 })),
+  }),
   tls: Schema.Struct({
     /** PEM certificate and key; when both are null a self-signed pair is generated into the data dir. */
     certFile: Schema.NullOr(Schema.NonEmptyString),
@@ -193,6 +203,7 @@ export const defaultSettings: Settings = {
     maxQueuedEvents: 1000,
     maxBufferedAudioBytes: 65_536,
   },
+  console: { enabled: true, port: 8090, sessionIdleSeconds: 43_200, sessionMaxSeconds: 604_800 },
   tls: { certFile: null, keyFile: null },
   security: {
     masterKey: null,

@@ -219,6 +219,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         ports[name] = port
         log.info({ listener: name, host: settings.host, port }, 'listening')
       },
+      ports,
       resolve: (kind, name) => registry!.resolve(kind, name),
       names: (kind) => registry!.names(kind),
     }

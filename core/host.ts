@@ -39,6 +39,8 @@ export interface EngineHost {
   run<A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A>
   /** A transport or plugin reports a bound listener (its real port when configured with 0). */
   listening(name: string, port: number): void
+  /** Ports reported so far by listener name (the console tells browsers the gateway's). */
+  readonly ports: Readonly<Record<string, number>>
   /** Resolve another registered extension's instance by kind and name (e.g. an agent provider). */
   resolve<T>(kind: 'transport' | 'plugin' | 'agentProvider', name: string): T
   /** Names registered for a kind. */

@@ -148,6 +148,7 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE TABLE user_sessions (
         session_hash TEXT PRIMARY KEY,
         user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+        csrf_token TEXT NOT NULL,
         created_at INTEGER NOT NULL,
         last_seen_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL,

@@ -1,13 +1,14 @@
 /**
  * Console sign-in sessions. Only a SHA-256 of each session id is stored (the id is 256 random
- * bits, held by the browser in an HttpOnly cookie), with its absolute expiry and when it was last
- * seen (for the idle expiry).
+ * bits, held by the browser in an HttpOnly cookie), with its absolute expiry, when it was last
+ * seen (for the idle expiry), and its CSRF token (not a credential: useless without the cookie).
  */
 import { guard, type Db } from './db.js'
 
 export interface UserSessionRecord {
   readonly sessionHash: string
   readonly userId: string
+  readonly csrfToken: string
   readonly createdAt: number
   readonly lastSeenAt: number
   /** Absolute expiry (ms). */
@@ -17,17 +18,17 @@ export interface UserSessionRecord {
 }
 
 interface Row {
-  session_hash: string; user_id: string; created_at: number; last_seen_at: number; expires_at: number
+  session_hash: string; user_id: string; csrf_token: string; created_at: number; last_seen_at: number; expires_at: number
   ip: string | null; user_agent: string | null
 }
 const toRecord = (r: Row): UserSessionRecord => ({
-  sessionHash: r.session_hash, userId: r.user_id, createdAt: r.created_at, lastSeenAt: r.last_seen_at,
+  sessionHash: r.session_hash, userId: r.user_id, csrfToken: r.csrf_token, createdAt: r.created_at, lastSeenAt: r.last_seen_at,
   expiresAt: r.expires_at, ip: r.ip, userAgent: r.user_agent,
 })
 
 export const userSessionsRepo = (db: Db) => {
   const insert = db.prepare(`INSERT INTO user_sessions
-    (session_hash, user_id, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    (session_hash, user_id, csrf_token, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
   const byHash = db.prepare('SELECT * FROM user_sessions WHERE session_hash = ?')
   const touch = db.prepare('UPDATE user_sessions SET last_seen_at = ? WHERE session_hash = ?')
   const remove = db.prepare('DELETE FROM user_sessions WHERE session_hash = ?')
@@ -37,7 +38,7 @@ export const userSessionsRepo = (db: Db) => {
   return {
     insert: (s: UserSessionRecord) =>
       guard('insert session', () =>
-        void insert.run(s.sessionHash, s.userId, s.createdAt, s.lastSeenAt, s.expiresAt, s.ip, s.userAgent)),
+        void insert.run(s.sessionHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt, s.expiresAt, s.ip, s.userAgent)),
     get: (sessionHash: string) =>
       guard('get session', () => {
         const r = byHash.get(sessionHash) as Row | undefined

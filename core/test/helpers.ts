@@ -41,6 +41,7 @@ const testBase: EngineConfig = {
   rest: { port: 0 },
   gateway: { port: 0 },
   mqtt: { port: 0, tlsPort: null },
+  console: { port: 0 },
   storage: { changePollMs: 50 },
 }
 
@@ -198,8 +199,8 @@ export const runCli = (args: string[], env: Record<string, string> = {}, input?:
     if (input !== undefined) child.stdin!.end(input)
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
+    child.stdout!.on('data', (d) => (stdout += d))
+    child.stderr!.on('data', (d) => (stderr += d))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })

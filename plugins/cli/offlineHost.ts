@@ -38,6 +38,7 @@ export const offlineHost = (op: Operator): EngineHost => ({
   },
   run: () => unavailable('the engine runtime'),
   listening: () => unavailable('listening'),
+  ports: {},
   resolve: () => unavailable('resolving extensions'),
   names: () => unavailable('listing extensions'),
 })

@@ -107,7 +107,7 @@ describe('hark user', () => {
     // Two console sessions of ada; a reset ends both and the new password is the one that verifies.
     withStorage((s) => {
       for (const hash of ['a'.repeat(64), 'b'.repeat(64)]) {
-        s.userSessions.insert({ sessionHash: hash, userId: ada!, createdAt: 1, lastSeenAt: 1, expiresAt: Date.now() + 60_000, ip: null, userAgent: null })
+        s.userSessions.insert({ sessionHash: hash, userId: ada!, csrfToken: 'x', createdAt: 1, lastSeenAt: 1, expiresAt: Date.now() + 60_000, ip: null, userAgent: null })
       }
     })
     const reset = await cliJson(['user', 'reset-password', 'ada@example.com', '--password-stdin', ...data()], {}, 'a new long passphrase\n')
@@ -119,7 +119,7 @@ describe('hark user', () => {
     expect(await verifyPassword(hash, 'a new long passphrase')).toBe(true)
     expect(await verifyPassword(hash, PASSWORD)).toBe(false)
 
-    withStorage((s) => s.userSessions.insert({ sessionHash: 'c'.repeat(64), userId: ada!, createdAt: 1, lastSeenAt: 1, expiresAt: Date.now() + 60_000, ip: null, userAgent: null }))
+    withStorage((s) => s.userSessions.insert({ sessionHash: 'c'.repeat(64), userId: ada!, csrfToken: 'x', createdAt: 1, lastSeenAt: 1, expiresAt: Date.now() + 60_000, ip: null, userAgent: null }))
     expect(await cliJson(['user', 'disable', 'ada@example.com', ...data()])).toEqual({ userId: ada, email: 'ada@example.com', disabled: true, sessionsEnded: 1 })
     expect(withStorage((s) => s.users.get(ada!)!.disabledAt)).not.toBeNull()
   })

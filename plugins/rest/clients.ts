@@ -11,6 +11,7 @@ import { clientView } from '../../core/operations/views.js'
 import type { ClientPatch } from '../../core/storage/clients.js'
 import { principalOf } from './auth.js'
 import { CURSOR_PATTERN, decodeCursor, encodeCursor } from './clientCursor.js'
+import { nullable } from '../../core/httpApi/fields.js'
 import { bodyErrors, clientId, clientIdParams, errorResponses, kind, name, room } from './schemas.js'
 
 export const LIST_LIMIT_DEFAULT = 50
@@ -33,8 +34,6 @@ interface IdParams {
   id: string
 }
 type UpdateBody = ClientPatch
-
-const nullable = <S extends { type: string }>(s: S) => ({ ...s, type: [s.type, 'null'] })
 
 export const clientRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
   const { presence } = host
