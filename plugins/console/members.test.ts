@@ -1,0 +1,136 @@
+/**
+ * Members and invitations through the console API, on a driven clock: an admin invites an email
+ * with a role and gets a single-use link; it creates the account or adds the membership once, and
+ * is refused alike when reused, revoked or expired (7 days); roles change and members go, but a
+ * workspace always keeps an admin; a user belongs to several workspaces.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
+import { PASSWORD, startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
+
+let t: ConsoleEngine | undefined
+afterEach(async () => {
+  await t?.stop()
+  t = undefined
+})
+
+const start = async () => {
+  const clock = new ManualClock(Date.parse('2026-11-20T09:00:00Z'))
+  t = await startConsoleEngine({}, { clock })
+  const admin = await t.user('admin@example.com')
+  const created = await admin.client.post('/api/workspaces', { name: 'acme' })
+  expect(created.status).toBe(201)
+  return { t, clock, admin: admin.client, adminId: admin.record.userId, ws: `/api/workspaces/${created.body.workspaceId as string}`, workspaceId: created.body.workspaceId as string }
+}
+
+const tokenOf = (link: string) => /\/invitations\/([A-Za-z0-9_-]{43})$/.exec(link)![1]!
+
+describe('console invitations', () => {
+  it('creates the account through a single-use link, which then answers 410 like any invalid one', async () => {
+    const { t, admin, ws, workspaceId } = await start()
+    const invited = await admin.post(`${ws}/invitations`, { email: 'Vic@Example.com', role: 'viewer' })
+    expect(invited.status).toBe(201)
+    expect(invited.body.link).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${t.engine.ports.console}/invitations/[A-Za-z0-9_-]{43}$`))
+    expect(invited.body.invitation).toMatchObject({ email: 'Vic@Example.com', role: 'viewer', state: 'pending' })
+    const token = tokenOf(invited.body.link)
+    // Only a hash of the link's secret is stored.
+    expect(JSON.stringify(t.engine.host.storage.invitations.list(workspaceId))).not.toContain(token)
+
+    const visitor = t.client()
+    const info = await visitor.get(`/api/invitations/${token}`)
+    expect(info.body).toEqual({ workspace: { workspaceId, name: 'acme' }, email: 'Vic@Example.com', role: 'viewer', expiresAt: '2026-11-27T09:00:00.000Z', userExists: false })
+    const weak = await visitor.post(`/api/invitations/${token}/register`, { password: 'short' })
+    expect(weak.status).toBe(400)
+    const registered = await visitor.post(`/api/invitations/${token}/register`, { name: 'Vic', password: PASSWORD })
+    expect(registered.status).toBe(201)
+    expect(registered.body).toMatchObject({ user: { email: 'Vic@Example.com', name: 'Vic' }, workspace: { workspaceId }, role: 'viewer' })
+    await visitor.signIn('vic@example.com', PASSWORD)
+    expect((await visitor.get('/api/workspaces')).body.workspaces).toEqual([{ workspaceId, name: 'acme', role: 'viewer', permissions: ['read'] }])
+
+    const again = await t.client().post(`/api/invitations/${token}/register`, { password: 'another password!' })
+    expect([again.status, again.body.error.code]).toEqual([410, 'invitation_invalid'])
+    const unknown = await t.client().get(`/api/invitations/${'A'.repeat(43)}`)
+    const malformed = await t.client().get('/api/invitations/nope')
+    expect([unknown.status, unknown.text]).toEqual([again.status, (await t.client().get(`/api/invitations/${token}`)).text])
+    expect(malformed.status).toBe(410)
+    expect((await admin.get(`${ws}/invitations`)).body.invitations[0].state).toBe('accepted')
+  })
+
+  it('refuses a link after 7 days and after it was revoked', async () => {
+    const { t, clock, admin, ws } = await start()
+    const old = tokenOf((await admin.post(`${ws}/invitations`, { email: 'old@example.com', role: 'developer' })).body.link)
+    const revoked = await admin.post(`${ws}/invitations`, { email: 'gone@example.com', role: 'developer' })
+    expect((await admin.delete(`${ws}/invitations/${revoked.body.invitation.invitationId as string}`)).status).toBe(200)
+    const gone = await t.client().post(`/api/invitations/${tokenOf(revoked.body.link)}/register`, { password: PASSWORD })
+    expect([gone.status, gone.body.error.code]).toEqual([410, 'invitation_invalid'])
+
+    clock.advance(7 * 86_400_000 - 1)
+    expect((await t.client().get(`/api/invitations/${old}`)).status).toBe(200)
+    clock.advance(1)
+    const late = await t.client().post(`/api/invitations/${old}/register`, { password: PASSWORD })
+    expect([late.status, late.body.error.code]).toEqual([410, 'invitation_invalid'])
+    expect(t.engine.host.storage.users.findByEmail('old@example.com')).toBeNull()
+    // A week later the admin's own session has long ended too.
+    expect((await admin.get(`${ws}/invitations`)).status).toBe(401)
+    await admin.signIn('admin@example.com', PASSWORD)
+    expect((await admin.get(`${ws}/invitations`)).body.invitations.map((i: { state: string }) => i.state)).toEqual(['revoked', 'expired'])
+  })
+
+  it('adds an existing user who accepts signed in as the invited email, and no one else', async () => {
+    const { t, admin, ws, workspaceId } = await start()
+    const dev = await t.user('dev@example.com')
+    const other = await t.user('other@example.com')
+    // dev already belongs to a workspace of their own: a user may be in several.
+    const own = (await dev.client.post('/api/workspaces', { name: 'side project' })).body.workspaceId as string
+    const token = tokenOf((await admin.post(`${ws}/invitations`, { email: 'dev@example.com', role: 'developer' })).body.link)
+    expect((await t.client().get(`/api/invitations/${token}`)).body.userExists).toBe(true)
+    const register = await t.client().post(`/api/invitations/${token}/register`, { password: PASSWORD })
+    expect([register.status, register.body.error.code]).toEqual([409, 'user_exists'])
+    const wrongUser = await other.client.post(`/api/invitations/${token}/accept`)
+    expect([wrongUser.status, wrongUser.body.error.code]).toEqual([410, 'invitation_invalid'])
+    const anonymous = await t.client().post(`/api/invitations/${token}/accept`)
+    expect(anonymous.status).toBe(401)
+    const accepted = await dev.client.post(`/api/invitations/${token}/accept`)
+    expect(accepted.body).toEqual({ workspace: { workspaceId, name: 'acme' }, role: 'developer' })
+    expect((await dev.client.get('/api/workspaces')).body.workspaces.map((w: { workspaceId: string; role: string }) => [w.workspaceId, w.role])).toEqual([
+      [workspaceId, 'developer'],
+      [own, 'admin'],
+    ])
+  })
+})
+
+describe('console members', () => {
+  it('changes roles and removes members, but never leaves a workspace without an admin', async () => {
+    const { t, admin, adminId, ws } = await start()
+    const bob = await t.user('bob@example.com')
+    const token = tokenOf((await admin.post(`${ws}/invitations`, { email: 'bob@example.com', role: 'viewer' })).body.link)
+    await bob.client.post(`/api/invitations/${token}/accept`)
+    const bobId = bob.record.userId
+
+    const cases = [
+      ['demote the last admin', () => admin.patch(`${ws}/members/${adminId}`, { role: 'developer' })],
+      ['remove the last admin', () => admin.delete(`${ws}/members/${adminId}`)],
+      ['the last admin leaves', () => admin.post(`${ws}/leave`)],
+    ] as const
+    for (const [what, call] of cases) {
+      const r = await call()
+      expect([what, r.status, r.body.error.code]).toEqual([what, 409, 'last_admin'])
+    }
+    expect((await admin.get(`${ws}/members`)).body.members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      ['admin@example.com', 'admin'],
+      ['bob@example.com', 'viewer'],
+    ])
+
+    expect((await admin.patch(`${ws}/members/${bobId}`, { role: 'admin' })).status).toBe(200)
+    // Now there are two admins: the first may step down, and then the other is the last.
+    expect((await admin.patch(`${ws}/members/${adminId}`, { role: 'developer' })).status).toBe(200)
+    expect((await admin.get(`${ws}/members`)).status).toBe(403)
+    const last = await bob.client.post(`${ws}/leave`)
+    expect([last.status, last.body.error.code]).toEqual([409, 'last_admin'])
+    expect((await bob.client.delete(`${ws}/members/${adminId}`)).status).toBe(200)
+    expect((await admin.get(ws)).status).toBe(404)
+
+    const events = t.engine.host.storage.auditEvents.all({ limit: 50 }).map((e) => e.action)
+    expect(events).toEqual(expect.arrayContaining(['member.invited', 'member.joined', 'member.role_changed', 'member.removed']))
+  })
+})
