@@ -6,10 +6,13 @@
  * workspace gets 404 as if the workspace did not exist, and nobody signed in gets 401. A route
  * added to the console without a row here fails the first test.
  */
+import { readFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Access } from './access.js'
 import type { Role } from '../../core/people/roles.js'
+import { repoRoot } from '../../core/test/helpers.js'
 import { startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
 import type { ConsoleClient } from './test/consoleClient.js'
 
@@ -192,6 +195,13 @@ describe('the console role table', () => {
       'POST /api/session/end-all user',
       'POST /api/workspaces user',
     ])
+  })
+
+  it('is documented in spec/console.md: every route, with its access, and nothing else', () => {
+    const spec = readFileSync(join(repoRoot, 'spec/console.md'), 'utf8')
+    const documented = [...spec.matchAll(/^\| `([A-Z]+)` \| `(\/api[^`]*)` \| (\w+) \|/gm)].map((m) => `${m[1]} ${m[2]!.replace(/\{(\w+)\}/g, ':$1')} ${m[3]}`)
+    const served = t.plugin.routes.filter((r) => !r.url.endsWith('/')).map((r) => `${r.method} ${r.url} ${r.access}`)
+    expect(documented.sort()).toEqual(served.sort())
   })
 
   for (const row of ROWS) {
