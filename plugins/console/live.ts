@@ -19,6 +19,7 @@ export type LiveListener = (event: LiveEvent) => void
 
 export class LiveFeed {
   private readonly listeners = new Map<string, Set<LiveListener>>()
+  private readonly accessChecks = new Set<() => void>()
 
   constructor(private readonly log: Logger) {}
 
@@ -43,6 +44,17 @@ export class LiveFeed {
         this.log.error({ err: e, event: event.type }, 'console live listener failed')
       }
     }
+  }
+
+  /** Run `check` whenever someone's access may have changed (a stream then ends if its own has). */
+  onAccessChange(check: () => void): () => void {
+    this.accessChecks.add(check)
+    return () => void this.accessChecks.delete(check)
+  }
+
+  /** Sessions ended or memberships changed: let every stream look again at once, not at its next heartbeat. */
+  accessChanged(): void {
+    for (const check of [...this.accessChecks]) check()
   }
 
   /** Open streams, over all workspaces. */

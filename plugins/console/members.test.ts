@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/clock.js'
+import { RecordingLink } from '../../core/test/helpers.js'
 import { PASSWORD, startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
 
 let t: ConsoleEngine | undefined
@@ -132,5 +133,31 @@ describe('console members', () => {
 
     const events = t.engine.host.storage.auditEvents.all({ limit: 50 }).map((e) => e.action)
     expect(events).toEqual(expect.arrayContaining(['member.invited', 'member.joined', 'member.role_changed', 'member.removed']))
+  })
+})
+
+describe('deleting a workspace', () => {
+  it('revokes its API keys, disconnects its terminals, and takes it from every member', async () => {
+    const { t, admin, ws, workspaceId } = await start()
+    const dev = await t.user('dev@example.com')
+    t.people.grant(workspaceId, dev.record.userId, 'developer', { userId: null, label: 'operator', ip: null })
+    expect((await admin.post(`${ws}/clients`, { clientId: 'dev-1', room: 'lobby' })).status).toBe(201)
+    const { security, terminals } = t.engine.host
+    const key = security.apiKeys.create(workspaceId, 'backend').apiKey
+    const link = new RecordingLink('websocket')
+    terminals.open(await security.authenticateTerminal({ token: (await security.tokens.issue(workspaceId, 'dev-1', null)).token }), link)
+    await link.event('session')
+
+    expect((await dev.client.delete(ws)).status).toBe(403)
+    expect((await admin.delete(ws)).body).toEqual({ workspaceId, deleted: true })
+    expect(await link.event('session.closing')).toMatchObject({ code: 'client_deleted' })
+    const rest = await fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1/clients`, { headers: { authorization: `Bearer ${key}` } })
+    expect(rest.status).toBe(401)
+    for (const member of [admin, dev.client]) {
+      expect((await member.get(ws)).status).toBe(404)
+      expect((await member.get('/api/workspaces')).body.workspaces).toEqual([])
+    }
+    expect(t.engine.host.storage.workspaces.list()).toEqual([])
+    expect(t.engine.host.storage.auditEvents.ofWorkspace(workspaceId, { limit: 5 })[0]).toMatchObject({ action: 'workspace.deleted', actor: 'admin@example.com' })
   })
 })

@@ -2,7 +2,8 @@
  * GET /api/workspaces/{id}/events: the workspace's live feed as server-sent events (one named
  * event per change, its JSON in `data`), so pages update without polling. A comment line every
  * HEARTBEAT_MS keeps proxies from closing the stream and checks the session: once it has ended
- * (signed out, expired, the user disabled, no longer a member) the stream says `ended` and closes.
+ * (signed out, expired, the user disabled, no longer a member) the stream says `ended` and closes —
+ * at once when the console itself ended it (LiveFeed.accessChanged), else at the next heartbeat.
  */
 import type { FastifyInstance } from 'fastify'
 import { membershipOf, signedInOf } from '../access.js'
@@ -42,17 +43,21 @@ export const eventRoutes = (services: ConsoleServices) => async (app: FastifyIns
         return false
       }
     }
+    /** False once the stream ended because access did. */
+    const check = (): boolean => {
+      if (stillAllowed()) return true
+      send({ type: 'ended', reason: 'session ended or membership removed' })
+      finish()
+      res.end()
+      return false
+    }
     const beat = setInterval(() => {
-      if (!stillAllowed()) {
-        send({ type: 'ended', reason: 'session ended or membership removed' })
-        finish()
-        res.end()
-        return
-      }
-      write(': keep-alive\n\n')
+      if (check()) write(': keep-alive\n\n')
     }, HEARTBEAT_MS)
+    const stopChecks = live.onAccessChange(check)
     const finish = () => {
       clearInterval(beat)
+      stopChecks()
       unsubscribe()
     }
     request.raw.socket.on('close', finish)

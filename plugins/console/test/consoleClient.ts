@@ -4,6 +4,7 @@
  * from the session, and `Origin` on every change. Options drop or falsify each of them.
  */
 import { request as httpsRequest } from 'node:https'
+import { Inbox } from '../../../core/test/helpers.js'
 
 // any: tests read response bodies field by field right after checking the status.
 type Json = any
@@ -108,9 +109,51 @@ export class ConsoleClient {
     return this.call<T>('DELETE', path, undefined, o)
   }
 
+  /** Open a workspace's event stream; its events (name and JSON data) arrive in an inbox. */
+  events(workspaceId: string): Promise<EventStream> {
+    const url = new URL(`${this.base}/api/workspaces/${workspaceId}/events`)
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        { host: url.hostname, port: url.port, path: url.pathname, ca: this.ca, headers: this.sessionId ? { cookie: `__Host-hark_session=${this.sessionId}` } : {} },
+        (res) => {
+          const stream = new EventStream(res.statusCode!, () => req.destroy())
+          let buffer = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
+            buffer += chunk
+            for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+              const block = buffer.slice(0, end)
+              buffer = buffer.slice(end + 2)
+              const name = /^event: (.*)$/m.exec(block)?.[1]
+              const data = /^data: (.*)$/m.exec(block)?.[1]
+              if (name !== undefined && data !== undefined) stream.inbox.push({ event: name, data: JSON.parse(data) })
+            }
+          })
+          res.on('end', () => stream.inbox.push({ event: '(closed)', data: null }))
+          resolve(stream)
+        },
+      )
+      req.on('error', (e) => (e.message === 'socket hang up' ? undefined : reject(e)))
+      req.end()
+    })
+  }
+
   async signIn(email: string, password: string): Promise<ConsoleResponse> {
     const r = await this.post('/api/session', { email, password })
     if (r.status !== 200) throw new Error(`sign-in of ${email} failed: ${r.status} ${r.text}`)
     return r
+  }
+}
+
+/** A server-sent-event stream as it arrives. */
+export class EventStream {
+  readonly inbox = new Inbox<{ event: string; data: Json }>()
+  constructor(
+    readonly status: number,
+    readonly close: () => void,
+  ) {}
+
+  next(event: string, predicate: (data: Json) => boolean = () => true, timeoutMs = 5000) {
+    return this.inbox.next((e) => e.event === event && predicate(e.data), timeoutMs, `event ${event}`)
   }
 }

@@ -1,0 +1,75 @@
+/**
+ * The console's live feed over server-sent events, against a real engine: presence as terminals
+ * come and go, client changes from the console and from the REST API, room membership;
+ * only the workspace's own events; and a stream that ends at once when its user is removed or
+ * signs out.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { RecordingLink } from '../../core/test/helpers.js'
+import { startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
+
+let t: ConsoleEngine | undefined
+afterEach(async () => {
+  await t?.stop()
+  t = undefined
+})
+
+describe('console live events', () => {
+  it("tell a workspace's viewers about presence, clients and rooms, and nothing of other workspaces", async () => {
+    t = await startConsoleEngine()
+    const admin = await t.user('admin@example.com')
+    const viewer = await t.user('viewer@example.com')
+    const ws = t.workspace(admin.record.userId, 'acme', [[viewer.record.userId, 'viewer']])
+    const other = t.workspace(admin.record.userId, 'other')
+    const stream = await viewer.client.events(ws)
+    expect(stream.status).toBe(200)
+    await stream.next('ready')
+
+    expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-1', room: 'lobby' })).status).toBe(201)
+    await stream.next('client', (d) => d.clientId === 'dev-1' && d.change === 'created')
+    expect((await admin.client.post(`/api/workspaces/${other}/clients`, { clientId: 'elsewhere', room: 'lobby' })).status).toBe(201)
+
+    const { security, terminals } = t.engine.host
+    const issued = await security.tokens.issue(ws, 'dev-1', null)
+    const link = new RecordingLink('websocket')
+    const session = terminals.open(await security.authenticateTerminal({ token: issued.token }), link)
+    await stream.next('presence', (d) => d.clientId === 'dev-1' && d.online === true && d.transport === 'websocket')
+    await stream.next('room', (d) => d.room === 'lobby')
+
+    // A change made over the REST API shows too.
+    const key = security.apiKeys.create(ws, 'test').apiKey
+    const patched = await fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1/clients/dev-1`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ room: 'hall' }),
+    })
+    expect(patched.status).toBe(200)
+    await stream.next('client', (d) => d.clientId === 'dev-1' && d.change === 'updated')
+    await stream.next('room', (d) => d.room === 'hall')
+
+    session.end()
+    await stream.next('presence', (d) => d.clientId === 'dev-1' && d.online === false)
+    expect(stream.inbox.items.some((e) => JSON.stringify(e.data).includes('elsewhere'))).toBe(false)
+    stream.close()
+  })
+
+  it('ends the stream of a member who is removed, and of a user who signs out, at once', async () => {
+    t = await startConsoleEngine()
+    const admin = await t.user('admin@example.com')
+    const viewer = await t.user('viewer@example.com')
+    const ws = t.workspace(admin.record.userId, 'acme', [[viewer.record.userId, 'viewer']])
+    const removed = await viewer.client.events(ws)
+    await removed.next('ready')
+    const own = await admin.client.events(ws)
+    await own.next('ready')
+    expect((await admin.client.delete(`/api/workspaces/${ws}/members/${viewer.record.userId}`)).status).toBe(200)
+    await removed.next('ended')
+    await removed.next('(closed)')
+    expect((await viewer.client.events(ws)).status).toBe(404)
+
+    expect((await admin.client.delete('/api/session')).status).toBe(200)
+    await own.next('ended')
+    await own.next('(closed)')
+    expect((await admin.client.events(ws)).status).toBe(401)
+  })
+})
