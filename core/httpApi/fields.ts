@@ -29,3 +29,21 @@ export const AGENT_STATES = ['starting', 'running', 'stopping', 'stopped', 'fail
 
 /** A schema's type widened to accept null as well (a PATCH clearing a field). */
 export const nullable = <S extends { type: string }>(s: S) => ({ ...s, type: [s.type, 'null'] })
+
+/** The body of a room's settings (PUT …/rooms/{room}): its default agent, or null to clear it. */
+export const roomSettingsBody = {
+  type: 'object',
+  properties: {
+    defaultAgent: {
+      type: ['object', 'null'],
+      properties: {
+        presetId: { ...presetId, type: ['string', 'null'] },
+        overrides: { ...configObject, type: ['object', 'null'] },
+        stopDelaySeconds: { type: ['integer', 'null'], minimum: 0, maximum: 86_400 },
+      },
+      additionalProperties: false,
+    },
+  },
+  required: ['defaultAgent'],
+  additionalProperties: false,
+} as const

@@ -5,9 +5,8 @@
  * expiry, sign out here and everywhere, and a password change that ends the other sessions.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { ManualClock } from '../../core/clock.js'
 import { OPERATOR } from '../../core/people/audit.js'
-import { PASSWORD, startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
+import { PASSWORD, startConsoleEngineOnManualClock, type ConsoleEngine } from './test/consoleEngine.js'
 
 let t: ConsoleEngine | undefined
 afterEach(async () => {
@@ -16,8 +15,9 @@ afterEach(async () => {
 })
 
 const start = async () => {
-  const clock = new ManualClock(Date.parse('2026-11-20T09:00:00Z'))
-  t = await startConsoleEngine({}, { clock })
+  const started = await startConsoleEngineOnManualClock()
+  t = started.t
+  const clock = started.clock
   return { t, clock }
 }
 

@@ -19,12 +19,12 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import defaultConfig from '../../engine.config.js'
 import { joinPcm, PcmSink, tonePower } from '../../core/test/audio.js'
+import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
 import { cliJson, startTestEngine } from '../../core/test/helpers.js'
 import { writeToneWav } from '../../transports/webrtc/test/wav.js'
 import { WsTerminal } from '../../transports/webrtc/test/wsTerminal.js'
 import { bundleDir } from './server.js'
 
-const CHROMIUM = process.env.HARK_TEST_CHROMIUM || '/usr/bin/chromium'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const TONE_HZ = 1000
 const ADMIN = { email: 'admin@example.com', password: 'first admin passphrase' }
@@ -37,24 +37,6 @@ let adminContext: BrowserContext
 let page: Page
 let base: string
 const state = {} as { workspaceId: string; apiKey: string; devicePassword: string; device: MqttClient; inviteLink: string }
-
-const launchArgs = (wav: string) => [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  `--use-file-for-fake-audio-capture=${wav}`,
-  '--allow-loopback-in-peer-connection',
-  '--autoplay-policy=no-user-gesture-required',
-  // The engine's certificate is self-signed (generated into its data dir).
-  '--ignore-certificate-errors',
-]
 
 const newContext = async () => {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } })
@@ -98,7 +80,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'hark-console-'))
   const wav = join(scratch, 'tone.wav')
   writeToneWav(wav, TONE_HZ)
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: launchArgs(wav) })
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: chromiumArgs(wav) })
   adminContext = await newContext()
   page = await adminContext.newPage()
 }, 60_000)

@@ -12,7 +12,7 @@ import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
 import { getRoom, listRooms, putRoomSettings } from '../../core/operations/rooms.js'
 import { principalOf } from './auth.js'
-import { configObject, presetId } from './agentSchemas.js'
+import { roomSettingsBody } from '../../core/httpApi/fields.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 
 export const ROOM_LIST_LIMIT_DEFAULT = 50
@@ -150,22 +150,7 @@ export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => 
           'Applies at once to an occupied room (starts, swaps or stops its default agent).',
         tags: ['rooms'],
         params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
-        body: {
-          type: 'object',
-          properties: {
-            defaultAgent: {
-              type: ['object', 'null'],
-              properties: {
-                presetId: { ...presetId, type: ['string', 'null'] },
-                overrides: { ...configObject, type: ['object', 'null'] },
-                stopDelaySeconds: { type: ['integer', 'null'], minimum: 0, maximum: 86_400 },
-              },
-              additionalProperties: false,
-            },
-          },
-          required: ['defaultAgent'],
-          additionalProperties: false,
-        },
+        body: roomSettingsBody,
         response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(...bodyErrors, 404) },
       },
     },

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../../core/agents/presets.js'
-import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room } from '../../../core/httpApi/fields.js'
+import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room, roomSettingsBody } from '../../../core/httpApi/fields.js'
 import { getRoom, listRooms, putRoomSettings, type DefaultAgentInput } from '../../../core/operations/rooms.js'
 import { createEphemeralClient } from '../../../core/operations/tokens.js'
 import { agentView } from '../../../core/operations/views.js'
@@ -62,22 +62,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
       config: { access: 'operate' },
       schema: {
         params: roomParams,
-        body: {
-          type: 'object',
-          properties: {
-            defaultAgent: {
-              type: ['object', 'null'],
-              properties: {
-                presetId: { ...presetId, type: ['string', 'null'] },
-                overrides: nullableObject,
-                stopDelaySeconds: { type: ['integer', 'null'], minimum: 0, maximum: 86_400 },
-              },
-              additionalProperties: false,
-            },
-          },
-          required: ['defaultAgent'],
-          additionalProperties: false,
-        },
+        body: roomSettingsBody,
       },
     },
     async (request) => putRoomSettings(services, membershipOf(request).workspaceId, request.params.room, request.body.defaultAgent),

@@ -3,6 +3,7 @@
  * ports, plus helpers: users made as the operator would, signed-in console callers, and workspaces
  * with members in given roles.
  */
+import { ManualClock } from '../../../core/clock.js'
 import type { EngineConfig, EngineOptions } from '../../../core/index.js'
 import { OPERATOR } from '../../../core/people/audit.js'
 import type { Role } from '../../../core/people/roles.js'
@@ -38,3 +39,10 @@ export const startConsoleEngine = async (config: EngineConfig = {}, options: Eng
 }
 
 export type ConsoleEngine = Awaited<ReturnType<typeof startConsoleEngine>>
+
+/** A console engine on a clock that moves only when the test says (expiries, throttles). */
+export const startConsoleEngineOnManualClock = async () => {
+  const clock = new ManualClock(Date.parse('2026-11-20T09:00:00Z'))
+  const t = await startConsoleEngine({}, { clock })
+  return { t, clock }
+}

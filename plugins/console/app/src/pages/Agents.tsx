@@ -9,7 +9,7 @@ import { useDebounced, useLive } from '../live'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
 import type { Agent, Preset, Provider, Room } from '../types'
 import { ErrorText, Field, Link, PageTitle, SelectField, time, useAction } from '../ui'
-import { can, type PageProps } from './registry'
+import { can, type PageProps } from './page'
 
 export const AgentsPage = (props: PageProps) => {
   const view = props.rest[0] ?? 'running'

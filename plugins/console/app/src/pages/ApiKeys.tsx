@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
 import { Confirm, ErrorText, Field, PageTitle, ShownValue, time, useAction } from '../ui'
-import type { PageProps } from './registry'
+import type { PageProps } from './page'
 
 interface ApiKey {
   readonly keyId: string

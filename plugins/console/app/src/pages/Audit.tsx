@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { get } from '../api'
 import { ErrorText, PageTitle, time, useAction } from '../ui'
-import type { PageProps } from './registry'
+import type { PageProps } from './page'
 
 interface AuditEvent {
   readonly id: number

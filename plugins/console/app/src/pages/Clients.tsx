@@ -10,7 +10,7 @@ import { useDebounced, useLive } from '../live'
 import { navigate } from '../router'
 import type { Client } from '../types'
 import { Confirm, ErrorText, Field, Link, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
-import { can, type PageProps } from './registry'
+import { can, type PageProps } from './page'
 
 export const ClientsPage = (props: PageProps) =>
   props.rest[0] === 'new' ? <NewClient {...props} /> : props.rest[0] ? <ClientDetail {...props} clientId={decodeURIComponent(props.rest[0])} /> : <ClientList {...props} />

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
 import { ErrorText, Field, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
-import type { PageProps } from './registry'
+import type { PageProps } from './page'
 
 interface Member {
   readonly userId: string

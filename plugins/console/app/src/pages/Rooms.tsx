@@ -8,7 +8,7 @@ import { useDebounced, useLive } from '../live'
 import type { Room } from '../types'
 import { joinRoom, type Joined } from '../webrtc'
 import { ErrorText, Field, PageTitle, useAction } from '../ui'
-import { can, type PageProps } from './registry'
+import { can, type PageProps } from './page'
 
 export const RoomsPage = ({ workspace, live }: PageProps) => {
   const ws = workspace.workspaceId

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
 import { navigate } from '../router'
 import { Confirm, ErrorText, Field, PageTitle, time, useAction } from '../ui'
-import type { PageProps } from './registry'
+import type { PageProps } from './page'
 
 interface SecretInfo {
   readonly graceSeconds: number

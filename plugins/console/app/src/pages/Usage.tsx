@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import { get } from '../api'
 import { ErrorText, PageTitle, useAction } from '../ui'
-import type { PageProps } from './registry'
+import type { PageProps } from './page'
 
 interface UsageReport {
   readonly from: string

@@ -4,8 +4,6 @@
  * page (webhooks, later) is one more row here and one route module on the server.
  */
 import type { FunctionComponent } from 'preact'
-import type { SessionInfo, WorkspaceSummary } from '../api'
-import type { LiveBus } from '../live'
 import type { Permission } from '../types'
 import { AgentsPage } from './Agents'
 import { ApiKeysPage } from './ApiKeys'
@@ -14,17 +12,10 @@ import { ClientsPage } from './Clients'
 import { MembersPage } from './Members'
 import { RoomsPage } from './Rooms'
 import { SettingsPage } from './Settings'
+import type { PageProps } from './page'
 import { UsagePage } from './Usage'
 
-export interface PageProps {
-  readonly session: SessionInfo
-  readonly workspace: WorkspaceSummary
-  /** Path segments after the page's slug (e.g. a client id). */
-  readonly rest: ReadonlyArray<string>
-  readonly live: LiveBus
-  /** Read the session again (the workspace was renamed, deleted, left). */
-  readonly onChanged: () => Promise<void>
-}
+export { can, type PageProps } from './page'
 
 export interface PageDefinition {
   readonly slug: string
@@ -44,4 +35,3 @@ export const PAGES: ReadonlyArray<PageDefinition> = [
   { slug: 'settings', label: 'Settings', permission: 'administer', component: SettingsPage },
 ]
 
-export const can = (workspace: WorkspaceSummary, permission: Permission) => workspace.permissions.includes(permission)
