@@ -279,6 +279,32 @@ describe('the console in Chromium', () => {
     listener.close()
   }, 60_000)
 
+  it('saves a preset through the form made from its provider\'s schema, dispatches it into a room and stops it', async () => {
+    await page.getByRole('link', { name: 'Agents', exact: true }).click()
+    await page.getByRole('link', { name: 'Presets' }).click()
+    await page.getByLabel('Preset ID').fill('greeter')
+    await page.getByLabel('Preset name').fill('Greeter')
+    expect(await page.getByLabel('Provider').inputValue()).toBe('echo')
+    // One labelled control per property of the echo provider's config schema.
+    for (const field of ['silenceMs', 'thresholdDbov', 'prerollMs', 'minSpeechMs', 'maxUtteranceMs']) expect(await page.getByLabel(field, { exact: true }).count(), field).toBe(1)
+    await page.getByLabel('silenceMs', { exact: true }).fill('800')
+    await checkA11y(page, 'agents: new preset')
+    await page.getByRole('button', { name: 'Save preset' }).click()
+    await page.getByRole('cell', { name: 'greeter', exact: true }).waitFor()
+    expect(t.engine.host.storage.agentPresets.get(state.workspaceId, 'greeter')).toMatchObject({ name: 'Greeter', provider: 'echo', config: { silenceMs: 800 } })
+
+    await page.getByRole('link', { name: 'Running agents' }).click()
+    await page.getByLabel('Room', { exact: true }).fill('lobby')
+    await page.getByLabel('Preset', { exact: true }).selectOption('greeter')
+    await page.getByRole('button', { name: 'Dispatch agent' }).click()
+    const stop = page.getByRole('button', { name: 'Stop agent@greeter in lobby' })
+    await stop.waitFor()
+    await checkA11y(page, 'agents: one running')
+    await stop.click()
+    await page.getByRole('cell', { name: /^stopped/ }).waitFor()
+    expect(t.engine.host.agents.list(state.workspaceId).map((a) => [a.identity, a.state])).toEqual([['agent@greeter', 'stopped']])
+  })
+
   it('checks every other page, and brings an ended session back to the same page after signing in', async () => {
     for (const [link, heading] of [
       ['Agents', 'Agents'],
