@@ -47,6 +47,13 @@ describe('console sign-in', () => {
     expect(out.status).toBe(200)
     expect(String(out.headers['set-cookie'])).toMatch(/^__Host-hark_session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/)
     expect(c.sessionId).toBeNull()
+
+    // Signing in again while the browser still sends an ended session's cookie: one new cookie.
+    c.sessionId = 'A'.repeat(43)
+    const again = await c.signIn('ada@example.com', PASSWORD)
+    expect(([] as string[]).concat(again.headers['set-cookie'] ?? [])).toEqual([expect.stringMatching(/^__Host-hark_session=[A-Za-z0-9_-]{43}; Max-Age=604800;/)])
+    expect(c.sessionId).not.toBe('A'.repeat(43))
+    expect((await c.get('/api/session')).status).toBe(200)
   })
 
   it('answers an unknown email, a wrong password and a disabled account alike, each after one password check', async () => {
