@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import { Schema } from 'effect'
+import { ManualClock } from '../core/clock.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { echoAgent } from './echo/index.js'
 import { AgentFailure, type AgentSession } from '../core/agentProvider.js'
@@ -88,12 +89,12 @@ let engine: Engine
 let seed: ReturnType<typeof seedWorkspace>
 let logged: string[]
 
-const start = async (extra: Parameters<typeof startTestEngine>[0] = {}) => {
+const start = async (extra: Parameters<typeof startTestEngine>[0] = {}, clock?: ManualClock) => {
   logged = []
   const sink = new Writable({ write: (chunk, _enc, cb) => (logged.push(String(chunk)), cb()) })
   t = await startTestEngine(
     { extensions: [echoAgent, ...misbehaving], agents: { startTimeoutMs: 500, stopTimeoutMs: 500 }, ...extra },
-    { logger: createLogger('debug', sink) },
+    { logger: createLogger('debug', sink), ...(clock ? { clock } : {}) },
   )
   engine = t.engine
   seed = seedWorkspace(engine)
@@ -151,7 +152,10 @@ describe('agents in rooms', () => {
   })
 
   it('a provider that throws, crashes, hangs or quits fails alone: the room and the engine carry on', async () => {
-    await start()
+    // Agent timeouts run on the engine's clock: the hanging start times out when the test says so
+    // (a minute of it, far longer than the test runs in real time).
+    const clock = new ManualClock(Date.now())
+    await start({ agents: { startTimeoutMs: 60_000, stopTimeoutMs: 500 } }, clock)
     const a = await connect('a')
     const b = await connect('b')
 
@@ -175,7 +179,11 @@ describe('agents in rooms', () => {
     expect(e2.message).toMatch(/upstream refused the session/)
 
     // Hanging at start: the start timeout fails it.
-    const e3 = await engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'hang' }).catch((e) => e)
+    const hanging = engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'hang' }).catch((e) => e)
+    clock.advance(59_999)
+    expect(engine.host.agents.list(seed.workspaceId, { live: true }).map((x) => x.identity)).toContain('agent@hang')
+    clock.advance(1)
+    const e3 = await hanging
     expect(e3).toBeInstanceOf(AgentStartFailed)
     expect(e3.message).toMatch(/start timed out/)
 
@@ -369,8 +377,10 @@ describe('room default agent', () => {
     expect(engine.host.agents.live(seed.workspaceId, 'lobby')[0]!.agentId).not.toBe(agent!.agentId)
   })
 
-  it('a terminal back within the stop delay keeps the same agent; a changed setting swaps it; no setting stops it', async () => {
-    await start()
+  it('a terminal back within the stop delay keeps the same agent, past it the agent stops; a changed setting swaps it; no setting stops it', async () => {
+    // The stop delay runs on the engine's clock: a minute passes when the test says so.
+    const clock = new ManualClock(Date.now())
+    await start({}, clock)
     engine.host.storage.agentPresets.insert({
       workspaceId: seed.workspaceId, presetId: 'tuned', name: 'Tuned', provider: 'tuned', config: {}, createdAt: 1, updatedAt: 1,
     })
@@ -379,13 +389,23 @@ describe('room default agent', () => {
     await a.link.event('participant.joined', (e) => e.participant.kind === 'agent')
     const [agent] = engine.host.agents.live(seed.workspaceId, 'lobby')
     a.session.end()
+    await clock.advanceAsync(59_999)
     const back = await connect('a')
     expect((await back.link.event('session')).participants.map((p) => p.id)).toEqual(['agent@default'])
     expect(agent!.state).toBe('running')
 
+    back.session.end()
+    await clock.advanceAsync(60_000)
+    await agent!.ended
+    expect(agent!.view()).toMatchObject({ state: 'stopped', reason: 'room empty' })
+    const again = await connect('a')
+    await again.link.event('participant.joined', (e) => e.participant.kind === 'agent')
+    const [second] = engine.host.agents.live(seed.workspaceId, 'lobby')
+    expect(second!.agentId).not.toBe(agent!.agentId)
+
     setDefault('lobby', { presetId: 'tuned', stopDelaySeconds: 0 })
-    expect(await back.link.event('agent.stopped', (e) => e.agentId === agent!.agentId)).toMatchObject({ reason: 'room default agent changed' })
-    await back.link.event('participant.joined', (e) => e.participant.id === 'agent@tuned')
+    expect(await again.link.event('agent.stopped', (e) => e.agentId === second!.agentId)).toMatchObject({ reason: 'room default agent changed' })
+    await again.link.event('participant.joined', (e) => e.participant.id === 'agent@tuned')
     const [tuned] = engine.host.agents.live(seed.workspaceId, 'lobby')
     expect(tuned!.view()).toMatchObject({ identity: 'agent@tuned', name: 'Tuned', origin: 'default' })
 

@@ -38,7 +38,7 @@ interface Case {
 }
 
 const run = (c: Case) => {
-  const router = new RoomRouter({ speakingStarted: () => {} })
+  const router = new RoomRouter('bench', { speakingStarted: () => {} })
   let delivered = 0
   const sinks: AudioSink[] = []
   const ports = Array.from({ length: c.talkers }, (_, i) => router.addSource(i + 1))

@@ -6,8 +6,10 @@
  * spawned as xstate children). A standalone figure: there is no peer with rooms to compare with.
  * Usage: node dist/bench/roomChurn.js [rooms ...] (default 750 3000)
  */
+import { HashMap } from 'effect'
 import { createActor } from 'xstate'
 import { stopWorkspace, workspaceMachine } from '../core/actors/workspace.js'
+import { systemClock } from '../core/clock.js'
 import type { RoomMember } from '../core/actors/room.js'
 
 const ROOM_SIZE = 4
@@ -18,7 +20,7 @@ const member = (id: string): RoomMember => ({
 })
 
 const churn = (rooms: number) => {
-  const ws = createActor(workspaceMachine, { input: { workspaceId: 'ws_bench', now: () => performance.now() } }).start()
+  const ws = createActor(workspaceMachine, { clock: systemClock, input: { workspaceId: 'ws_bench', clock: systemClock } }).start()
   const members = Array.from({ length: rooms * ROOM_SIZE }, (_, i) => ({
     room: `room-${Math.floor(i / ROOM_SIZE)}`,
     member: member(`c${i}`),
@@ -26,11 +28,11 @@ const churn = (rooms: number) => {
   let t = performance.now()
   for (const { room, member } of members) ws.send({ type: 'JOIN_ROOM', room, member })
   const joinMs = performance.now() - t
-  const open = ws.getSnapshot().context.rooms.size
+  const open = HashMap.size(ws.getSnapshot().context.rooms)
   t = performance.now()
   for (const { room, member } of members) ws.send({ type: 'LEAVE_ROOM', room, member })
   const leaveMs = performance.now() - t
-  const left = ws.getSnapshot().context.rooms.size
+  const left = HashMap.size(ws.getSnapshot().context.rooms)
   stopWorkspace(ws)
   if (open !== rooms || left !== 0) throw new Error(`expected ${rooms} rooms then 0, saw ${open} then ${left}`)
   return { joinMs, leaveMs, terminals: members.length }

@@ -1,6 +1,6 @@
 /**
  * The AgentProvider contract: an AI agent implementation, registered by name with
- * `defineAgentProvider(name, host => provider)` and resolved server-side when a back end
+ * `defineAgentProvider(name, { settings?, create })` and resolved server-side when a back end
  * dispatches an agent. A provider declares the config a preset or a dispatch may set (an Effect
  * Schema), and starts one session per dispatched agent. The engine's agent runtime does the
  * audio plumbing: it decodes the room's Opus to 16-bit PCM (mixed, or per source when the

@@ -9,7 +9,7 @@
  */
 import { FrameTooLarge, ProtocolError, ValidationFailed, wireCodesOf, type HarkError } from './errors.js'
 import { MAX_CONTROL_MESSAGE_BYTES, type ClientMessage, type ServerEvent } from './events.js'
-import type { TerminalSession } from './terminals.js'
+import type { TerminalSession } from './session.js'
 
 export type ClientMessageResult =
   | { readonly ok: true; readonly message: ClientMessage }

@@ -1,49 +1,112 @@
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { Schema } from 'effect'
+import type { FastifyInstance } from 'fastify'
+import { ManualClock } from './clock.js'
 import { describe, expect, it } from 'vitest'
-import { definePlugin, defineTransport, defineAgentProvider, type Engine, type EngineHost } from './index.js'
+import {
+  createEngine,
+  defineAgentProvider,
+  definePlugin,
+  defineSettings,
+  defineTransport,
+  inject,
+  injectable,
+  setting,
+  tokens,
+  type EnginePlugin,
+  type Engine,
+  type Listeners,
+  type Settings,
+} from './index.js'
+// After hark's entry, which loads the Reflect metadata API tsyringe needs.
+import { container as globalContainer } from 'tsyringe'
 import { createLogger } from './log.js'
 import { cliJson, createTestEngine, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
 
+const calls: string[] = []
+
+const greeterSettings = defineSettings('greeter', {
+  greeting: setting(Schema.NonEmptyString, 'hello', 'what the greeter answers with'),
+})
+
+/** An embedder's plugin written as the built-in ones are: each service named by its token. */
+@injectable()
+class Greeter implements EnginePlugin {
+  constructor(
+    @inject(tokens.settings) private readonly settings: Settings,
+    @inject(greeterSettings.token) private readonly own: typeof greeterSettings.Type,
+  ) {}
+  register(app: FastifyInstance) {
+    app.get('/hello', async () => ({ [this.own.greeting]: this.settings.host }))
+  }
+  start() {
+    calls.push('plugin start')
+  }
+  stop() {
+    calls.push('plugin stop')
+  }
+}
+
+const greeter = definePlugin('greeter', { settings: greeterSettings, create: Greeter })
+
 describe('embedding the engine', () => {
-  it('registers an embedder plugin, transport and agent provider by name, like built-ins', async () => {
-    const calls: string[] = []
-    let hostSeen: EngineHost | undefined
-    const greeter = definePlugin('greeter', (host) => {
-      hostSeen = host
+  it('registers an embedder plugin, transport and agent provider by name, like built-ins, in a container of its own', async () => {
+    calls.length = 0
+    const loop = defineTransport('loopback', (resolve) => {
+      const listeners: Listeners = resolve(tokens.listeners)
       return {
-        register: (app) => {
-          app.get('/hello', async () => ({ hello: host.settings.host, transports: host.names('transport') }))
+        start: async () => {
+          calls.push('transport start')
+          listeners.listening('loopback', 1234)
         },
-        start: () => void calls.push('plugin start'),
-        stop: () => void calls.push('plugin stop'),
+        stop: async () => void calls.push('transport stop'),
       }
     })
-    const loop = defineTransport('loopback', (host) => ({
-      start: async () => {
-        calls.push('transport start')
-        host.listening('loopback', 1234)
-      },
-      stop: async () => void calls.push('transport stop'),
-    }))
     const parrot = defineAgentProvider('parrot', () => ({
       description: 'repeats',
       configSchema: Schema.Struct({}),
       start: (ctx) => ({ onAudio: (pcm: Int16Array) => ctx.audio.push(pcm) }),
     }))
-    const t = await startTestEngine({ extensions: [greeter, loop, parrot] })
+    const t = await startTestEngine({ extensions: [greeter, loop, parrot], greeter: { greeting: 'hi' } })
     try {
       const res = await fetch(t.url('/hello'))
-      expect(await res.json()).toEqual({ hello: '127.0.0.1', transports: ['loopback'] })
+      expect(await res.json()).toEqual({ hi: '127.0.0.1' })
       expect(t.engine.ports.loopback).toBe(1234)
-      expect(hostSeen?.names('agentProvider')).toEqual(['parrot'])
-      expect(hostSeen?.resolve<{ description: string }>('agentProvider', 'parrot').description).toBe('repeats')
-      expect(() => hostSeen?.resolve('transport', 'nope')).toThrow(/no transport named "nope"/)
+      const host = t.engine.host
+      expect(host.names('transport')).toEqual(['loopback'])
+      expect(host.names('agentProvider')).toEqual(['parrot'])
+      expect(host.resolve<{ description: string }>('agentProvider', 'parrot').description).toBe('repeats')
+      expect(() => host.resolve('transport', 'nope')).toThrow(/no transport named "nope"/)
+      // The engine's services live in its child container only: nothing lands in tsyringe's global one.
+      expect(globalContainer.isRegistered(tokens.log)).toBe(false)
+      expect(globalContainer.isRegistered(greeterSettings.token)).toBe(false)
     } finally {
       await t.stop()
     }
     expect(calls).toEqual(['transport start', 'plugin start', 'plugin stop', 'transport stop'])
+  })
+
+  it("validates an extension's own settings: defaults, HARK_* variables, and one line for an unknown one", async () => {
+    const t = await startTestEngine({ extensions: [greeter] }, { env: { HARK_GREETER_GREETING: 'hey' } })
+    try {
+      expect(await (await fetch(t.url('/hello'))).json()).toEqual({ hey: '127.0.0.1' })
+    } finally {
+      await t.stop()
+    }
+    const bad = { extensions: [greeter], greeter: { greting: 'x' } }
+    expect(() => createEngine(bad as never)).toThrow(/^invalid setting greeter\.greting \(from engine config\): unknown setting$/)
+    // Without the extension its section is unknown too.
+    expect(() => createEngine({ greeter: { greeting: 'x' } } as never)).toThrow(/invalid setting greeter\.greeting/)
+  })
+
+  it('refuses an extension class whose constructor parameter has no @inject token', async () => {
+    @injectable()
+    class Careless implements EnginePlugin {
+      constructor(readonly settings: Settings) {}
+      start() {}
+    }
+    await expect(startTestEngine({ extensions: [definePlugin('careless', Careless)] })).rejects.toThrow(/Careless/)
   })
 
   it('refuses two extensions of one kind under one name', async () => {
@@ -104,17 +167,22 @@ describe('first start', () => {
 })
 
 describe('sharing the data dir with the CLI', () => {
-  it('applies an API key revocation made by the CLI within a second', async () => {
-    const t = await startTestEngine()
+  it('applies an API key revocation made by the CLI at its next change poll, on the engine clock', async () => {
+    const clock = new ManualClock(Date.now())
+    const t = await startTestEngine({ storage: { changePollMs: 1000 } }, { clock })
     try {
       const seed = seedWorkspace(t.engine)
-      expect(t.engine.host.security.apiKeys.authenticate(`Bearer ${seed.apiKey}`).workspaceId).toBe(seed.workspaceId)
-      const heard = new Promise<string>((resolve) =>
-        t.engine.host.storage.onChange((c) => c.kind === 'apikey.revoked' && resolve(c.subject!)),
-      )
+      const authenticate = () => t.engine.host.security.apiKeys.authenticate(`Bearer ${seed.apiKey}`)
+      expect(authenticate().workspaceId).toBe(seed.workspaceId)
+      const heard: string[] = []
+      t.engine.host.storage.onChange((c) => c.kind === 'apikey.revoked' && heard.push(c.subject!))
       await cliJson(['apikey', 'revoke', seed.keyId, '--workspace', seed.workspaceId, '--data', t.dir])
-      // The engine polls the shared file every storage.changePollMs (<= 1000 ms by schema).
-      expect(await heard).toBe(seed.keyId)
+      // The engine polls the shared file every storage.changePollMs of its clock, which has not moved.
+      expect(authenticate().workspaceId).toBe(seed.workspaceId)
+      await clock.advanceAsync(1000)
+      // The poll's fiber resumes within a few turns of the event loop (no real second passes).
+      for (let turn = 0; turn < 20 && heard.length === 0; turn++) await new Promise((r) => setImmediate(r))
+      expect(heard).toEqual([seed.keyId])
       let refused = false
       try {
         t.engine.host.security.apiKeys.authenticate(`Bearer ${seed.apiKey}`)

@@ -8,58 +8,31 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Schedule } from 'effect'
 import type { FastifyInstance } from 'fastify'
+import type { AgentProvider } from './agentProvider.js'
+import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
+import { AgentDispatcher } from './agentRuntime/dispatcher.js'
+import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { resolveSettings, type EngineConfig, type Settings, type SettingsLayers } from './config.js'
+import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
+import { masterKeyFileOf } from './dataDir.js'
+import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { beginHttpDrain, createHttpServer, finishHttpDrain } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import { Presence } from './presence.js'
+import { PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
+import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
+import type { EngineServiceMap } from './tokens.js'
 import { ListenError, type Transport } from './transport.js'
-import { TerminalHub } from './terminals.js'
-import { UsageMeter } from './usage/meter.js'
-import type { AgentProvider } from './agentProvider.js'
-import { RoomDefaultAgents } from './agents/defaultAgents.js'
-import { AgentDispatcher } from './agents/dispatcher.js'
-import { containAgentFaults } from './agents/faultContainment.js'
-
-export class EngineSettings extends Context.Service<EngineSettings, Settings>()('hark/Settings') {}
-export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}
-export class Terminals extends Context.Service<Terminals, TerminalHub>()('hark/Terminals') {}
-
-export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
-
-/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
-const usageLayer = Layer.effect(
-  Usage,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const settings = yield* EngineSettings
-      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
-      meter.start()
-      return meter
-    }),
-    (meter) => Effect.sync(() => meter.stop()),
-  ),
-)
-
-const terminalsLayer = Layer.effect(
-  Terminals,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      return new TerminalHub(yield* Storage, yield* Clock, yield* PresenceService, yield* Log, yield* Metrics)
-    }),
-    (hub) => Effect.sync(() => hub.stop()),
-  ),
-)
+import { usageLayer } from './usage/meter.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -80,7 +53,7 @@ export interface Engine {
   readonly state: EngineState
   /** Bound ports by listener name ("rest", and whatever transports report), valid once running. */
   readonly ports: Readonly<Record<string, number>>
-  /** The host facade (also what extensions get); available once running. */
+  /** The engine's services and extensions, resolved from its container (extensions receive them by injection instead); once running. */
   readonly host: EngineHost
   start(): Promise<void>
   stop(): Promise<void>
@@ -94,13 +67,12 @@ export const runThrowing = async <A, E>(run: Promise<Exit.Exit<A, E>>): Promise<
 }
 
 const baseLayer = (settings: Settings, options: EngineOptions) => {
-  const masterKeyFile = settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key')
+  const masterKeyFile = masterKeyFileOf(settings)
   const basics = Layer.mergeAll(
     Layer.succeed(EngineSettings, settings),
     clockLayer(options.clock),
     logLayer(options.logger ?? createLogger(settings.log.level, undefined, settings.log.format)),
     metricsLayer,
-    Layer.sync(PresenceService, () => new Presence()),
   )
   const masterKey = Layer.effect(
     MasterKey,
@@ -184,11 +156,10 @@ interface Running {
 }
 
 /** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
-const serve = (settings: Settings, config: EngineConfig, ports: Record<string, number>) =>
+const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
   Effect.gen(function* () {
     const ctx = yield* Effect.context<EngineServices>()
     const log = yield* Log
-    const runner = Effect.runPromiseExitWith(ctx)
     let registry: ExtensionRegistry | undefined
     const agents = new AgentDispatcher({
       hub: Context.get(ctx, Terminals),
@@ -202,7 +173,8 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
         get: (name) => registry!.resolve<AgentProvider>('agentProvider', name),
       },
     })
-    const host: EngineHost = {
+    // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
+    const services: EngineServiceMap = {
       settings,
       log,
       metrics: Context.get(ctx, Metrics),
@@ -214,17 +186,17 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       agents,
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
-      run: (effect) => runThrowing(runner(effect)),
-      listening: (name, port) => {
-        ports[name] = port
-        log.info({ listener: name, host: settings.host, port }, 'listening')
+      listeners: {
+        listening: (name, port) => {
+          ports[name] = port
+          log.info({ listener: name, host: settings.host, port }, 'listening')
+        },
+        port: (name) => (Object.hasOwn(ports, name) ? ports[name] : undefined),
       },
-      ports,
-      resolve: (kind, name) => registry!.resolve(kind, name),
-      names: (kind) => registry!.names(kind),
     }
-    registry = new ExtensionRegistry(host, config.extensions ?? [])
+    registry = new ExtensionRegistry(services, extensions)
     const r = registry
+    const host: EngineHost = { ...services, resolve: (kind, name) => r.resolve(kind, name), names: (kind) => r.names(kind) }
     if (r.names('agentProvider').length > 0) {
       // A provider's own timers and sockets must fail its agent, not the process.
       const uninstall = containAgentFaults(log)
@@ -238,7 +210,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     }
 
     let ready = false
-    const app: FastifyInstance = createHttpServer(settings, host.metrics, () => ready)
+    const app: FastifyInstance = createHttpServer(settings, services.metrics, () => ready)
     // Runs last: REST requests still in flight get the rest of the drain budget, then are cut.
     yield* Effect.addFinalizer(() => Effect.promise(() => finishHttpDrain(app)))
 
@@ -254,7 +226,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
       catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
     })
     const address = app.server.address()
-    host.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
+    services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
     for (const name of r.names('transport')) {
       const transport = r.resolve<Transport>('transport', name)
@@ -272,7 +244,7 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, host.storage, settings, log)
+    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
     defaultAgents.start()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -302,12 +274,15 @@ const serve = (settings: Settings, config: EngineConfig, ports: Record<string, n
     return { host, ports } satisfies Running
   })
 
-export const createEngine = (config: EngineConfig = {}, options: EngineOptions = {}): Engine => {
-  const settings = resolveSettings({
-    file: { source: options.configSource ?? 'engine config', settings: config },
-    env: options.env,
-    flags: options.flags,
-  })
+export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> = {} as EngineConfig<X>,
+  options: EngineOptions = {},
+): Engine => {
+  const extensions = config.extensions ?? []
+  const settings = resolveSettings(
+    { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
+    extensions,
+  )
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }
   let state: EngineState = 'idle'
@@ -318,7 +293,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
   /** Whether this start creates the database (the operator is told, as for the master key). */
   let createsDatabase = false
   const services = Layer.mergeAll(
-    usageLayer.pipe(Layer.provideMerge(terminalsLayer)),
+    usageLayer.pipe(Layer.provideMerge(presenceLayer), Layer.provideMerge(terminalsLayer)),
     securityLayer({ secretGraceSeconds: resolved.security.secretGraceSeconds }),
   ).pipe(
     Layer.provideMerge(storageLayer(databaseFile)),
@@ -331,7 +306,7 @@ export const createEngine = (config: EngineConfig = {}, options: EngineOptions =
       if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
       yield* cacheInvalidation
       yield* housekeeping(resolved)
-      return yield* serve(resolved, config, ports)
+      return yield* serve(resolved, extensions, ports)
     }),
   ).pipe(Layer.provideMerge(services))
 

@@ -1,44 +1,100 @@
 /**
- * Extensions: how transports, plugins and agent providers join an engine. Each is registered
- * by name in the engine's tsyringe container; the built-in ones are registered exactly like an
- * embedder's (see engine.config.ts).
+ * Extensions: how transports, plugins and agent providers join an engine, and the config that
+ * lists them. Each is registered by name in the engine's tsyringe container, built-in ones
+ * exactly like an embedder's (see engine.config.ts), and declares its own settings section:
+ *
+ *   export const lineSettings = defineSettings('line', { port: setting(Port, 7000, 'TCP port') })
+ *
+ *   @injectable()
+ *   class LineTransport implements Transport {
+ *     constructor(@inject(lineSettings.token) settings: typeof lineSettings.Type,
+ *                 @inject(tokens.terminals) hub: TerminalHub) {}
+ *     …
+ *   }
+ *
+ *   export const lineTransport = defineTransport('line', { settings: lineSettings, create: LineTransport })
+ *
+ * `create` is an injectable class (every constructor parameter named with `@inject(token)`), or a
+ * function given `resolve`, which resolves tokens and builds injectable classes in that container.
+ * Without settings, `defineTransport(name, create)` is short for `defineTransport(name, { create })`.
  */
 import type { AgentProvider } from './agentProvider.js'
-import type { EngineHost } from './host.js'
+import type { SectionInput, SettingsInput, SettingsSection, SettingsTree } from './config.js'
+import type { Constructor, Resolve } from './inject.js'
 import type { EnginePlugin } from './plugin.js'
 import type { Transport } from './transport.js'
 
 export type ExtensionKind = 'transport' | 'plugin' | 'agentProvider'
 
-interface ExtensionOf<K extends ExtensionKind, T> {
-  readonly kind: K
-  readonly name: string
-  /** Called once per engine start with the engine's host facade. */
-  readonly create: (host: EngineHost) => T
+/** How an extension's instance is made: an injectable class, or a factory given `resolve`. */
+export type Create<T> = Constructor<T> | ((resolve: Resolve) => T)
+
+export interface ExtensionSpec<T, P extends string, S extends SettingsTree> {
+  /** Its settings, validated with the engine's and given HARK_* variables and flags (config.ts). */
+  readonly settings?: SettingsSection<P, S>
+  /** Built once per engine start, in the engine's container. */
+  readonly create: Create<T>
 }
 
-export type TransportExtension = ExtensionOf<'transport', Transport>
-export type PluginExtension = ExtensionOf<'plugin', EnginePlugin>
-export type AgentProviderExtension = ExtensionOf<'agentProvider', AgentProvider>
-export type Extension = TransportExtension | PluginExtension | AgentProviderExtension
+/** What a config may say about any extension's settings, when the extensions are not known statically. */
+export type AnySettingsInput = { readonly [section: string]: unknown }
+
+export interface Extension<K extends ExtensionKind = ExtensionKind, T = unknown, Input = AnySettingsInput> {
+  readonly kind: K
+  readonly name: string
+  readonly settings: SettingsSection | null
+  readonly create: Create<T>
+  /** Type only, never called: what this extension's settings add to a config (see defineConfig). */
+  configInput?(input: Input): void
+}
+
+/** What a section at `P` of tree `S` adds to a config; nothing without a section. */
+// {} rather than unknown: a union with unknown would swallow the other extensions' inputs.
+export type SettingsInputOf<P extends string, S extends SettingsTree> = [P] extends [never] ? {} : [S] extends [never] ? {} : SectionInput<P, S>
+
+export type TransportExtension = Extension<'transport', Transport>
+export type PluginExtension = Extension<'plugin', EnginePlugin>
+export type AgentProviderExtension = Extension<'agentProvider', AgentProvider>
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/
 
 const make =
-  <K extends ExtensionKind>(kind: K) =>
-  <T>(name: string, create: (host: EngineHost) => T): ExtensionOf<K, T> => {
+  <K extends ExtensionKind, Contract>(kind: K) =>
+  <T extends Contract, P extends string = never, S extends SettingsTree = never>(
+    name: string,
+    spec: ExtensionSpec<T, P, S> | Create<T>,
+  ): Extension<K, T, SettingsInputOf<P, S>> => {
     if (!NAME.test(name)) throw new Error(`extension name "${name}" must match ${NAME}`)
-    return { kind, name, create }
+    const { settings, create } = typeof spec === 'function' ? { settings: undefined, create: spec } : spec
+    if (typeof create !== 'function') throw new Error(`extension "${name}" needs a create class or function`)
+    return { kind, name, settings: settings ?? null, create }
   }
 
-export const defineTransport: (name: string, create: (host: EngineHost) => Transport) => TransportExtension =
-  make('transport')
-export const definePlugin: (name: string, create: (host: EngineHost) => EnginePlugin) => PluginExtension =
-  make('plugin')
-/** Register an agent provider; `Config` is what its config schema decodes to. */
-export const defineAgentProvider = <Config>(
-  name: string,
-  create: (host: EngineHost) => AgentProvider<Config>,
-): AgentProviderExtension =>
-  // The runtime only hands a provider configs its own schema decoded, so erasing Config is sound.
-  make('agentProvider')(name, create as unknown as (host: EngineHost) => AgentProvider)
+export const defineTransport = make<'transport', Transport>('transport')
+export const definePlugin = make<'plugin', EnginePlugin>('plugin')
+/** Register an agent provider; its config schema decides what `ctx.config` holds. */
+// any: a provider's Config is its own, and the runtime only hands it configs its own schema decoded.
+export const defineAgentProvider = make<'agentProvider', AgentProvider<any>>('agentProvider')
+
+/** True when `create` is a class (built by the container) rather than a factory function. */
+export const isClass = (create: Create<unknown>): create is Constructor<unknown> =>
+  /^class[\s{]/.test(Function.prototype.toString.call(create))
+
+// ---- The engine config: settings plus the extensions to register ----
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+
+/** The settings sections the listed extensions add to a config, typed by their declarations. */
+export type ExtensionSettingsInput<X extends ReadonlyArray<Extension>> = UnionToIntersection<
+  { [I in keyof X]: X[I] extends Extension<ExtensionKind, unknown, infer Input> ? Input : {} }[number]
+>
+
+/** What `defineConfig` takes and `createEngine` accepts: settings plus the extensions to register. */
+export type EngineConfig<X extends ReadonlyArray<Extension> = ReadonlyArray<Extension>> = SettingsInput &
+  ExtensionSettingsInput<X> & {
+    /** Transports, plugins and agent providers, registered by name exactly like the built-in ones. */
+    readonly extensions?: X
+  }
+
+/** Typed identity: settings of the core and of the listed extensions are checked and completed. */
+export const defineConfig = <const X extends ReadonlyArray<Extension> = []>(config: EngineConfig<X>): EngineConfig<X> => config

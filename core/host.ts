@@ -1,48 +1,15 @@
 /**
- * The host facade an extension receives: settings, logging, metrics, storage, the security
- * domain, presence, TLS, and a way to run Effect programs on the engine's runtime. Adapters
- * depend on this interface only, never on each other.
+ * What an embedder (and a test) holding a running Engine can reach: the same services extensions
+ * receive by injection, resolved from the engine's container under the same tokens, plus the
+ * registered extensions by kind and name. Extensions never receive this object: they name each
+ * service they need with `@inject(token)` (core/README.md).
  */
-import type { Effect } from 'effect'
-import type { Registry } from 'prom-client'
-import type { ClockShape } from './clock.js'
-import type { Settings } from './config.js'
-import type { GatewayRoutes } from './gatewayRoutes.js'
-import type { Logger } from './log.js'
-import type { Presence } from './presence.js'
-import type { SecurityShape } from './security/security.js'
-import type { StorageShape } from './storage/storage.js'
-import type { TlsMaterial } from './tls.js'
-import type { TerminalHub } from './terminals.js'
-import type { EngineServices } from './services.js'
-import type { AgentDispatcher } from './agents/dispatcher.js'
+import type { ExtensionKind } from './extension.js'
+import type { EngineServiceMap } from './tokens.js'
 
-export interface EngineHost {
-  readonly settings: Settings
-  readonly log: Logger
-  readonly metrics: Registry
-  readonly clock: ClockShape
-  readonly storage: StorageShape
-  readonly security: SecurityShape
-  readonly presence: Presence
-  /** Where transports hand over authenticated terminals, and agents join rooms. */
-  readonly terminals: TerminalHub
-  /** Dispatch, stop and list agents (providers resolved by name from the registry). */
-  readonly agents: AgentDispatcher
-  readonly tls: TlsMaterial
-  /**
-   * HTTP routes served on the gateway port by whichever transport owns that listener (the
-   * WebSocket gateway): add routes here in create() or start(); they are looked up per request.
-   */
-  readonly gatewayRoutes: GatewayRoutes
-  /** Run an Effect on the engine runtime; a typed failure is thrown as the error itself. */
-  run<A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A>
-  /** A transport or plugin reports a bound listener (its real port when configured with 0). */
-  listening(name: string, port: number): void
-  /** Ports reported so far by listener name (the console tells browsers the gateway's). */
-  readonly ports: Readonly<Record<string, number>>
-  /** Resolve another registered extension's instance by kind and name (e.g. an agent provider). */
-  resolve<T>(kind: 'transport' | 'plugin' | 'agentProvider', name: string): T
+export interface EngineHost extends EngineServiceMap {
+  /** A registered extension's instance by kind and name (e.g. the REST plugin). */
+  resolve<T>(kind: ExtensionKind, name: string): T
   /** Names registered for a kind. */
-  names(kind: 'transport' | 'plugin' | 'agentProvider'): ReadonlyArray<string>
+  names(kind: ExtensionKind): ReadonlyArray<string>
 }

@@ -1,27 +1,73 @@
 /**
- * Hark's public API for embedders: create an engine, define its config, and write transports,
- * plugins and agent providers against the same contracts the built-in ones use.
+ * Hark's public API for embedders and extension authors: create an engine, define its config,
+ * and write transports, plugins and agent providers against the same contracts, services and
+ * helpers the built-in ones use (spec/extensions.md). Nothing an extension needs lives behind
+ * another path: `import { … } from 'hark'`.
  */
 export { createEngine, runThrowing, type Engine, type EngineOptions, type EngineState } from './engine.js'
 export {
-  defineConfig,
-  defaultSettings,
+  defineSettings,
+  setting,
+  intBetween,
+  Port,
   resolveSettings,
-  settingDescriptors,
+  sectionOf,
   ConfigError,
-  type EngineConfig,
+  Setting,
+  SettingsSchema,
+  coreSettings,
   type Settings,
   type SettingsInput,
+  type SettingsOf,
+  type SettingsSection,
+  type SettingsTree,
+  type SettingDescriptor,
+  type SettingsLayers,
 } from './config.js'
-export { defineTransport, definePlugin, defineAgentProvider, type Extension } from './extension.js'
+export {
+  defineConfig,
+  defineTransport,
+  definePlugin,
+  defineAgentProvider,
+  type EngineConfig,
+  type Extension,
+  type ExtensionKind,
+  type ExtensionSpec,
+  type Create,
+} from './extension.js'
+export { inject, injectable, token, type Token, type TokenType, type Resolve, type Constructor } from './inject.js'
+export { tokens, type Listeners, type EngineServiceMap } from './tokens.js'
+export type { EngineHost } from './host.js'
 export { ListenError, type Transport } from './transport.js'
 export type { EnginePlugin } from './plugin.js'
-export type { AgentProvider } from './agentProvider.js'
-export type { EngineHost } from './host.js'
+export * from './agentProvider.js'
+
+// ---- What a transport builds on (spec/extensions.md) ----
+export type { TerminalHub } from './terminals.js'
+export type { RoomView, WorkspaceEmitted } from './actors/workspace.js'
+export type { TerminalLink, TerminalSession, OpenOptions, SessionInfo } from './session.js'
+export { TerminalInput, PROTOCOL_LIMITS, type InputLimits, type TerminalInputOptions, type ControlRefusal, type EventSink } from './terminalInput.js'
+export { parseClientMessage, answerClientMessage, type ClientMessageResult } from './clientMessages.js'
+export * from './dataplane/frame.js'
+export { WriteBatch, type Flushable } from './dataplane/writeBatch.js'
+export { audioDrops, AudioDrops, type DropCell, type DropReason } from './dataplane/drops.js'
+export { TokenBucket } from './tokenBucket.js'
+export * from './events.js'
+export * from './errors.js'
+export { randomBase62 } from './ids.js'
+export type { TerminalIdentity, TerminalCredential, SecurityShape } from './security/security.js'
+export { parseBearer } from './security/bearer.js'
+export type { StorageShape } from './storage/storage.js'
+export type { TlsMaterial } from './tls.js'
+export type { Logger } from './log.js'
+export type { Presence, PresenceEntry } from './presence.js'
+export type { AgentDispatcher } from './agentRuntime/dispatcher.js'
 export {
   GatewayRoutes,
   DEFAULT_MAX_BODY_BYTES,
   errorResponse,
+  failureResponse,
+  statusLine,
   jsonResponse,
   type GatewayMethod,
   type GatewayRequest,
@@ -29,6 +75,6 @@ export {
   type GatewayRoute,
   type GatewayRouteMatch,
 } from './gatewayRoutes.js'
-export { ManualClock, systemClock, type ClockShape } from './clock.js'
+export { ManualClock, systemClock, type ClockShape, type Timer } from './clock.js'
 export * as errors from './errors.js'
-export { scrubSecrets } from './agents/redact.js'
+export { scrubSecrets } from './agentRuntime/redact.js'

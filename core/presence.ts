@@ -1,8 +1,13 @@
 /**
- * Who is online: the live terminal sessions of each workspace, as the transports report them.
- * The REST client detail and the `status` filter read it; it is memory only (a restart has no
- * one online) and is updated on control events, never per audio frame.
+ * Who is online: the live terminal sessions of each workspace. Presence holds nothing itself: the
+ * workspace actors own the sessions and the room actors the membership, and these reads go to
+ * their snapshots (found through the terminal hub, core/terminals.ts). The REST client detail and the
+ * `status` filter read it; it is memory only (a restart has no one online).
  */
+import { Context, HashMap } from 'effect'
+import { liveSession, liveSessions, type WorkspaceContexts } from './actors/workspace.js'
+import type { Session } from './session.js'
+
 export type TransportName = string
 
 export interface PresenceEntry {
@@ -12,43 +17,49 @@ export interface PresenceEntry {
   readonly transport: TransportName
   readonly connectedAt: number
   /** Room the session is in now; null while the client has no mapping. */
-  room: string | null
+  readonly room: string | null
 }
 
-export class Presence {
-  private readonly byWorkspace = new Map<string, Map<string, PresenceEntry>>()
-
-  /** Record a session; a client has at most one live session (the newer replaces the older). */
-  set(entry: PresenceEntry): void {
-    let clients = this.byWorkspace.get(entry.workspaceId)
-    if (!clients) this.byWorkspace.set(entry.workspaceId, (clients = new Map()))
-    clients.set(entry.clientId, entry)
-  }
-
-  /** Remove a session, unless a newer one of the same client has replaced it. */
-  remove(workspaceId: string, clientId: string, sessionId: string): void {
-    const clients = this.byWorkspace.get(workspaceId)
-    if (clients?.get(clientId)?.sessionId !== sessionId) return
-    clients.delete(clientId)
-    if (clients.size === 0) this.byWorkspace.delete(workspaceId)
-  }
-
-  get(workspaceId: string, clientId: string): PresenceEntry | undefined {
-    return this.byWorkspace.get(workspaceId)?.get(clientId)
-  }
-
-  isOnline(workspaceId: string, clientId: string): boolean {
-    return this.byWorkspace.get(workspaceId)?.has(clientId) ?? false
-  }
-
+export interface Presence {
+  /** The live session of a client (a client has at most one: the newer replaces the older). */
+  get(workspaceId: string, clientId: string): PresenceEntry | undefined
+  isOnline(workspaceId: string, clientId: string): boolean
   /** Online clients of a workspace. */
-  list(workspaceId: string): PresenceEntry[] {
-    return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
-  }
-
-  get size(): number {
-    let n = 0
-    for (const clients of this.byWorkspace.values()) n += clients.size
-    return n
-  }
+  list(workspaceId: string): PresenceEntry[]
+  readonly size: number
 }
+
+/** Presence where no engine runs (the CLI working on the data dir alone): nobody is online. */
+export const nobodyOnline: Presence = {
+  get: () => undefined,
+  isOnline: () => false,
+  list: () => [],
+  size: 0,
+}
+
+const entryOf = (session: Session): PresenceEntry => ({ ...session.info, room: session.room })
+
+/** Presence read from the workspace actors' snapshots: nothing is stored here. */
+export const presenceOf = (actors: WorkspaceContexts): Presence => ({
+  get(workspaceId, clientId) {
+    const context = actors.context(workspaceId)
+    const session = context && liveSession(context, clientId)
+    return session && entryOf(session)
+  },
+  isOnline(workspaceId, clientId) {
+    const context = actors.context(workspaceId)
+    return context !== undefined && HashMap.has(context.sessions, clientId)
+  },
+  list(workspaceId) {
+    const context = actors.context(workspaceId)
+    return context ? liveSessions(context).map(entryOf) : []
+  },
+  get size() {
+    let n = 0
+    for (const context of actors.contexts()) n += HashMap.size(context.sessions)
+    return n
+  },
+})
+
+/** The engine's presence as an Effect service. */
+export class PresenceService extends Context.Service<PresenceService, Presence>()('hark/Presence') {}

@@ -1,30 +1,41 @@
 /**
- * The extension registry: a tsyringe child container per engine. Every transport, plugin and
- * agent provider is registered under "<kind>:<name>" as a singleton factory of the engine host,
- * built-in and embedder extensions alike.
+ * The extension registry: a tsyringe child container per engine (never the global one). The
+ * engine's services are registered under their tokens (tokens.ts), each extension's settings
+ * section under its own token, and every transport, plugin and agent provider under
+ * "<kind>:<name>" as a singleton built on first resolve — built-in and embedder extensions alike.
  */
-import 'reflect-metadata'
+import 'reflect-metadata' // before tsyringe, which needs the Reflect metadata API
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
-import type { Extension, ExtensionKind } from './extension.js'
-import type { EngineHost } from './host.js'
-
-export const HOST_TOKEN = 'hark:host'
+import { sectionOf, type Settings } from './config.js'
+import { isClass, type Extension, type ExtensionKind } from './extension.js'
+import type { Resolve, Token } from './inject.js'
+import { tokens, type EngineServiceMap } from './tokens.js'
 
 export class ExtensionRegistry {
-  readonly container: DependencyContainer = rootContainer.createChildContainer()
+  private readonly container: DependencyContainer = rootContainer.createChildContainer()
   private readonly registered: Record<ExtensionKind, string[]> = { transport: [], plugin: [], agentProvider: [] }
+  /** Resolve a token or build an injectable class in this engine's container. */
+  readonly resolveToken: Resolve = (what) => this.container.resolve(what as Token<never>)
 
-  constructor(host: EngineHost, extensions: ReadonlyArray<Extension>) {
-    this.container.register(HOST_TOKEN, { useValue: host })
-    for (const ext of extensions) this.register(ext)
+  /**
+   * `services` are the engine services available here: all of them inside an engine, fewer for
+   * the CLI, which builds agent providers only to read their config schemas.
+   */
+  constructor(services: Partial<EngineServiceMap> & { readonly settings: Settings }, extensions: ReadonlyArray<Extension>) {
+    for (const [name, value] of Object.entries(services)) {
+      this.container.register(tokens[name as keyof EngineServiceMap], { useValue: value })
+    }
+    for (const ext of extensions) this.register(ext, services.settings)
   }
 
-  private register(ext: Extension): void {
+  private register(ext: Extension, settings: Settings): void {
     const names = this.registered[ext.kind]
     if (names.includes(ext.name)) throw new Error(`a ${ext.kind} named "${ext.name}" is already registered`)
     names.push(ext.name)
+    if (ext.settings) this.container.register(ext.settings.token, { useValue: sectionOf(settings, ext.settings) })
+    const create = ext.create
     this.container.register(`${ext.kind}:${ext.name}`, {
-      useFactory: instanceCachingFactory((c) => ext.create(c.resolve<EngineHost>(HOST_TOKEN))),
+      useFactory: instanceCachingFactory((c) => (isClass(create) ? c.resolve(create) : create(this.resolveToken))),
     })
   }
 

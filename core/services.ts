@@ -6,6 +6,9 @@ import type { MasterKey } from './security/masterKey.js'
 import type { Security } from './security/security.js'
 import type { Storage } from './storage/storage.js'
 import type { Tls } from './tls.js'
-import type { EngineSettings, PresenceService, Terminals, Usage } from './engine.js'
+import type { EngineSettings } from './config.js'
+import type { PresenceService } from './presence.js'
+import type { Terminals } from './terminals.js'
+import type { Usage } from './usage/meter.js'
 
 export type EngineServices = Clock | Log | Metrics | Storage | MasterKey | Security | Tls | EngineSettings | PresenceService | Terminals | Usage

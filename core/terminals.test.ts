@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseDownlink } from './dataplane/frame.js'
 import type { Engine } from './engine.js'
+import { roomOf } from './actors/workspace.js'
+import type { Session } from './session.js'
 import { RecordingLink, seedWorkspace, startTestEngine, uplink } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
@@ -40,7 +42,8 @@ describe('terminal hub', () => {
     expect([...frame.opus]).toEqual([10, 20, 30])
     expect(a.link.frames.items).toHaveLength(0)
     expect(c.link.frames.items).toHaveLength(0)
-    expect(engine.host.terminals.listRooms(seed.workspaceId).map((r) => [r.room, r.participants.map((p) => p.id)])).toEqual([
+    const { terminals } = engine.host
+    expect(terminals.roomNames(seed.workspaceId).map((r) => [r, terminals.roomView(seed.workspaceId, r)!.participants.map((p) => p.id)])).toEqual([
       ['lobby', ['a', 'b']],
       ['other', ['c']],
     ])
@@ -82,6 +85,25 @@ describe('terminal hub', () => {
     expect([...parseDownlink(await y.link.frames.next())!.opus]).toEqual([42])
     expect(x.link.frames.items).toHaveLength(0)
     expect(engine.host.presence.get(seed.workspaceId, 'mover')?.room).toBe('r2')
+  })
+
+  it('reads membership from the room actor alone: a change made there is what presence, listings and counts show', async () => {
+    seed.addClient('a', 'lobby')
+    seed.addClient('b', 'lobby')
+    const a = await connect('a')
+    await connect('b')
+    const { terminals, presence } = engine.host
+    const lobby = roomOf(terminals.context(seed.workspaceId)!, 'lobby')!
+    expect(presence.get(seed.workspaceId, 'a')?.room).toBe('lobby')
+    expect(terminals.terminalCount(seed.workspaceId, 'lobby')).toBe(2)
+    // Straight to the room actor, past the workspace actor and the hub: nothing else hears of it.
+    lobby.send({ type: 'LEAVE', member: a.session as Session })
+    expect(presence.get(seed.workspaceId, 'a')?.room).toBeNull()
+    expect(a.session.room).toBeNull()
+    expect(terminals.roomView(seed.workspaceId, 'lobby')!.participants.map((p) => p.id)).toEqual(['b'])
+    expect(terminals.terminalCount(seed.workspaceId, 'lobby')).toBe(1)
+    // The session is still the client's live one (online, in no room).
+    expect(presence.isOnline(seed.workspaceId, 'a')).toBe(true)
   })
 
   it('lets the newer session of a client win and closes the older with session_replaced', async () => {

@@ -1,9 +1,9 @@
 /**
  * The Transport contract: an adapter that accepts terminals over some protocol (WebSocket,
- * MQTT, WebRTC…), authenticates them through the host, and feeds their audio into rooms.
+ * MQTT, WebRTC…), authenticates them through the security service, and feeds their audio into rooms.
  */
 export interface Transport {
-  /** Bind listeners; resolve once they accept connections (report ports with host.listening). */
+  /** Bind listeners; resolve once they accept connections (report ports with tokens.listeners). */
   start(): Promise<void>
   /** Close listeners and every session with a server-shutting-down reason. */
   stop(): Promise<void>
@@ -28,7 +28,7 @@ export class ListenError extends Error {
   /** The host cannot be bound (not an address of this machine, or no such name): `host` is wrong, not the port. */
   readonly hostProblem: boolean
   constructor(
-    /** The listener's name, as reported to host.listening ("rest", "gateway", "mqtt"…). */
+    /** The listener's name, as reported to listeners.listening ("rest", "gateway", "mqtt"…). */
     readonly listener: string,
     readonly host: string,
     readonly port: number,

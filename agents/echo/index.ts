@@ -5,8 +5,7 @@
  * (`agent.event` {kind: "echo", durationMs, voicedMs}).
  */
 import { Effect, Schema } from 'effect'
-import { defineAgentProvider } from '../../core/index.js'
-import type { AgentProvider } from '../../core/agentProvider.js'
+import { defineAgentProvider, type AgentProvider } from '../../core/index.js'
 import { UtteranceSegmenter } from './segmenter.js'
 
 const int = (minimum: number, maximum: number, fallback: number, description: string) =>
@@ -37,4 +36,4 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
   },
 })
 
-export const echoAgent = defineAgentProvider('echo', () => createEchoProvider())
+export const echoAgent = defineAgentProvider('echo', { create: () => createEchoProvider() })

@@ -5,9 +5,7 @@
  * turn-taking — and never sees either.
  */
 import { Effect, Schema } from 'effect'
-import { AgentFailure, type AgentProvider } from '../../core/agentProvider.js'
-import type { Settings } from '../../core/config.js'
-import { defineAgentProvider } from '../../core/index.js'
+import { AgentFailure, defineAgentProvider, defineSettings, setting, type AgentProvider } from '../../core/index.js'
 import { RealtimeSession, type RealtimeConfig } from './session.js'
 
 const text = (fallback: string, description: string, maxLength = 200) =>
@@ -27,7 +25,18 @@ export const OpenAiRealtimeConfig = Schema.Struct({
   ),
 }).annotate({ description: 'openai-realtime: a speech-to-speech agent' })
 
-type Endpoint = Settings['agents']['openaiRealtime']
+/** Server settings: where the Realtime API is and its key (never in a preset, a response or a log). */
+export const openaiRealtimeSettings = defineSettings('agents.openaiRealtime', {
+  baseUrl: setting(Schema.NonEmptyString, 'wss://api.openai.com/v1', 'Realtime API base; a session connects to <baseUrl>/realtime?model=…'),
+  apiKey: setting(
+    Schema.NullOr(Schema.NonEmptyString),
+    null,
+    'the API key (prefer apiKeyEnv or the environment variable); null → read from the variable apiKeyEnv names',
+  ),
+  apiKeyEnv: setting(Schema.NonEmptyString, 'OPENAI_API_KEY', 'environment variable read for the key when apiKey is null'),
+})
+
+type Endpoint = typeof openaiRealtimeSettings.Type
 
 /** The key from settings, or from the environment variable they name. */
 const apiKeyOf = (s: Endpoint, env: NodeJS.ProcessEnv): string | null => s.apiKey ?? env[s.apiKeyEnv] ?? null
@@ -62,6 +71,7 @@ export const createOpenAiRealtimeProvider = (
   },
 })
 
-export const openaiRealtimeAgent = defineAgentProvider('openai-realtime', (host) =>
-  createOpenAiRealtimeProvider(host.settings.agents.openaiRealtime),
-)
+export const openaiRealtimeAgent = defineAgentProvider('openai-realtime', {
+  settings: openaiRealtimeSettings,
+  create: (resolve) => createOpenAiRealtimeProvider(resolve(openaiRealtimeSettings.token)),
+})

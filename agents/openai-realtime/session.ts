@@ -13,9 +13,7 @@
  * limit) is reopened with the same configuration.
  */
 import WebSocket from 'ws'
-import { AgentFailure, type AgentContext, type AgentSession } from '../../core/agentProvider.js'
-import type { ServerEvent } from '../../core/events.js'
-import { scrubSecrets } from '../../core/index.js'
+import { AgentFailure, scrubSecrets, type AgentContext, type AgentSession, type ServerEvent } from '../../core/index.js'
 import { heardText } from '../shared/heard.js'
 import { base64ToPcm, PcmResampler, pcmToBase64 } from './resampler.js'
 

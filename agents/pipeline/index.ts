@@ -7,13 +7,34 @@
  * instructions and turn-taking.
  */
 import { Effect, Schema } from 'effect'
-import type { AgentProvider } from '../../core/agentProvider.js'
-import type { Settings } from '../../core/config.js'
-import { defineAgentProvider } from '../../core/index.js'
+import { defineAgentProvider, defineSettings, intBetween, setting, type AgentProvider } from '../../core/index.js'
 import { PipelineSession, type PipelineConfig } from './session.js'
 
-type Api = Settings['agents']['pipeline']['stt']
-type Endpoints = Settings['agents']['pipeline']
+/** One OpenAI-compatible HTTP API: its base URL and key (null and no variable: no key is sent). */
+const api = (what: string) => ({
+  baseUrl: setting(
+    Schema.String.check(Schema.isPattern(/^https?:\/\/[^\s]+$/)),
+    'https://api.openai.com/v1',
+    `the pipeline agent's ${what}, OpenAI or a local server with the same API`,
+  ),
+  apiKey: setting(
+    Schema.NullOr(Schema.NonEmptyString),
+    null,
+    'null → read from the variable apiKeyEnv names; neither set: no key is sent (prefer an environment variable)',
+  ),
+  apiKeyEnv: setting(Schema.NonEmptyString, 'OPENAI_API_KEY', 'environment variable read for the key when apiKey is null'),
+})
+
+/** Server settings: each API's endpoint and key (never in a preset, a response or a log). */
+export const pipelineSettings = defineSettings('agents.pipeline', {
+  stt: api('speech-to-text (/audio/transcriptions)'),
+  llm: api('chat model (streaming /chat/completions)'),
+  tts: api('text-to-speech (/audio/speech)'),
+  requestTimeoutMs: setting(intBetween(100, 120_000), 15_000, 'a pipeline request must answer, and each streamed chunk arrive, within it'),
+})
+
+type Endpoints = typeof pipelineSettings.Type
+type Api = Endpoints['stt']
 
 const text = (fallback: string, description: string, maxLength = 200) =>
   Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength))
@@ -79,4 +100,7 @@ export const createPipelineProvider = (endpoints: Endpoints, env: NodeJS.Process
   },
 })
 
-export const pipelineAgent = defineAgentProvider('pipeline', (host) => createPipelineProvider(host.settings.agents.pipeline))
+export const pipelineAgent = defineAgentProvider('pipeline', {
+  settings: pipelineSettings,
+  create: (resolve) => createPipelineProvider(resolve(pipelineSettings.token)),
+})

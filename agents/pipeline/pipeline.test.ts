@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ConfigError, resolveSettings } from '../../core/config.js'
+import { ConfigError, resolveSettings, sectionOf } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import type { ServerEvent } from '../../core/events.js'
@@ -10,7 +10,7 @@ import { startRestEngine } from '../../plugins/rest/test/restEngine.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 import { dominantHz, speechLike } from '../test/audioChecks.js'
-import { pipelineAgent } from './index.js'
+import { pipelineAgent, pipelineSettings } from './index.js'
 import { SpeechSegmenter } from './vad.js'
 import { FakeOpenAiHttp, MS_PER_CHAR } from './test/fakeOpenAiHttp.js'
 
@@ -270,8 +270,8 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     const s = resolveSettings({
       env: { HARK_AGENTS_PIPELINE_STT_BASE_URL: 'http://127.0.0.1:9000/v1', HARK_AGENTS_PIPELINE_TTS_API_KEY_ENV: 'MY_TTS_KEY' },
       flags: { 'agents.pipeline.llm.apiKey': 'sk-local', 'agents.pipeline.requestTimeoutMs': '2000' },
-    })
-    expect(s.agents.pipeline).toEqual({
+    }, [pipelineAgent])
+    expect(sectionOf(s, pipelineSettings)).toEqual({
       stt: { baseUrl: 'http://127.0.0.1:9000/v1', apiKey: null, apiKeyEnv: 'OPENAI_API_KEY' },
       llm: { baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-local', apiKeyEnv: 'OPENAI_API_KEY' },
       tts: { baseUrl: 'https://api.openai.com/v1', apiKey: null, apiKeyEnv: 'MY_TTS_KEY' },
@@ -279,7 +279,7 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     })
     const bad = (() => {
       try {
-        return resolveSettings({ env: { HARK_AGENTS_PIPELINE_LLM_BASE_URL: 'ftp://example.org/v1' } })
+        return resolveSettings({ env: { HARK_AGENTS_PIPELINE_LLM_BASE_URL: 'ftp://example.org/v1' } }, [pipelineAgent])
       } catch (e) {
         return e
       }

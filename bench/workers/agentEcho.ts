@@ -24,7 +24,7 @@ import { UtteranceSegmenter } from '../../agents/echo/segmenter.js'
 import { levelByteFromPcm } from '../../core/dataplane/frame.js'
 import type { ServerEvent } from '../../core/events.js'
 import { createEngine, type Engine } from '../../core/index.js'
-import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
+import type { TerminalLink, TerminalSession } from '../../core/session.js'
 import { monotonicUs } from '../harness/clock.js'
 import { createLatencyHistogram, encodeHistogram, recordUs, type LatencyHistogram } from '../harness/histogram.js'
 import { serveWorker, type WorkerMessage } from '../harness/worker.js'
@@ -198,7 +198,7 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
   }
   dataDir = mkdtempSync(join(tmpdir(), 'hark-agent-latency-'))
   engine = createEngine({
-    dataDir, log: { level: 'warn' }, rest: { port: 0 }, gateway: { port: 0 }, mqtt: { port: 0, tlsPort: null },
+    dataDir, log: { level: 'warn' }, rest: { port: 0 },
     extensions: [echoAgent],
   })
   await engine.start()

@@ -7,7 +7,8 @@
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { openOperator } from '../../plugins/cli/context.js'
+import { resolveSettings } from '../../core/config.js'
+import { openDataDir } from '../../core/dataDir.js'
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +28,7 @@ if (!values.data || !values.workspace || !values.out || !(count >= 0) || !(perCl
   process.exit(2)
 }
 
-const op = await openOperator({ data: values.data })
+const op = openDataDir(resolveSettings({ env: process.env, flags: { dataDir: values.data } }))
 try {
   const workspaceId = values.workspace
   const now = Date.now()

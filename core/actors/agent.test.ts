@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, waitFor } from 'xstate'
+import { ManualClock } from '../clock.js'
 import { agentMachine, type AgentContext } from './agent.js'
 
 const input = { agentId: 'ag_1', room: 'r', identity: 'agent-echo', startTimeoutMs: 200, stopTimeoutMs: 200 }
@@ -32,9 +33,12 @@ describe('agent actor', () => {
     expect(a.getSnapshot().context.reason).toBe('provider refused')
   })
 
-  it('fails when starting times out', async () => {
-    const a = createActor(withRuntime(() => new Promise(() => {})), { input }).start()
-    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+  it('fails when starting times out, at the start timeout on the engine clock', () => {
+    const clock = new ManualClock(0)
+    const a = createActor(withRuntime(() => new Promise(() => {})), { clock, input }).start()
+    clock.advance(199)
+    expect(a.getSnapshot().value).toBe('starting')
+    clock.advance(1)
     expect(a.getSnapshot().value).toBe('failed')
     expect(a.getSnapshot().context.reason).toBe('start timed out')
   })
@@ -49,11 +53,14 @@ describe('agent actor', () => {
     expect(released).toBe(true)
   })
 
-  it('a stop that hangs still ends after the stop timeout', async () => {
-    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { input }).start()
+  it('a stop that hangs still ends at the stop timeout', async () => {
+    const clock = new ManualClock(0)
+    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { clock, input }).start()
     await waitFor(a, (s) => s.matches('running'))
     a.send({ type: 'STOP' })
-    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+    clock.advance(199)
+    expect(a.getSnapshot().value).toBe('stopping')
+    clock.advance(1)
     expect(a.getSnapshot().value).toBe('stopped')
   })
 
@@ -68,12 +75,13 @@ describe('agent actor', () => {
     expect(released).toBe(true)
   })
 
-  it('a failing agent whose release hangs still settles in failed after the stop timeout', async () => {
-    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { input }).start()
+  it('a failing agent whose release hangs still settles in failed at the stop timeout', async () => {
+    const clock = new ManualClock(0)
+    const a = createActor(withRuntime(async () => {}, () => new Promise(() => {})), { clock, input }).start()
     await waitFor(a, (s) => s.matches('running'))
     a.send({ type: 'FAILED', reason: 'crashed' })
     expect(a.getSnapshot().value).toBe('failing')
-    await waitFor(a, (s) => s.status === 'done', { timeout: 5000 })
+    clock.advance(200)
     expect(a.getSnapshot().value).toBe('failed')
     expect(a.getSnapshot().context.reason).toBe('crashed')
   })

@@ -1,66 +1,77 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromCallback } from 'xstate'
-import { clientMachine, type ClientParentEvent } from './client.js'
-import type { RoomMember } from './room.js'
+import { ManualClock } from '../clock.js'
+import { ClientDeleted } from '../errors.js'
+import type { ServerEvent } from '../events.js'
+import { Session } from '../session.js'
+import { terminalIdentity } from '../test/helpers.js'
+import { clientMachine, type ClientEndedEvent } from './client.js'
 
-const m: RoomMember = { id: 'c1', kind: 'terminal', name: null, deliver() {}, sendEvent() {}, joined() {} }
+const T0 = Date.parse('2026-11-20T12:00:00Z')
 
-const harness = (room: string | null) => {
-  const requests: string[] = []
-  const unassigned: Array<string | null> = []
-  // The workspace stand-in: an actor that records the requests it receives.
-  const workspace = createActor(
-    fromCallback<ClientParentEvent>(({ receive }) =>
-      receive((e) => requests.push(`${e.type === 'JOIN_ROOM' ? 'join' : 'leave'} ${e.room}`)),
-    ),
-  ).start()
-  const actor = createActor(clientMachine, {
-    input: {
-      member: m,
-      room,
-      unassigned: (from: string | null) => unassigned.push(from),
-      workspace,
-    },
-  }).start()
-  const child = () => actor
-  return { actor, requests, unassigned, child }
+const identity = terminalIdentity('c1')
+
+/** A client actor over a real Session and a recording link, on a manual clock. */
+const harness = (expiresInMs: number | null) => {
+  const clock = new ManualClock(T0)
+  const events: ServerEvent[] = []
+  const closedWith: string[] = []
+  const session = new Session(
+    identity,
+    { transport: 'test', deliverAudio() {}, sendEvent: (e) => events.push(e), close: (r) => closedWith.push(r._tag) },
+    clock,
+    'forward',
+  )
+  const ended: ClientEndedEvent[] = []
+  // The workspace stand-in: an actor that records what it is told.
+  const workspace = createActor(fromCallback<ClientEndedEvent>(({ receive }) => receive((e) => ended.push(e)))).start()
+  const actor = createActor(clientMachine, { clock, input: { session, workspace, expiresInMs } })
+  session.admitted(actor)
+  actor.start()
+  return { clock, actor, session, events, closedWith, ended }
 }
 
 describe('client actor', () => {
-  it('joins its mapped room at connect, follows reassignment, leaves at the end', () => {
-    const h = harness('a')
-    expect(h.requests).toEqual(['join a'])
-    expect(h.child().getSnapshot().value).toBe('inRoom')
-    h.actor.send({ type: 'ASSIGN', room: 'a' })
-    expect(h.requests).toEqual(['join a'])
-    h.actor.send({ type: 'ASSIGN', room: 'b' })
-    expect(h.requests).toEqual(['join a', 'leave a', 'join b'])
-    h.actor.send({ type: 'ASSIGN', room: null })
-    expect(h.requests).toEqual(['join a', 'leave a', 'join b', 'leave b'])
-    expect(h.unassigned).toEqual(['b'])
-    expect(h.child().getSnapshot().value).toBe('unassigned')
-    h.actor.send({ type: 'ASSIGN', room: 'c' })
-    h.actor.send({ type: 'END' })
-    expect(h.requests.at(-1)).toBe('leave c')
+  it('open.expiring --after expiry--> closed: the session is closed as token_expired at that instant', () => {
+    const h = harness(60_000)
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'expiring' })
+    h.clock.advance(59_999)
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'expiring' })
+    h.clock.advance(1)
+    expect(h.actor.getSnapshot().value).toBe('closed')
+    expect(h.closedWith).toEqual(['TokenExpired'])
+    expect(h.events.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session }])
+    expect(h.clock.pendingTimers).toBe(0)
+  })
+
+  it('open --CLOSE--> closed: says why, closes the link, reports the end once', () => {
+    const h = harness(60_000)
+    h.actor.send({ type: 'CLOSE', reason: new ClientDeleted({ message: 'client deleted' }) })
     expect(h.actor.getSnapshot().status).toBe('done')
+    expect(h.closedWith).toEqual(['ClientDeleted'])
+    expect(h.events.at(-1)).toMatchObject({ type: 'session.closing', code: 'client_deleted' })
+    // The session's own end (the transport noticing the close) adds nothing.
+    h.session.end()
+    expect(h.ended).toHaveLength(1)
+    // The expiry timer went with the actor.
+    expect(h.clock.pendingTimers).toBe(0)
   })
 
-  it('waits silently without a room until it gets one', () => {
+  it('open --END--> closed: the terminal went away, nothing is said to it', () => {
     const h = harness(null)
-    expect(h.requests).toEqual([])
-    expect(h.unassigned).toEqual([null])
-    expect(h.child().getSnapshot().value).toBe('unassigned')
-    h.actor.send({ type: 'ASSIGN', room: null })
-    expect(h.requests).toEqual([])
-    h.actor.send({ type: 'ASSIGN', room: 'x' })
-    expect(h.requests).toEqual(['join x'])
-    h.actor.send({ type: 'END' })
-    expect(h.requests).toEqual(['join x', 'leave x'])
+    h.session.end()
+    expect(h.actor.getSnapshot().value).toBe('closed')
+    expect(h.closedWith).toEqual([])
+    expect(h.events).toEqual([])
+    expect(h.ended).toEqual([{ type: 'SESSION_END', session: h.session }])
   })
 
-  it('ends without leaving when it never had a room', () => {
+  it('open.admitted --> open.unbounded: a credential without expiry arms no timer', () => {
     const h = harness(null)
-    h.actor.send({ type: 'END' })
-    expect(h.requests).toEqual([])
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'unbounded' })
+    expect(h.clock.pendingTimers).toBe(0)
+    h.clock.advance(400 * 86_400_000)
+    expect(h.actor.getSnapshot().value).toEqual({ open: 'unbounded' })
   })
 })

@@ -1,45 +1,40 @@
 /**
- * The client actor: one live terminal session and its place in the workspace. It follows the
- * client-to-room mapping: ASSIGN moves it (leave the old room, join the new one), CLOSE or END
- * takes it out for good. Its join/leave requests go to the workspace actor with `sendTo`, so they
- * are delivered after this actor's step, not from inside one of its actions. Client actors are
- * not xstate children of the workspace, because xstate copies a parent's whole children object
- * on every spawn and stop, which made connect and disconnect storms O(n²) in live sessions (see
- * core/terminals.ts).
+ * The client actor: one live session of a client, from its admission to its end. The workspace
+ * actor creates it when it admits the session and keeps it under the client id (a newer session
+ * of the same client closes it). It holds what is timed about a session — a credential that
+ * expires closes it at that instant, on the engine's clock — and tells the workspace when the
+ * session is over, however it ended, exactly once. Placement in rooms is the workspace actor's
+ * business, membership the room actor's: this actor keeps neither.
  *
- *   unassigned <--ASSIGN--> inRoom ; both --CLOSE/END--> closed
+ *   open.admitted --> open.unbounded | open.expiring    by whether the credential expires
+ *   open.expiring --after expiry--> closed              the credential expired: closed as TokenExpired
+ *   open --CLOSE(reason)--> closed                      the server ends it (revocation, deletion, a newer session, shutdown)
+ *   open --END--> closed                                the terminal went away
+ *   closed: final; on entry the workspace hears SESSION_END
+ *
+ * Only an expiring session arms a timer: a connect storm of long-lived tokens schedules nothing.
  */
-import { assertEvent, assign, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
-import type { RoomMember } from './room.js'
+import { assertEvent, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
+import { TokenExpired, type HarkError } from '../errors.js'
+import type { Session } from '../session.js'
 
-export type ClientEvent =
-  | { type: 'ASSIGN'; room: string | null }
-  | { type: 'END' }
+export type ClientEvent = { type: 'CLOSE'; reason: HarkError } | { type: 'END' }
 
-/** Requests the client actor makes of its workspace. */
-export type ClientParentEvent =
-  | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
-  | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
-
-/** Whoever takes the client's join/leave requests (the workspace actor). */
-export type ClientParentRef = ActorRef<Snapshot<unknown>, ClientParentEvent>
+/** What the client actor tells its workspace. */
+export interface ClientEndedEvent {
+  readonly type: 'SESSION_END'
+  readonly session: Session
+}
 
 export interface ClientInput {
-  readonly member: RoomMember
-  /** Where join/leave requests go (the workspace actor). */
-  readonly workspace: ClientParentRef
-  /** The stored mapping at connect time. */
-  readonly room: string | null
-  /** Called when the client is mapped to no room (it stays connected, silent). */
-  readonly unassigned: (from: string | null) => void
+  readonly session: Session
+  /** Where SESSION_END goes (the workspace actor). */
+  readonly workspace: ActorRef<Snapshot<unknown>, ClientEndedEvent>
+  /** Time left on the credential (ms); null when it never expires. */
+  readonly expiresInMs: number | null
 }
 
-export interface ClientContext {
-  readonly member: RoomMember
-  readonly workspace: ClientParentRef
-  readonly room: string | null
-  readonly unassigned: (from: string | null) => void
-}
+export type ClientContext = ClientInput
 
 export const clientMachine = setup({
   types: {
@@ -48,49 +43,37 @@ export const clientMachine = setup({
     input: {} as ClientInput,
   },
   actions: {
-    joinRoom: sendTo(
-      ({ context }) => context.workspace,
-      ({ context }): ClientParentEvent => ({ type: 'JOIN_ROOM', room: context.room!, member: context.member }),
-    ),
-    leaveRoom: sendTo(
-      ({ context }) => context.workspace,
-      ({ context }): ClientParentEvent => ({ type: 'LEAVE_ROOM', room: context.room!, member: context.member }),
-    ),
-    takeRoom: assign(({ event }) => {
-      assertEvent(event, 'ASSIGN')
-      return { room: event.room }
-    }),
-    tellUnassigned: ({ context }) => context.unassigned(context.room),
+    close: ({ context, event }) => {
+      assertEvent(event, 'CLOSE')
+      context.session.close(event.reason)
+    },
+    expire: ({ context }) => context.session.close(new TokenExpired({ message: 'credential expired' })),
+    // Delivered after this actor's step: the workspace may be the one that sent CLOSE.
+    reportEnded: sendTo(({ context }) => context.workspace, ({ context }): ClientEndedEvent => ({ type: 'SESSION_END', session: context.session })),
   },
   guards: {
-    toNoRoom: ({ event }) => event.type === 'ASSIGN' && event.room === null,
-    toSameRoom: ({ context, event }) => event.type === 'ASSIGN' && event.room === context.room,
-    hasRoom: ({ context }) => context.room !== null,
+    expires: ({ context }) => context.expiresInMs !== null,
+  },
+  delays: {
+    expiry: ({ context }) => context.expiresInMs!,
   },
 }).createMachine({
   id: 'client',
-  context: ({ input }) => ({ member: input.member, workspace: input.workspace, room: input.room, unassigned: input.unassigned }),
-  initial: 'connecting',
+  context: ({ input }) => ({ session: input.session, workspace: input.workspace, expiresInMs: input.expiresInMs }),
+  initial: 'open',
   states: {
-    connecting: {
-      always: [{ guard: 'hasRoom', target: 'inRoom', actions: 'joinRoom' }, { target: 'unassigned', actions: 'tellUnassigned' }],
-    },
-    unassigned: {
+    open: {
+      initial: 'admitted',
       on: {
-        ASSIGN: [{ guard: 'toNoRoom' }, { target: 'inRoom', actions: ['takeRoom', 'joinRoom'] }],
+        CLOSE: { target: 'closed', actions: 'close' },
         END: { target: 'closed' },
       },
-    },
-    inRoom: {
-      on: {
-        ASSIGN: [
-          { guard: 'toSameRoom' },
-          { guard: 'toNoRoom', target: 'unassigned', actions: ['leaveRoom', 'tellUnassigned', 'takeRoom'] },
-          { target: 'inRoom', reenter: true, actions: ['leaveRoom', 'takeRoom', 'joinRoom'] },
-        ],
-        END: { target: 'closed', actions: 'leaveRoom' },
+      states: {
+        admitted: { always: [{ guard: 'expires', target: 'expiring' }, { target: 'unbounded' }] },
+        unbounded: {},
+        expiring: { after: { expiry: { target: '#client.closed', actions: 'expire' } } },
       },
     },
-    closed: { type: 'final' },
+    closed: { type: 'final', entry: 'reportEnded' },
   },
 })

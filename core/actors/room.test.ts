@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createActor } from 'xstate'
-import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
+import { createActor, fromCallback } from 'xstate'
+import { ManualClock } from '../clock.js'
+import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
-import { roomMachine, type RoomMember } from './room.js'
+import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
 import { uplink } from '../test/helpers.js'
 
 const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
@@ -22,13 +23,12 @@ const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
   return m satisfies RoomMember
 }
 
+/** A room on a manual clock: its sweep timer and its data-plane time both move only when told. */
 const startRoom = () => {
-  let now = 0
-  let ref: ReturnType<typeof createActor<typeof roomMachine>> | undefined
-  const router = new RoomRouter({ speakingStarted: (p) => ref!.send({ type: 'SPEAKING_STARTED', sourceId: p.sourceId }) })
-  ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'lobby', router, now: () => now } })
+  const clock = new ManualClock(0)
+  const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic() } })
   ref.start()
-  return { ref, router, setNow: (t: number) => (now = t) }
+  return { ref, clock }
 }
 
 describe('room actor', () => {
@@ -54,8 +54,24 @@ describe('room actor', () => {
     expect(ref.getSnapshot().matches('occupied')).toBe(true)
     ref.send({ type: 'LEAVE', member: a })
     expect(ref.getSnapshot().value).toBe('empty')
+    const { router } = ref.getSnapshot().context
     ref.send({ type: 'CLOSE' })
     expect(ref.getSnapshot().status).toBe('done')
+    expect(ref.getSnapshot().value).toBe('closed')
+    // Its router went with it: a port kept by a member routes nothing.
+    expect(router.hasMixer).toBe(false)
+    expect(a.port!.attached).toBe(false)
+  })
+
+  it('closes while occupied too (shutdown): every port is detached', () => {
+    const { ref } = startRoom()
+    const [a, b] = [member('a'), member('b')]
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: b })
+    ref.send({ type: 'CLOSE' })
+    expect(ref.getSnapshot().value).toBe('closed')
+    a.port!.router.forward(a.port!, uplink([1]), 0)
+    expect(b.frames).toHaveLength(0)
   })
 
   it('routes frames to every other member, byte-identical, with the source header', () => {
@@ -94,8 +110,8 @@ describe('room actor', () => {
     expect(b.frames).toHaveLength(1)
   })
 
-  it('reports speaking started and stopped from voice activity', async () => {
-    const { ref, setNow } = startRoom()
+  it('reports speaking started and stopped from voice activity', () => {
+    const { ref, clock } = startRoom()
     const [a, b] = [member('a'), member('b')]
     ref.send({ type: 'JOIN', member: a })
     ref.send({ type: 'JOIN', member: b })
@@ -106,27 +122,38 @@ describe('room actor', () => {
     port.router.forward(port, uplink([1], 0x80 | 30), 40)
     expect(b.events).toContainEqual({ type: 'speaking.started', room: 'lobby', participantId: 'a', sourceId: 1 })
     expect(ref.getSnapshot().matches({ occupied: 'speaking' })).toBe(true)
-    setNow(40 + 1000)
-    const stopped = await new Promise<ServerEvent>((resolve) => {
-      const poll = () => {
-        const e = b.events.find((x) => x.type === 'speaking.stopped')
-        if (e) resolve(e)
-      }
-      const sub = ref.subscribe(poll)
-      poll()
-      void sub
-    })
-    expect(stopped).toEqual({ type: 'speaking.stopped', room: 'lobby', participantId: 'a', sourceId: 1 })
+    // The sweep runs every 100 ms while anyone speaks; the spurt ends once its hangover is over.
+    clock.advance(100)
+    expect(b.events.some((e) => e.type === 'speaking.stopped')).toBe(false)
+    expect(ref.getSnapshot().matches({ occupied: 'speaking' })).toBe(true)
+    clock.advance(2000)
+    expect(b.events.filter((e) => e.type === 'speaking.stopped')).toEqual([
+      { type: 'speaking.stopped', room: 'lobby', participantId: 'a', sourceId: 1 },
+    ])
+    expect(ref.getSnapshot().matches({ occupied: 'quiet' })).toBe(true)
+    expect(clock.pendingTimers).toBe(0)
   })
 
-  it('tells its host when it fills and empties', () => {
-    const seen: string[] = []
-    const ref = createActor(roomMachine, {
-      input: { workspaceId: 'ws', room: 'r', router: new RoomRouter({ speakingStarted: () => {} }), now: () => 0, notify: (e) => seen.push(e.type) },
-    }).start()
-    const a = member('a')
+  it('announces its terminal count on every join and leave, and tells its host when it empties', () => {
+    const told: string[] = []
+    // The host stand-in: an actor that records what it is told.
+    const host = createActor(fromCallback<RoomParentEvent>(({ receive }) => receive((e) => told.push(`${e.type} ${e.room}`)))).start()
+    const ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'r', now: () => 0, host } })
+    const counts: number[] = []
+    ref.on('room.occupancy', (e) => counts.push(e.terminals))
+    ref.start()
+    const [a, b, bot] = [member('a'), member('b'), member('bot', 'agent')]
     ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: bot })
+    ref.send({ type: 'JOIN', member: b })
     ref.send({ type: 'LEAVE', member: a })
-    expect(seen).toEqual(['ROOM_OCCUPIED', 'ROOM_EMPTY'])
+    ref.send({ type: 'LEAVE', member: b })
+    expect(ref.getSnapshot().context.terminals).toBe(0)
+    expect(told).toEqual([])
+    ref.send({ type: 'LEAVE', member: bot })
+    // A stale LEAVE (a member that is not there) changes and tells nothing.
+    ref.send({ type: 'LEAVE', member: a })
+    expect(counts).toEqual([1, 1, 2, 1, 0, 0])
+    expect(told).toEqual(['ROOM_EMPTY r'])
   })
 })

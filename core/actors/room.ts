@@ -1,12 +1,17 @@
 /**
- * The room actor: owns a room's membership. On every join or leave it assigns source ids,
- * rebuilds the router's sink array (copy-on-write), and tells the members. It also turns the
- * data plane's voice-activity signals into speaking events, sweeping for ended talk spurts
- * while anyone speaks.
+ * The room actor: owns a room's membership, the one truth of who is in it. On every join or leave
+ * it assigns source ids, rebuilds its router's sink array (copy-on-write), tells the members, and
+ * announces its terminal count with `emit` (`room.occupancy`); it tells its host (the workspace
+ * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
+ * events, sweeping for ended talk spurts while anyone speaks. The router is the room's own:
+ * created with the actor, disposed at close.
  *
- *   empty --JOIN--> occupied.quiet <--> occupied.speaking --(last LEAVE)--> empty --CLOSE--> closed
+ *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
+ *   occupied.speaking --after 100 ms, nobody speaks--> occupied.quiet (else it sweeps again)
+ *   occupied --last LEAVE--> empty
+ *   empty | occupied --CLOSE--> closed (final: router disposed, ports detached)
  */
-import { assertEvent, assign, setup } from 'xstate'
+import { assertEvent, assign, createEmptyActor, emit, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
@@ -38,9 +43,11 @@ export interface RoomContext {
   readonly room: string
   readonly router: RoomRouter
   readonly members: ReadonlyMap<string, MemberEntry>
+  /** How many of the members are terminals (agents are not counted). */
+  readonly terminals: number
   readonly nextSourceId: number
   readonly now: () => number
-  readonly notify: (event: RoomParentEvent) => void
+  readonly host: RoomHost | null
 }
 
 export type RoomEvent =
@@ -51,21 +58,38 @@ export type RoomEvent =
   | { type: 'BROADCAST'; event: ServerEvent }
   | { type: 'CLOSE' }
 
-/** What the room tells whoever hosts it (the workspace actor). */
-export type RoomParentEvent = { type: 'ROOM_EMPTY'; room: string } | { type: 'ROOM_OCCUPIED'; room: string }
+/** What the room tells whoever hosts it (the workspace actor): its last member left. */
+export interface RoomParentEvent {
+  readonly type: 'ROOM_EMPTY'
+  readonly room: string
+}
+
+export type RoomHost = ActorRef<Snapshot<unknown>, RoomParentEvent>
+
+/** Where a room without a host reports: nobody. */
+const noHost: RoomHost = createEmptyActor()
+
+/** What the room announces (`actor.on`): how many terminals are in it after a join or a leave. */
+export interface RoomEmitted {
+  readonly type: 'room.occupancy'
+  readonly workspaceId: string
+  readonly room: string
+  readonly terminals: number
+}
 
 export interface RoomInput {
   readonly workspaceId: string
   readonly room: string
+  /** Data-plane time (what frames are stamped with), for ending talk spurts. */
   readonly now: () => number
-  /** The router is created by whoever spawns the room, so its hooks can reach the actor. */
-  readonly router: RoomRouter
-  /** Occupancy changes, for the host (a callback so a room also runs on its own, e.g. in tests). */
-  readonly notify?: (event: RoomParentEvent) => void
+  /** Who hears that the room emptied (the workspace actor); none when a room runs on its own. */
+  readonly host?: RoomHost
 }
 
 /** How often ended talk spurts are looked for while anyone speaks. */
 export const SPEAKING_SWEEP_MS = 100
+
+const isTerminal = (m: RoomMember): number => (m.kind === 'terminal' ? 1 : 0)
 
 const participants = (members: ReadonlyMap<string, MemberEntry>, except?: string): ParticipantInfo[] =>
   [...members.values()].filter((e) => e.member.id !== except).map((e) => e.info)
@@ -99,6 +123,7 @@ export const roomMachine = setup({
     context: {} as RoomContext,
     events: {} as RoomEvent,
     input: {} as RoomInput,
+    emitted: {} as RoomEmitted,
   },
   actions: {
     addMember: assign(({ context, event }) => {
@@ -114,7 +139,8 @@ export const roomMachine = setup({
       const port = context.router.addSource(sourceId)
       const info: ParticipantInfo = { id: event.member.id, kind: event.member.kind, sourceId, name: event.member.name }
       members.set(event.member.id, { member: event.member, port, info })
-      return { members, nextSourceId: (sourceId % 65535) + 1 }
+      const terminals = context.terminals + isTerminal(event.member) - (previous ? isTerminal(previous.member) : 0)
+      return { members, terminals, nextSourceId: (sourceId % 65535) + 1 }
     }),
     announceJoin: ({ context, event }) => {
       assertEvent(event, 'JOIN')
@@ -126,9 +152,7 @@ export const roomMachine = setup({
     },
     announceLeave: ({ context, event }) => {
       assertEvent(event, 'LEAVE')
-      const entry = context.members.get(event.member.id)
-      // Only the member object that joined can leave: a replaced session must not evict its successor.
-      if (!entry || entry.member !== event.member) return
+      const entry = context.members.get(event.member.id)!
       const remaining = new Map(context.members)
       remaining.delete(event.member.id)
       context.router.removeSource(entry.port.sourceId)
@@ -137,10 +161,9 @@ export const roomMachine = setup({
     },
     removeMember: assign(({ context, event }) => {
       assertEvent(event, 'LEAVE')
-      if (context.members.get(event.member.id)?.member !== event.member) return {}
       const members = new Map(context.members)
       members.delete(event.member.id)
-      return { members }
+      return { members, terminals: context.terminals - isTerminal(event.member) }
     }),
     announceSpeaking: ({ context, event }) => {
       assertEvent(event, 'SPEAKING_STARTED')
@@ -169,45 +192,60 @@ export const roomMachine = setup({
       assertEvent(event, 'BROADCAST')
       broadcast(context.members, event.event)
     },
-    reportEmpty: ({ context }) => context.notify({ type: 'ROOM_EMPTY', room: context.room }),
-    reportOccupied: ({ context }) => context.notify({ type: 'ROOM_OCCUPIED', room: context.room }),
+    announceOccupancy: emit(({ context }) => ({
+      type: 'room.occupancy' as const,
+      workspaceId: context.workspaceId,
+      room: context.room,
+      terminals: context.terminals,
+    })),
+    // Delivered after this room's step, so the host sees the room already empty.
+    reportEmpty: sendTo(({ context }) => context.host ?? noHost, ({ context }): RoomParentEvent => ({ type: 'ROOM_EMPTY', room: context.room })),
+    dispose: ({ context }) => context.router.dispose(),
   },
   guards: {
     lastMemberLeaves: ({ context, event }) => {
       assertEvent(event, 'LEAVE')
       return context.members.size === 1 && context.members.get(event.member.id)?.member === event.member
     },
+    // Only the member object that joined can leave: a replaced session must not evict its successor.
+    isMember: ({ context, event }) => {
+      assertEvent(event, 'LEAVE')
+      return context.members.get(event.member.id)?.member === event.member
+    },
     nobodySpeaking: ({ context }) => !context.router.anyoneSpeaking,
   },
 }).createMachine({
   id: 'room',
-  context: ({ input }) => ({
+  context: ({ input, self }) => ({
     workspaceId: input.workspaceId,
     room: input.room,
-    router: input.router,
+    router: new RoomRouter(input.room, {
+      speakingStarted: (port) => self.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
+    }),
     members: new Map(),
+    terminals: 0,
     nextSourceId: 1,
     now: input.now,
-    notify: input.notify ?? (() => {}),
+    host: input.host ?? null,
   }),
   initial: 'empty',
   on: {
     BROADCAST: { actions: 'relay' },
+    CLOSE: { target: '.closed' },
   },
   states: {
     empty: {
       on: {
-        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'reportOccupied'] },
-        CLOSE: { target: 'closed' },
+        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
       },
     },
     occupied: {
       initial: 'quiet',
       on: {
-        JOIN: { actions: ['addMember', 'announceJoin'] },
+        JOIN: { actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
         LEAVE: [
-          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'reportEmpty'] },
-          { actions: ['announceLeave', 'removeMember'] },
+          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'announceOccupancy', 'reportEmpty'] },
+          { guard: 'isMember', actions: ['announceLeave', 'removeMember', 'announceOccupancy'] },
         ],
       },
       states: {
@@ -225,6 +263,6 @@ export const roomMachine = setup({
         },
       },
     },
-    closed: { type: 'final' },
+    closed: { type: 'final', entry: 'dispose' },
   },
 })

@@ -1,13 +1,19 @@
+import { HashMap } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { createActor } from 'xstate'
+import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ServerEvent } from '../events.js'
+import { Session } from '../session.js'
+import { RecordingLink, terminalIdentity } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
-import { stopWorkspace, workspaceMachine } from './workspace.js'
+import { stopWorkspace, workspaceMachine, type WorkspaceAnnouncement } from './workspace.js'
+
+const T0 = Date.parse('2026-11-20T12:00:00Z')
 
 const member = (id: string) => {
   const m = {
-    id, kind: 'terminal' as const, name: null,
+    id, kind: 'agent' as const, name: null,
     rooms: [] as string[], events: [] as ServerEvent[], port: null as SourcePort | null,
     deliver() {}, sendEvent(e: ServerEvent) { m.events.push(e) },
     joined(room: string, port: SourcePort) { m.rooms.push(room); m.port = port },
@@ -15,52 +21,173 @@ const member = (id: string) => {
   return m satisfies RoomMember
 }
 
+/** A workspace actor on a manual clock, recording everything it emits. */
+const start = (workspaceId = 'ws_1') => {
+  const clock = new ManualClock(T0)
+  const emitted: string[] = []
+  const record = (e: WorkspaceAnnouncement) => {
+    if (e.type === 'session.opened' || e.type === 'session.ended') emitted.push(`${e.type} ${e.session.clientId}`)
+    else if (e.type === 'room.occupancy') emitted.push(`${e.type} ${e.room}=${e.terminals}`)
+    else emitted.push(`${e.type} ${e.room}`)
+  }
+  // Its own announcements, and its rooms' through the listener it subscribes to each room it opens.
+  const ws = createActor(workspaceMachine, { clock, input: { workspaceId, clock, roomListener: record } })
+  ws.on('*', record)
+  ws.start()
+  const open = (clientId: string, room: string | null, options: { jti?: string; expiresAt?: number | null; devicePassword?: boolean } = {}) => {
+    const identity = terminalIdentity(clientId, {
+      workspaceId,
+      room,
+      credential: options.devicePassword ? { kind: 'devicePassword' } : { kind: 'token', jti: options.jti ?? `j_${clientId}`, expiresAt: null },
+    })
+    const link = new RecordingLink()
+    const session = new Session(identity, link, clock, 'forward')
+    ws.send({ type: 'SESSION_OPEN', session, room, expiresAt: options.expiresAt ?? null })
+    return { session, link }
+  }
+  const rooms = () => [...HashMap.keys(ws.getSnapshot().context.rooms)].sort()
+  const sessions = () => [...HashMap.keys(ws.getSnapshot().context.sessions)].sort()
+  return { clock, ws, emitted, open, rooms, sessions }
+}
+
 describe('workspace actor', () => {
-  it('spawns rooms on first join, closes them when empty, and moves members between rooms', () => {
-    const lifecycle: string[] = []
-    const ws = createActor(workspaceMachine, {
-      input: { workspaceId: 'ws_1', now: () => 0, roomLifecycle: (room, state) => lifecycle.push(`${state} ${room}`) },
-    }).start()
-    const a = member('a')
-    ws.send({ type: 'JOIN_ROOM', room: 'r1', member: a })
-    expect(a.rooms).toEqual(['r1'])
-    expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r1'])
-    ws.send({ type: 'LEAVE_ROOM', room: 'r1', member: a })
-    ws.send({ type: 'JOIN_ROOM', room: 'r2', member: a })
-    expect(a.rooms).toEqual(['r1', 'r2'])
-    expect([...ws.getSnapshot().context.rooms.keys()]).toEqual(['r2'])
-    ws.send({ type: 'LEAVE_ROOM', room: 'r2', member: a })
-    expect(ws.getSnapshot().context.rooms.size).toBe(0)
-    ws.send({ type: 'JOIN_ROOM', room: 'r3', member: a })
-    ws.send({ type: 'LEAVE_ROOM', room: 'r3', member: a })
-    expect(ws.getSnapshot().context.rooms.size).toBe(0)
-    expect(lifecycle).toEqual(['opened r1', 'closed r1', 'opened r2', 'closed r2', 'opened r3', 'closed r3'])
+  it('admits a session into its mapped room, announces it, and ends it: open, room opened and closed', () => {
+    const w = start()
+    const a = w.open('a', 'lobby')
+    expect(a.link.events.items[0]).toMatchObject({ type: 'session', room: 'lobby', sourceId: 1 })
+    expect(a.session.room).toBe('lobby')
+    expect(w.rooms()).toEqual(['lobby'])
+    expect(w.sessions()).toEqual(['a'])
+    a.session.end()
+    expect(w.sessions()).toEqual([])
+    expect(w.rooms()).toEqual([])
+    expect(w.emitted).toEqual(['room.occupancy lobby=1', 'session.opened a', 'room.occupancy lobby=0', 'session.ended a', 'room.closed lobby'])
+    expect(w.ws.getSnapshot().value).toBe('open')
   })
 
-  it('keeps two workspaces apart even with equal room names', () => {
-    const ws1 = createActor(workspaceMachine, { input: { workspaceId: 'ws_1', now: () => 0 } }).start()
-    const ws2 = createActor(workspaceMachine, { input: { workspaceId: 'ws_2', now: () => 0 } }).start()
+  it('keeps a client without a mapping connected in no room, and moves live sessions on a mapping change', () => {
+    const w = start()
+    const a = w.open('a', null)
+    const b = w.open('b', 'r1')
+    expect(a.link.events.items[0]).toMatchObject({ type: 'session', room: null, sourceId: null })
+    w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: 'r1' })
+    expect(a.link.events.items.at(-1)).toMatchObject({ type: 'room.changed', from: null, to: 'r1', participants: [{ id: 'b' }] })
+    w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: 'r1' }) // same room: nothing happens
+    w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: 'r2' })
+    expect(a.link.events.items.at(-1)).toMatchObject({ type: 'room.changed', from: 'r1', to: 'r2', participants: [] })
+    expect(b.link.events.items.at(-1)).toMatchObject({ type: 'participant.left', participant: { id: 'a' } })
+    expect(w.rooms()).toEqual(['r1', 'r2'])
+    w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: null })
+    expect(a.link.events.items.at(-1)).toMatchObject({ type: 'room.changed', from: 'r2', to: null })
+    expect(a.session.room).toBe(null)
+    expect(w.rooms()).toEqual(['r1'])
+    // A change for a client with no live session is nobody's business.
+    w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'ghost', room: 'r9' })
+    expect(w.rooms()).toEqual(['r1'])
+    expect(a.link.events.items.filter((e) => e.type === 'room.changed')).toHaveLength(3)
+  })
+
+  it('lets a newer session of a client replace the older: one member, one session, both announced', () => {
+    const w = start()
+    const observer = w.open('o', 'lobby')
+    const older = w.open('a', 'lobby')
+    const newer = w.open('a', 'lobby')
+    // The room sees the older leave, then the newer join.
+    expect(observer.link.events.items.filter((e) => 'participant' in e).map((e) => e.type)).toEqual([
+      'participant.joined', 'participant.left', 'participant.joined',
+    ])
+    expect(older.link.closedWith?._tag).toBe('SessionReplaced')
+    expect(newer.session.room).toBe('lobby')
+    expect(older.session.room).toBe(null)
+    const members = [...HashMap.values(w.ws.getSnapshot().context.rooms)][0]!.getSnapshot().context.members
+    expect([...members.values()].map((e) => e.member)).toEqual([observer.session, newer.session])
+    expect(w.sessions()).toEqual(['a', 'o'])
+    expect(w.emitted.filter((e) => e.startsWith('session.') && e.endsWith(' a'))).toEqual(['session.opened a', 'session.opened a', 'session.ended a'])
+  })
+
+  it('closes sessions on deletion, revoke-all, a device password reset and a token revocation, each for its credential', () => {
+    const w = start()
+    const del = w.open('del', 'lobby')
+    const all = w.open('all', 'lobby')
+    const dev = w.open('dev', 'lobby', { devicePassword: true })
+    const tok = w.open('tok', 'lobby', { jti: 'jti-1' })
+    w.ws.send({ type: 'CLIENT_TOKENS_REVOKED', clientId: 'dev' }) // a device password is no token
+    w.ws.send({ type: 'DEVICE_PASSWORD_RESET', clientId: 'all' }) // and a token is no device password
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'another' })
+    expect(w.sessions()).toEqual(['all', 'del', 'dev', 'tok'])
+    w.ws.send({ type: 'CLIENT_DELETED', clientId: 'del' })
+    w.ws.send({ type: 'CLIENT_TOKENS_REVOKED', clientId: 'all' })
+    w.ws.send({ type: 'DEVICE_PASSWORD_RESET', clientId: 'dev' })
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'jti-1' })
+    expect([del, all, dev, tok].map((s) => s.link.closedWith?._tag)).toEqual([
+      'ClientDeleted', 'TokenRevoked', 'DevicePasswordReset', 'TokenRevoked',
+    ])
+    expect(w.sessions()).toEqual([])
+    expect(HashMap.size(w.ws.getSnapshot().context.byJti)).toBe(0)
+    expect(w.rooms()).toEqual([])
+  })
+
+  it('closes a session when its credential expires, on the engine clock', () => {
+    const w = start()
+    const a = w.open('a', 'lobby', { expiresAt: T0 + 3_600_000 })
+    w.clock.advance(3_600_000 - 1)
+    expect(a.link.closedWith).toBeNull()
+    w.clock.advance(1)
+    expect(a.link.closedWith?._tag).toBe('TokenExpired')
+    expect(w.sessions()).toEqual([])
+    expect(w.clock.pendingTimers).toBe(0)
+  })
+
+  it('open --SHUTDOWN--> closing --(last session ended, last room closed)--> closed, refusing sessions meanwhile', () => {
+    const w = start()
+    const a = w.open('a', 'lobby')
+    const bot = member('bot')
+    w.ws.send({ type: 'JOIN_ROOM', room: 'lobby', member: bot })
+    w.ws.send({ type: 'SHUTDOWN' })
+    expect(a.link.closedWith?._tag).toBe('ServerShuttingDown')
+    // An agent is still in its room: the workspace waits for it.
+    expect(w.ws.getSnapshot().value).toBe('closing')
+    const late = w.open('b', 'lobby')
+    expect(late.link.closedWith?._tag).toBe('ServerShuttingDown')
+    expect(late.link.events.items.map((e) => e.type)).toEqual(['session.closing'])
+    w.ws.send({ type: 'JOIN_ROOM', room: 'other', member: member('late-bot') })
+    expect(w.rooms()).toEqual(['lobby'])
+    w.ws.send({ type: 'LEAVE_ROOM', room: 'lobby', member: bot })
+    expect(w.ws.getSnapshot().value).toBe('closed')
+    expect(w.ws.getSnapshot().status).toBe('done')
+    expect(w.emitted.filter((e) => e.startsWith('session.'))).toEqual(['session.opened a', 'session.ended a'])
+  })
+
+  it('places agents too, keeps two workspaces apart, and holds rooms in its context, not as xstate children', () => {
+    const w1 = start('ws_1')
+    const w2 = start('ws_2')
     const a = member('same')
     const b = member('same')
-    ws1.send({ type: 'JOIN_ROOM', room: 'lobby', member: a })
-    ws2.send({ type: 'JOIN_ROOM', room: 'lobby', member: b })
+    w1.ws.send({ type: 'JOIN_ROOM', room: 'lobby', member: a })
+    w2.ws.send({ type: 'JOIN_ROOM', room: 'lobby', member: b })
     expect(a.events.filter((e) => e.type === 'participant.joined')).toEqual([])
-    expect(b.events.filter((e) => e.type === 'participant.joined')).toEqual([])
     expect(a.port!.router).not.toBe(b.port!.router)
+    w1.ws.send({ type: 'BROADCAST_ROOM', room: 'lobby', event: { type: 'pong', id: 'x', serverTime: 0 } })
+    expect(a.events.at(-1)).toMatchObject({ type: 'pong' })
+    expect(b.events).toEqual([])
+    // Agents are members, not terminals: the room's terminal count stays 0.
+    expect(w1.emitted).toEqual(['room.occupancy lobby=0'])
+    expect(Object.keys(w1.ws.getSnapshot().children)).toEqual([])
+    const rooms = [...HashMap.values(w1.ws.getSnapshot().context.rooms)]
+    stopWorkspace(w1.ws)
+    expect(rooms.map((r) => r.getSnapshot().value)).toEqual(['closed'])
+    expect(w1.ws.getSnapshot().status).toBe('stopped')
   })
 
-  it('holds rooms in its own map, not as xstate children, and stops them with the workspace', () => {
-    // xstate copies a parent's children object on every spawn and stop: rooms as children made a
-    // disconnect storm quadratic in the number of rooms.
-    const ws = createActor(workspaceMachine, { input: { workspaceId: 'ws_1', now: () => 0 } }).start()
-    const members = Array.from({ length: 6 }, (_, i) => member(`m${i}`))
-    members.forEach((m, i) => ws.send({ type: 'JOIN_ROOM', room: `r${i % 3}`, member: m }))
-    const rooms = [...ws.getSnapshot().context.rooms.values()]
-    expect(rooms).toHaveLength(3)
-    expect(Object.keys(ws.getSnapshot().children)).toEqual([])
-    expect(rooms.map((r) => r.getSnapshot().status)).toEqual(['active', 'active', 'active'])
-    stopWorkspace(ws)
-    expect(rooms.map((r) => r.getSnapshot().status)).toEqual(['stopped', 'stopped', 'stopped'])
-    expect(ws.getSnapshot().status).toBe('stopped')
+  it('keeps a room that empties and fills again within one step (a lone session replaced by a newer one)', () => {
+    const w = start()
+    w.open('a', 'lobby')
+    const room = [...HashMap.values(w.ws.getSnapshot().context.rooms)][0]!
+    // The older leaves (the room reports itself empty), the newer joins, then the report arrives.
+    w.open('a', 'lobby')
+    expect(w.rooms()).toEqual(['lobby'])
+    expect([...HashMap.values(w.ws.getSnapshot().context.rooms)][0]).toBe(room)
+    expect(room.getSnapshot().status).toBe('active')
+    expect(w.emitted.filter((e) => e.startsWith('room.closed'))).toEqual([])
   })
 })

@@ -1,136 +1,374 @@
 /**
- * The workspace actor: the boundary every room lives in. It creates a room actor per occupied
- * room (on the first join, stopped when empty) and routes join/leave requests to them; the
- * sessions' client actors (core/terminals.ts owns them) send those requests here. Rooms of
- * different workspaces never meet: the same room name in two workspaces is two actors under two
- * workspaces.
+ * The workspace actor: the one owner of a workspace's live control state — its rooms (a room
+ * actor per occupied room, created on the first join, closed when it empties) and its sessions
+ * (client id → client actor, and the token id index that revocation uses). Opening a session,
+ * ending it, a client's change of room, its deletion, a revocation, a device-password reset are
+ * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
+ * with `emit` (`actor.on`): usage metering, metrics, room default agents and listings subscribe or
+ * read its snapshot. Who is in a room is the room actor's alone, and so is announcing it: each
+ * room's `room.occupancy` goes to the listener the workspace was given for its rooms.
  *
- * Room actors are not spawned as xstate children: xstate copies a parent's whole `children`
- * object on every spawn and stop, so with thousands of rooms a connect or disconnect storm cost
- * O(rooms²) (3000 rooms of 4: 2 s to join, 3 s to leave, all on the event loop). The workspace
- * keeps them in its own map instead, and `stopWorkspace` stops them with it.
+ *   open --SHUTDOWN--> closing --(no session, no room left)--> closed
+ *   open:    every event; SESSION_OPEN admits (a newer session of a client closes the older)
+ *   closing: sessions are being closed; SESSION_OPEN is refused, JOIN_ROOM ignored
+ *   closed:  final
+ *
+ * Rooms and sessions live in this actor's context, not as xstate children: xstate copies a
+ * parent's whole `children` object on every spawn and stop, which made a connect or disconnect
+ * storm O(n²) (3000 rooms of 4: 2 s to join, 3 s to leave). The context holds them in immutable
+ * HashMaps (effect), so every change is an `assign` that returns a new map in O(log n), and a
+ * snapshot read by a listing is a value that no later event edits.
  */
-import { assertEvent, assign, createActor, setup, type ActorRefFrom } from 'xstate'
-import { RoomRouter } from '../dataplane/roomRouter.js'
-import type { ServerEvent } from '../events.js'
-import { roomMachine, type RoomMember } from './room.js'
+import { HashMap, Option } from 'effect'
+import { assertEvent, assign, createActor, emit, setup, type ActorRefFrom } from 'xstate'
+import type { ClockShape } from '../clock.js'
+import {
+  ClientDeleted,
+  DevicePasswordReset,
+  ServerShuttingDown,
+  SessionReplaced,
+  TokenRevoked,
+  type HarkError,
+} from '../errors.js'
+import type { ParticipantInfo, ServerEvent } from '../events.js'
+import type { Session, SessionInfo } from '../session.js'
+import { clientMachine, type ClientEndedEvent } from './client.js'
+import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember, type RoomParentEvent } from './room.js'
 
 export type RoomRef = ActorRefFrom<typeof roomMachine>
+export type ClientRef = ActorRefFrom<typeof clientMachine>
 
 export type WorkspaceEvent =
+  | { type: 'SESSION_OPEN'; session: Session; room: string | null; expiresAt: number | null }
+  | ClientEndedEvent
+  | { type: 'CLIENT_ROOM_CHANGED'; clientId: string; room: string | null }
+  | { type: 'CLIENT_DELETED'; clientId: string }
+  | { type: 'CLIENT_TOKENS_REVOKED'; clientId: string }
+  | { type: 'DEVICE_PASSWORD_RESET'; clientId: string }
+  | { type: 'TOKEN_REVOKED'; jti: string }
   | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
   | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
-  | { type: 'ROOM_EMPTY'; room: string }
-  | { type: 'ROOM_OCCUPIED'; room: string }
+  | RoomParentEvent
+  | { type: 'SHUTDOWN'; reason?: HarkError }
+
+/** Frame counts of a room's router, final when it closes (metrics keep them). */
+export interface RoomTotals {
+  readonly framesIn: number
+  readonly framesOut: number
+  readonly framesDecoded: number
+  readonly framesEncoded: number
+}
+
+/** What the workspace actor announces (subscribe with `actor.on(type, …)`). */
+export type WorkspaceEmitted =
+  | { type: 'session.opened'; session: SessionInfo }
+  | { type: 'session.ended'; session: SessionInfo }
+  | { type: 'room.closed'; workspaceId: string; room: string; totals: RoomTotals }
+
+/** What a workspace's actors announce: its own events and its rooms'. */
+export type WorkspaceAnnouncement = WorkspaceEmitted | RoomEmitted
 
 export interface WorkspaceInput {
   readonly workspaceId: string
-  readonly now: () => number
-  /** Told when a room actor is created or stopped (metrics, room listings, default agents). */
-  readonly roomLifecycle?: (room: string, state: 'opened' | 'closed', ref: RoomRef) => void
+  /** The engine's clock: the timers of this actor's rooms and clients run on it. */
+  readonly clock: ClockShape
+  /** Data-plane time, what frames are stamped with (rooms end talk spurts by it). */
+  readonly now?: () => number
+  /** Subscribed (`actor.on`) to what each room it opens announces. */
+  readonly roomListener?: (event: RoomEmitted) => void
 }
 
-interface WorkspaceContext {
+export interface WorkspaceContext {
   readonly workspaceId: string
+  readonly clock: ClockShape
   readonly now: () => number
-  /** The open rooms. Only this machine's actions change it (in place: see the header). */
-  readonly rooms: Map<string, RoomRef>
-  readonly roomLifecycle?: WorkspaceInput['roomLifecycle']
+  readonly roomListener: ((event: RoomEmitted) => void) | undefined
+  readonly rooms: HashMap.HashMap<string, RoomRef>
+  /** clientId -> the client actor of its live session. */
+  readonly sessions: HashMap.HashMap<string, ClientRef>
+  /** jti -> clientId, for sessions opened with a token. */
+  readonly byJti: HashMap.HashMap<string, string>
 }
+
+const lookup = <V>(map: HashMap.HashMap<string, V>, key: string): V | undefined => Option.getOrUndefined(HashMap.get(map, key))
+
+/** The session a client actor holds. */
+export const sessionOf = (client: ClientRef): Session => client.getSnapshot().context.session
+
+const jtiOf = (session: Session): string | null =>
+  session.identity.credential.kind === 'token' ? session.identity.credential.jti : null
+
+const totalsOf = (room: RoomRef): RoomTotals => {
+  const router = room.getSnapshot().context.router
+  return {
+    framesIn: router.framesIn,
+    framesOut: router.framesOut,
+    framesDecoded: router.mixStats.framesDecoded,
+    framesEncoded: router.mixStats.framesEncoded,
+  }
+}
+
+/** The room an event names, created when missing (only inside an assign: see openTargetRoom). */
+const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost) => {
+  if (room === null || HashMap.has(context.rooms, room)) return {}
+  const ref = createActor(roomMachine, {
+    id: `room:${room}`,
+    clock: context.clock,
+    input: { workspaceId: context.workspaceId, room, now: context.now, host },
+  })
+  if (context.roomListener) ref.on('*', context.roomListener)
+  ref.start()
+  return { rooms: HashMap.set(context.rooms, room, ref) }
+}
+
+/** Move a session to `to` (null: no room): leave where it is, join there, or say it has none. */
+const place = (context: WorkspaceContext, session: Session, to: string | null, first: boolean) => {
+  const from = session.room
+  if (from === to && !first) return
+  if (from !== null) lookup(context.rooms, from)?.send({ type: 'LEAVE', member: session })
+  if (to !== null) lookup(context.rooms, to)!.send({ type: 'JOIN', member: session })
+  else session.unassigned()
+}
+
+/** Why each client change closes a session, and which credential kind it concerns (null: any). */
+const CLOSES = {
+  CLIENT_DELETED: { credential: null, reason: () => new ClientDeleted({ message: 'client deleted' }) },
+  CLIENT_TOKENS_REVOKED: { credential: 'token', reason: () => new TokenRevoked({ message: 'token revoked' }) },
+  DEVICE_PASSWORD_RESET: { credential: 'devicePassword', reason: () => new DevicePasswordReset({ message: 'device password was reset' }) },
+} as const
 
 export const workspaceMachine = setup({
   types: {
     context: {} as WorkspaceContext,
     events: {} as WorkspaceEvent,
     input: {} as WorkspaceInput,
+    emitted: {} as WorkspaceEmitted,
   },
   actions: {
-    // An assign, not a plain action: xstate's development build reports actors created while a
-    // plain action runs (the room machine's own initial assign would look like a misuse).
-    openRoomIfNeeded: assign(({ context, event, self }) => {
-      assertEvent(event, 'JOIN_ROOM')
-      if (context.rooms.has(event.room)) return {}
-      let ref: RoomRef | undefined
-      const router = new RoomRouter({
-        speakingStarted: (port) => ref?.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
-      })
-      const room = createActor(roomMachine, {
-        id: `room:${event.room}`,
+    // Actors are created inside assigns, not plain actions: xstate's development build reports an
+    // actor whose initial context is built while a plain action runs.
+    openTargetRoom: assign(({ context, event, self }) => {
+      assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED', 'JOIN_ROOM'])
+      return withRoom(context, event.room, self)
+    }),
+    // The older session leaves before the newer joins: the room sees left, then joined.
+    replacePrevious: ({ context, event }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      const previous = lookup(context.sessions, event.session.clientId)
+      if (previous === undefined) return
+      const session = sessionOf(previous)
+      if (session.room !== null) lookup(context.rooms, session.room)?.send({ type: 'LEAVE', member: session })
+      previous.send({ type: 'CLOSE', reason: new SessionReplaced({ message: 'replaced by a newer session of the same client' }) })
+    },
+    admit: assign(({ context, event, self }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      const { session } = event
+      const client = createActor(clientMachine, {
+        id: `session:${session.sessionId}`,
+        clock: context.clock,
         input: {
-          workspaceId: context.workspaceId,
-          room: event.room,
-          router,
-          now: context.now,
-          notify: (e) => self.send(e),
+          session,
+          workspace: self,
+          expiresInMs: event.expiresAt === null ? null : event.expiresAt - context.clock.now(),
         },
       })
-      ref = room
-      context.rooms.set(event.room, room)
-      room.start()
-      context.roomLifecycle?.(event.room, 'opened', room)
-      return { rooms: context.rooms }
+      session.admitted(client)
+      client.start()
+      const jti = jtiOf(session)
+      return {
+        sessions: HashMap.set(context.sessions, session.clientId, client),
+        byJti: jti === null ? context.byJti : HashMap.set(context.byJti, jti, session.clientId),
+      }
     }),
+    placeAdmitted: ({ context, event }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      place(context, event.session, event.room, true)
+    },
+    refuse: ({ event }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      event.session.close(new ServerShuttingDown({ message: 'server shutting down' }))
+    },
+    announceOpened: emit(({ event }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      return { type: 'session.opened' as const, session: event.session.info }
+    }),
+    leaveRoom: ({ context, event }) => {
+      assertEvent(event, 'SESSION_END')
+      const room = event.session.room
+      if (room !== null) lookup(context.rooms, room)?.send({ type: 'LEAVE', member: event.session })
+    },
+    dropSession: assign(({ context, event }) => {
+      assertEvent(event, 'SESSION_END')
+      const { session } = event
+      const current = lookup(context.sessions, session.clientId)
+      // A replaced session ends after its successor was admitted: the successor stays.
+      if (current === undefined || sessionOf(current) !== session) return {}
+      const jti = jtiOf(session)
+      return {
+        sessions: HashMap.remove(context.sessions, session.clientId),
+        byJti: jti === null ? context.byJti : HashMap.remove(context.byJti, jti),
+      }
+    }),
+    announceEnded: emit(({ event }) => {
+      assertEvent(event, 'SESSION_END')
+      return { type: 'session.ended' as const, session: event.session.info }
+    }),
+    moveSession: ({ context, event }) => {
+      assertEvent(event, 'CLIENT_ROOM_CHANGED')
+      const client = lookup(context.sessions, event.clientId)
+      if (client !== undefined) place(context, sessionOf(client), event.room, false)
+    },
+    closeClient: ({ context, event }) => {
+      assertEvent(event, ['CLIENT_DELETED', 'CLIENT_TOKENS_REVOKED', 'DEVICE_PASSWORD_RESET'])
+      const client = lookup(context.sessions, event.clientId)
+      if (client === undefined) return
+      const rule = CLOSES[event.type]
+      if (rule.credential !== null && sessionOf(client).identity.credential.kind !== rule.credential) return
+      client.send({ type: 'CLOSE', reason: rule.reason() })
+    },
+    revokeToken: ({ context, event }) => {
+      assertEvent(event, 'TOKEN_REVOKED')
+      const clientId = lookup(context.byJti, event.jti)
+      const client = clientId === undefined ? undefined : lookup(context.sessions, clientId)
+      if (client !== undefined && jtiOf(sessionOf(client)) === event.jti) {
+        client.send({ type: 'CLOSE', reason: new TokenRevoked({ message: 'token revoked' }) })
+      }
+    },
+    closeAllSessions: ({ context, event }) => {
+      assertEvent(event, 'SHUTDOWN')
+      const reason = event.reason ?? new ServerShuttingDown({ message: 'server shutting down' })
+      for (const client of HashMap.values(context.sessions)) client.send({ type: 'CLOSE', reason })
+    },
     // Requests go straight to the room. They can arrive while another actor's action runs (a
-    // room reporting itself empty, an agent joining); enqueueActions would then build
-    // sendTo/assign objects inside that action, which xstate's development build reports.
+    // room reporting a change, an agent joining); enqueueActions would then build sendTo
+    // objects inside that action, which xstate's development build reports.
     join: ({ context, event }) => {
       assertEvent(event, 'JOIN_ROOM')
-      context.rooms.get(event.room)!.send({ type: 'JOIN', member: event.member })
+      lookup(context.rooms, event.room)!.send({ type: 'JOIN', member: event.member })
     },
     leave: ({ context, event }) => {
       assertEvent(event, 'LEAVE_ROOM')
-      context.rooms.get(event.room)?.send({ type: 'LEAVE', member: event.member })
+      lookup(context.rooms, event.room)?.send({ type: 'LEAVE', member: event.member })
     },
     broadcast: ({ context, event }) => {
       assertEvent(event, 'BROADCAST_ROOM')
-      context.rooms.get(event.room)?.send({ type: 'BROADCAST', event: event.event })
+      lookup(context.rooms, event.room)?.send({ type: 'BROADCAST', event: event.event })
     },
+    announceRoomClosed: emit(({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      const ref = lookup(context.rooms, event.room)!
+      return { type: 'room.closed' as const, workspaceId: context.workspaceId, room: event.room, totals: totalsOf(ref) }
+    }),
     closeRoom: ({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
-      const ref = context.rooms.get(event.room)!
-      context.roomLifecycle?.(event.room, 'closed', ref)
-      ref.getSnapshot().context.router.dispose()
-      context.rooms.delete(event.room)
-      ref.stop()
+      lookup(context.rooms, event.room)!.send({ type: 'CLOSE' })
     },
+    dropRoom: assign(({ context, event }) => {
+      assertEvent(event, 'ROOM_EMPTY')
+      return { rooms: HashMap.remove(context.rooms, event.room) }
+    }),
   },
   guards: {
-    // A join may have arrived between the room emptying and this event: then it stays.
+    // A join may have come in between the room emptying and this event: then it stays.
     roomStillEmpty: ({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
-      return context.rooms.get(event.room)?.getSnapshot().matches('empty') === true
+      return lookup(context.rooms, event.room)?.getSnapshot().matches('empty') === true
     },
+    isLive: ({ context, event }) => {
+      assertEvent(event, 'CLIENT_ROOM_CHANGED')
+      return HashMap.has(context.sessions, event.clientId)
+    },
+    drained: ({ context }) => HashMap.isEmpty(context.sessions) && HashMap.isEmpty(context.rooms),
   },
 }).createMachine({
   id: 'workspace',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
-    now: input.now,
-    rooms: new Map(),
-    roomLifecycle: input.roomLifecycle,
+    clock: input.clock,
+    now: input.now ?? (() => performance.now()),
+    roomListener: input.roomListener,
+    rooms: HashMap.empty(),
+    sessions: HashMap.empty(),
+    byJti: HashMap.empty(),
   }),
-  initial: 'active',
+  initial: 'open',
+  // In every state: sessions end, members leave, empty rooms close.
+  on: {
+    SESSION_END: { actions: ['leaveRoom', 'dropSession', 'announceEnded'] },
+    LEAVE_ROOM: { actions: 'leave' },
+    BROADCAST_ROOM: { actions: 'broadcast' },
+    ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom'] },
+  },
   states: {
-    active: {
+    open: {
       on: {
-        JOIN_ROOM: { actions: ['openRoomIfNeeded', 'join'] },
-        LEAVE_ROOM: { actions: 'leave' },
-        BROADCAST_ROOM: { actions: 'broadcast' },
-        ROOM_EMPTY: { guard: 'roomStillEmpty', actions: 'closeRoom' },
-        ROOM_OCCUPIED: {},
+        SESSION_OPEN: { actions: ['replacePrevious', 'admit', 'openTargetRoom', 'placeAdmitted', 'announceOpened'] },
+        CLIENT_ROOM_CHANGED: { guard: 'isLive', actions: ['openTargetRoom', 'moveSession'] },
+        CLIENT_DELETED: { actions: 'closeClient' },
+        CLIENT_TOKENS_REVOKED: { actions: 'closeClient' },
+        DEVICE_PASSWORD_RESET: { actions: 'closeClient' },
+        TOKEN_REVOKED: { actions: 'revokeToken' },
+        JOIN_ROOM: { actions: ['openTargetRoom', 'join'] },
+        SHUTDOWN: { target: 'closing', actions: 'closeAllSessions' },
       },
     },
+    closing: {
+      always: { guard: 'drained', target: 'closed' },
+      on: {
+        SESSION_OPEN: { actions: 'refuse' },
+      },
+    },
+    closed: { type: 'final' },
   },
 })
 
-/** Stop a workspace actor and the rooms it holds (they are not xstate children: see the header). */
+/** Where what every workspace actor and its rooms emit can be heard (the terminal hub fans it out). */
+export interface WorkspaceEvents {
+  on<T extends WorkspaceAnnouncement['type']>(type: T, listener: (event: Extract<WorkspaceAnnouncement, { type: T }>) => void): () => void
+}
+
+/** Where the workspace actors' contexts are found (the terminal hub). */
+export interface WorkspaceContexts {
+  context(workspaceId: string): WorkspaceContext | undefined
+  contexts(): Iterable<WorkspaceContext>
+}
+
+// ---- Reads of a snapshot (listings, presence, default agents): the context is a value ----
+
+/** The room actor of `room`, if it is open. */
+export const roomOf = (context: WorkspaceContext, room: string): RoomRef | undefined => lookup(context.rooms, room)
+
+/** The live session of a client, if any. */
+export const liveSession = (context: WorkspaceContext, clientId: string): Session | undefined => {
+  const client = lookup(context.sessions, clientId)
+  return client && sessionOf(client)
+}
+
+/** A live view of a room for listings. */
+export interface RoomView {
+  readonly room: string
+  readonly participants: ReadonlyArray<ParticipantInfo & { readonly transport: string | null }>
+}
+
+/** Who is in a room now, in the order they joined (null: nobody, the room is not open). */
+export const roomView = (context: WorkspaceContext, room: string): RoomView | null => {
+  const ref = lookup(context.rooms, room)
+  if (!ref) return null
+  const participants = [...ref.getSnapshot().context.members.values()].map(({ info, member }) => ({
+    ...info,
+    transport: member.kind === 'terminal' ? (liveSession(context, member.id)?.link.transport ?? null) : null,
+  }))
+  return { room, participants }
+}
+
+/** Every live session of the workspace. */
+export const liveSessions = (context: WorkspaceContext): Session[] => [...HashMap.values(context.sessions)].map(sessionOf)
+
+/** Stop a workspace actor at once, and the rooms and client actors it holds (not xstate children). */
 export const stopWorkspace = (ref: ActorRefFrom<typeof workspaceMachine>): void => {
-  const rooms = ref.getSnapshot().context.rooms
-  for (const room of rooms.values()) {
-    room.getSnapshot().context.router.dispose()
-    room.stop()
-  }
-  rooms.clear()
+  const { rooms, sessions } = ref.getSnapshot().context
+  for (const client of HashMap.values(sessions)) client.stop()
+  for (const room of HashMap.values(rooms)) room.send({ type: 'CLOSE' })
   ref.stop()
 }

@@ -36,10 +36,6 @@ export const levelByteFromPcm = (pcm: Int16Array, voiceThresholdDbov = 50): numb
   return (dbov <= voiceThresholdDbov ? 0x80 : 0) | dbov
 }
 
-/** Why an uplink frame is refused, or null when it is well-formed. */
-export const uplinkProblem = (length: number): 'empty' | 'too-large' | null =>
-  length < UPLINK_HEADER_BYTES + 1 ? 'empty' : length > MAX_UPLINK_BYTES ? 'too-large' : null
-
 /**
  * Frames are cut from shared 16 KiB slabs: a `new Uint8Array(106)` costs ~500 ns here (an
  * off-heap backing store per frame), a view on a slab ~30 ns. A slab is never recycled — when

@@ -159,7 +159,7 @@ describe('room mixer', () => {
 
 describe('room router with mixed receivers', () => {
   it('has no mixer until a sink asks for mixed audio, and drops it when none does', () => {
-    const router = new RoomRouter({ speakingStarted: () => {} })
+    const router = new RoomRouter('mix', { speakingStarted: () => {} })
     let mode: 'forward' | 'mixed' = 'forward'
     const frames: Uint8Array[] = []
     const sink: AudioSink = {

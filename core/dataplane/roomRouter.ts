@@ -47,7 +47,11 @@ export class RoomRouter {
   /** Decode and encode work of this room's mixer (kept across mixer restarts). */
   readonly mixStats: MixStats = { framesDecoded: 0, framesEncoded: 0 }
 
-  constructor(private readonly hooks: RouterHooks) {}
+  constructor(
+    /** The room this router serves: a member's port names the room it is in (see Session). */
+    readonly room: string,
+    private readonly hooks: RouterHooks,
+  ) {}
 
   /** Replace the sink list (membership changed). The array must not be mutated afterwards. */
   setSinks(sinks: ReadonlyArray<AudioSink>): void {
@@ -127,8 +131,10 @@ export class RoomRouter {
     return false
   }
 
-  /** Free the mixer's timer and codecs (the room closed). */
+  /** Free the mixer's timer and codecs, and detach any port left (the room closed). */
   dispose(): void {
+    for (const port of this.ports.values()) port.attached = false
+    this.ports.clear()
     this.all = []
     this.sinks = []
     this.mixer?.stop()

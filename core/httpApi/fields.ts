@@ -2,7 +2,7 @@
  * JSON Schema fragments of the domain's identifiers and values (core/naming.ts's rules), for the
  * request schemas of every JSON API: the REST API and the console's.
  */
-import { PRESET_ID_PATTERN } from '../agents/dispatcher.js'
+import { PRESET_ID_PATTERN } from '../agentRuntime/dispatcher.js'
 import { ANY_CLIENT_ID_PATTERN, CLIENT_ID_PATTERN, JTI_PATTERN, KIND_PATTERN, NAME_PATTERN, ROOM_PATTERN } from '../naming.js'
 
 export const clientId = { type: 'string', pattern: CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
@@ -12,7 +12,7 @@ export const kind = { type: 'string', pattern: KIND_PATTERN, minLength: 1, maxLe
 export const name = { type: 'string', pattern: NAME_PATTERN, minLength: 1, maxLength: 200 } as const
 export const jti = { type: 'string', pattern: JTI_PATTERN, minLength: 26, maxLength: 26 } as const
 
-/** agentId: `ag_` + 16 base62 (core/agents/dispatcher.ts). */
+/** agentId: `ag_` + 16 base62 (core/agentRuntime/dispatcher.ts). */
 export const AGENT_ID_PATTERN = '^ag_[0-9A-Za-z]{16}$'
 
 export const agentId = { type: 'string', pattern: AGENT_ID_PATTERN, minLength: 19, maxLength: 19 } as const

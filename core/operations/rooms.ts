@@ -6,7 +6,7 @@
  * `room.updated` change (spec/agents.md).
  */
 import type { DefaultAgentSetting } from '../storage/roomSettings.js'
-import type { RoomView } from '../terminals.js'
+import type { RoomView } from '../actors/workspace.js'
 import type { OperationServices } from './services.js'
 import { agentView, isoTime, type RoomViewJson } from './views.js'
 

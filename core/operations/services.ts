@@ -3,7 +3,7 @@
  * the ones it uses (a `Pick` of this), so the REST plugin, the console and the CLI can all pass
  * what they hold.
  */
-import type { AgentDispatcher } from '../agents/dispatcher.js'
+import type { AgentDispatcher } from '../agentRuntime/dispatcher.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
 import type { Presence } from '../presence.js'

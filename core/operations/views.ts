@@ -3,7 +3,7 @@
  * times as ISO-8601 UTC strings, plus its online state from presence), an agent, a room. The
  * REST plugin's schemas (`Client`, `Agent`, `Room`) describe the same shapes.
  */
-import type { AgentView } from '../agents/liveAgent.js'
+import type { AgentView } from '../agentRuntime/liveAgent.js'
 import type { Presence } from '../presence.js'
 import type { ClientRecord } from '../storage/clients.js'
 import type { DefaultAgentSetting } from '../storage/roomSettings.js'

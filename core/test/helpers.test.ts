@@ -1,15 +1,26 @@
+import { Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { ManualClock } from '../clock.js'
-import { defineTransport } from '../index.js'
+import { defineSettings, defineTransport, intBetween, Port, sectionOf, setting } from '../index.js'
 import { mergeConfig, runCli, startTestEngine, tempDir } from './helpers.js'
+
+/** A transport with listener settings of its own, as the MQTT one has (core's tests import no transport). */
+const probeSettings = defineSettings('probe', {
+  port: setting(Port, 7000, 'plain listener'),
+  tlsPort: setting(Schema.NullOr(Port), null, 'TLS listener; null: off'),
+  maxInflight: setting(intBetween(1, 100), 16, 'unacknowledged messages'),
+})
+const probe = (started: string[] = []) =>
+  defineTransport('probe', { settings: probeSettings, create: () => ({ start: async () => void started.push('probe'), stop: async () => {} }) })
 
 describe('test engines are hermetic', () => {
   it("keep every listener on a free port when a test passes its own settings for a listener's section", async () => {
-    const t = await startTestEngine({ rest: { rateLimitMax: 3 }, gateway: {}, mqtt: { maxInflight: 4 } })
+    const t = await startTestEngine({ rest: { bodyLimitBytes: 2048 }, probe: { maxInflight: 4 }, extensions: [probe()] })
     try {
       const s = t.engine.settings
-      expect([s.rest.port, s.gateway.port, s.mqtt.port, s.mqtt.tlsPort]).toEqual([0, 0, 0, null])
-      expect([s.rest.rateLimitMax, s.mqtt.maxInflight, s.log.level]).toEqual([3, 4, 'silent'])
+      const p = sectionOf(s, probeSettings)
+      expect([s.rest.port, p.port, p.tlsPort]).toEqual([0, 0, null])
+      expect([s.rest.bodyLimitBytes, p.maxInflight, s.log.level]).toEqual([2048, 4, 'silent'])
       expect(t.engine.ports.rest).toBeGreaterThan(0)
       expect((await fetch(t.url('/healthz'))).status).toBe(200)
     } finally {
@@ -19,11 +30,10 @@ describe('test engines are hermetic', () => {
 
   it.each([
     [{ rest: { port: 9000 } }, 'rest.port=9000'],
-    [{ mqtt: { tlsPort: 8883 } }, 'mqtt.tlsPort=8883'],
+    [{ probe: { tlsPort: 8883 } }, 'probe.tlsPort=8883'],
   ])('refuse a fixed port (%#)', async (config, named) => {
     const started: string[] = []
-    const probe = defineTransport('probe', () => ({ start: async () => void started.push('probe'), stop: async () => {} }))
-    await expect(startTestEngine({ ...config, extensions: [probe] })).rejects.toThrow(named)
+    await expect(startTestEngine({ ...config, extensions: [probe(started)] })).rejects.toThrow(named)
     expect(started).toEqual([])
   })
 })

@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createEngine, type Engine, type EngineConfig, type EngineOptions } from '../index.js'
+import { createEngine, type Engine, type EngineConfig, type EngineOptions, type Extension } from '../index.js'
 import type { ServerEvent } from '../events.js'
 import type { HarkError } from '../errors.js'
-import type { TerminalLink } from '../terminals.js'
+import type { TerminalIdentity } from '../security/security.js'
+import type { TerminalLink } from '../session.js'
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -35,15 +36,25 @@ export const mergeConfig = <T extends object>(base: T, over: object): T => {
   return out as T
 }
 
+/** `{ port: 0 }` at the section of every registered extension that has a `port` setting. */
+const freePorts = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => {
+  const tree: Record<string, unknown> = {}
+  for (const section of extensions.flatMap((e) => (e.settings && 'port' in e.settings.tree ? [e.settings] : []))) {
+    const keys = section.path.split('.')
+    let node = tree
+    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>
+    node[keys[keys.length - 1]!] = { port: 0 }
+  }
+  return tree
+}
+
 /** What every test engine starts from: quiet, quick change polling, every listener on port 0. */
-const testBase: EngineConfig = {
+const testBase = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => ({
   log: { level: 'silent' },
   rest: { port: 0 },
-  gateway: { port: 0 },
-  mqtt: { port: 0, tlsPort: null },
-  console: { port: 0 },
   storage: { changePollMs: 50 },
-}
+  ...freePorts(extensions),
+})
 
 /** Listener settings that are set to a fixed port: `port` and `…Port` leaves other than 0 or null. */
 const fixedPorts = (value: unknown, path = ''): string[] =>
@@ -58,19 +69,25 @@ const fixedPorts = (value: unknown, path = ''): string[] =>
  * its own `rest` or `mqtt` settings still listens on free ports. An engine whose resolved
  * settings name a fixed port anywhere is refused: tests never bind one.
  */
-export const createTestEngine = (config: EngineConfig & { dataDir: string }, options: EngineOptions = {}): Engine => {
-  const engine = createEngine(mergeConfig(testBase, config), options)
+export const createTestEngine = <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> & { dataDir: string },
+  options: EngineOptions = {},
+): Engine => {
+  const engine = createEngine(mergeConfig(testBase(config.extensions ?? []), config) as EngineConfig, options)
   const fixed = fixedPorts(engine.settings)
   if (fixed.length > 0) throw new Error(`a test engine listens on free ports (port 0) only, not ${fixed.join(', ')}`)
   return engine
 }
 
 /** An engine on a temp data dir, every listener on port 0 (the OS picks a free port). */
-export const startTestEngine = async (config: EngineConfig = {}, options: EngineOptions = {}) => {
+export const startTestEngine = async <const X extends ReadonlyArray<Extension> = []>(
+  config: EngineConfig<X> = {} as EngineConfig<X>,
+  options: EngineOptions = {},
+) => {
   const dir = tempDir()
   let engine: Engine
   try {
-    engine = createTestEngine({ dataDir: dir.path, ...config }, options)
+    engine = createTestEngine({ dataDir: dir.path, ...config } as EngineConfig & { dataDir: string }, options)
     await engine.start()
   } catch (e) {
     dir.remove()
@@ -220,3 +237,21 @@ export const uplink = (payload: Uint8Array | number[], levelByte = 0x80 | 20): U
   frame.set(bytes, 1)
   return frame
 }
+
+/** An identity as admission would produce it, for actor tests without storage or tokens. */
+export const terminalIdentity = (
+  clientId: string,
+  { workspaceId = 'ws_1', room = null, credential = { kind: 'token', jti: `jti_${clientId}`, expiresAt: null } }: {
+    workspaceId?: string
+    room?: string | null
+    credential?: TerminalIdentity['credential']
+  } = {},
+): TerminalIdentity => ({
+  workspaceId,
+  clientId,
+  client: {
+    workspaceId, clientId, name: null, kind: null, room, ephemeral: false,
+    expiresAt: null, tokensNotBefore: 0, createdAt: 0, updatedAt: 0,
+  },
+  credential,
+})

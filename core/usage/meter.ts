@@ -1,15 +1,18 @@
 /**
- * The usage meter: opens a usage session when the hub admits a terminal and closes it when the
- * session ends, with a checkpoint of every open session at most every `checkpointMs` (5 s), so
+ * The usage meter: opens a usage session when a workspace actor admits a terminal and closes it
+ * when the session ends (it hears both from the actors' `session.opened` / `session.ended`), with
+ * a checkpoint of every open session every `checkpointMs` (5 s) on the engine's clock, so
  * a crash loses at most that much metered time. Sessions a dead process left open are closed at
  * their last checkpoint and folded exactly once. Agents never pass through the hub's terminal
  * sessions, so they are never metered. Nothing here runs per audio frame.
  */
 import { hostname } from 'node:os'
-import type { ClockShape } from '../clock.js'
-import type { Logger } from '../log.js'
-import type { StorageShape } from '../storage/storage.js'
-import type { TerminalHub } from '../terminals.js'
+import { Context, Effect, Layer } from 'effect'
+import { Clock, type ClockShape, type Timer } from '../clock.js'
+import { EngineSettings } from '../config.js'
+import { Log, type Logger } from '../log.js'
+import { Storage, type StorageShape } from '../storage/storage.js'
+import { Terminals, type TerminalHub } from '../terminals.js'
 
 export const CHECKPOINT_MS = 5000
 
@@ -26,8 +29,8 @@ const nodeIsDead = (node: string): boolean => {
 }
 
 export class UsageMeter {
-  private timer: NodeJS.Timeout | undefined
-  private unsubscribe: (() => void) | undefined
+  private timer: Timer | undefined
+  private unsubscribe: Array<() => void> = []
 
   constructor(
     private readonly storage: StorageShape,
@@ -39,24 +42,31 @@ export class UsageMeter {
 
   start(): void {
     this.recover()
-    this.unsubscribe = this.hub.onSession((e) => {
-      if (e.type === 'opened') {
+    this.unsubscribe = [
+      this.hub.on('session.opened', ({ session: s }) => {
         this.storage.usage.open({
-          sessionId: e.sessionId, workspaceId: e.workspaceId, clientId: e.clientId, transport: e.transport,
+          sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
         })
-      } else {
-        this.storage.usage.close(e.sessionId, this.clock.now())
-      }
-    })
-    this.timer = setInterval(() => this.tick(), this.checkpointMs)
-    this.timer.unref()
+      }),
+      this.hub.on('session.ended', ({ session: s }) => this.storage.usage.close(s.sessionId, this.clock.now())),
+    ]
+    this.arm()
+  }
+
+  private arm(): void {
+    this.timer = this.clock.setTimeout(() => {
+      this.tick()
+      this.arm()
+    }, this.checkpointMs)
   }
 
   /** Checkpoint this process's open sessions and recover orphans; also called on the timer. */
   tick(): void {
     try {
-      this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
+      const at = this.clock.now()
+      const sessions = this.storage.usage.checkpoint(this.storage.origin, at)
+      if (sessions > 0) this.log.debug({ sessions, at }, 'usage checkpoint')
       this.recover()
     } catch (e) {
       this.log.error({ err: e }, 'usage checkpoint failed')
@@ -75,8 +85,25 @@ export class UsageMeter {
 
   /** Stop metering; sessions still open are closed now (the hub closes them all before this). */
   stop(): void {
-    clearInterval(this.timer)
-    this.unsubscribe?.()
+    this.clock.clearTimeout(this.timer)
+    this.unsubscribe.splice(0).forEach((f) => f())
     this.storage.usage.checkpoint(this.storage.origin, this.clock.now())
   }
 }
+
+/** The engine's usage meter as an Effect service. */
+export class Usage extends Context.Service<Usage, UsageMeter>()('hark/Usage') {}
+
+/** Metering starts after the hub exists and stops after it closed every session at shutdown. */
+export const usageLayer = Layer.effect(
+  Usage,
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const settings = yield* EngineSettings
+      const meter = new UsageMeter(yield* Storage, yield* Clock, yield* Terminals, yield* Log, settings.usage.checkpointMs)
+      meter.start()
+      return meter
+    }),
+    (meter) => Effect.sync(() => meter.stop()),
+  ),
+)

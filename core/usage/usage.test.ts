@@ -108,6 +108,21 @@ describe('usage metering', () => {
     }
   })
 
+  it('checkpoints open sessions every usage.checkpointMs on the engine clock, and no sooner', async () => {
+    const a = await connect('dev-1')
+    const { storage } = t.engine.host
+    const row = () => storage.usage.openSessions(seed.workspaceId).find((s) => s.sessionId === a.session.sessionId)!
+    const started = clock.now()
+    expect(row().checkpointAt).toBe(started)
+    clock.advance(4999)
+    expect(row().checkpointAt).toBe(started)
+    clock.advance(1)
+    expect(row().checkpointAt).toBe(started + 5000)
+    clock.advance(10_000)
+    expect(row().checkpointAt).toBe(started + 15_000)
+    a.session.end()
+  })
+
   it('closes sessions a dead process left open at their last checkpoint, exactly once', async () => {
     const { storage } = t.engine.host
     const dead = 'gone-host:1:x'

@@ -4,14 +4,11 @@
  * operator commands, and output that is exactly one JSON value with --json.
  */
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { resolveSettings, systemClock, type ClockShape, type EngineConfig, type Settings } from '../../core/index.js'
-import { loadMasterKey, makeMasterKey } from '../../core/security/masterKey.js'
-import { makeSecurity, type SecurityShape } from '../../core/security/security.js'
-import { openStorage, type StorageShape } from '../../core/storage/storage.js'
-import { mkdirSync } from 'node:fs'
+import { openDataDir, type DataDir } from '../../core/dataDir.js'
+import { resolveSettings, systemClock, type ClockShape, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
 export interface CommonOptions {
   readonly data?: string
@@ -68,34 +65,26 @@ export class CliError extends Error {
   }
 }
 
+
 export const settingsFor = async (opts: CommonOptions, flags: Record<string, string> = {}) => {
   const { source, config } = await loadConfig(opts.config)
   const allFlags = opts.data ? { ...flags, dataDir: opts.data } : flags
-  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags })
+  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, config.extensions ?? [])
   return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
 }
 
-export interface Operator {
+export interface Operator extends DataDir {
   readonly settings: Settings
+  /** The operator's clock (real time): when an audit record or a membership was made. */
   readonly clock: ClockShape
-  readonly storage: StorageShape
-  readonly security: SecurityShape
-  close(): void
+  /** The extensions of the config the engine runs with (engine.config.ts or --config). */
+  readonly extensions: ReadonlyArray<Extension>
 }
 
 /** Open the data dir for an operator command (the engine may be running on it at the same time). */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
-  const { settings } = await settingsFor(opts)
-  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 })
-  const storage = openStorage(join(settings.dataDir, 'hark.db'))
-  const { key } = loadMasterKey({
-    value: settings.security.masterKey,
-    file: settings.security.masterKeyFile ?? join(settings.dataDir, 'master.key'),
-  })
-  const security = makeSecurity(storage, makeMasterKey(key), systemClock, {
-    secretGraceSeconds: settings.security.secretGraceSeconds,
-  })
-  return { settings, clock: systemClock, storage, security, close: () => storage.close() }
+  const { settings, config } = await settingsFor(opts)
+  return { settings, clock: systemClock, extensions: config.extensions ?? [], ...openDataDir(settings, systemClock) }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

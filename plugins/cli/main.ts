@@ -3,7 +3,7 @@
  * clients, device passwords, secrets, tokens, agent presets, console users, the audit log). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
-import { ConfigError, settingDescriptors } from '../../core/config.js'
+import { ConfigError, settingNames } from '../../core/config.js'
 import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { ListenError } from '../../core/transport.js'
 import { CliError } from './context.js'
@@ -14,6 +14,7 @@ import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
 import { presetCommands } from './commands/preset.js'
 import { secretCommands } from './commands/secret.js'
+import { settingsCommand } from './commands/settings.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
@@ -29,6 +30,7 @@ export const buildProgram = (): Command => {
     .configureOutput({ outputError: (text, write) => write(`hark: ${text.replace(/^error: /, '')}`) })
     .exitOverride()
   startCommand(program)
+  settingsCommand(program)
   workspaceCommands(program)
   apikeyCommands(program)
   clientCommands(program)
@@ -55,8 +57,7 @@ const fail = (message: string, code: number): never => {
 
 /** A bind failure, and the flag (and variable) that changes what is wrong: the port, or the host. */
 const listenAdvice = (e: ListenError): string => {
-  const d = settingDescriptors.find((s) => s.path === (e.hostProblem ? 'host' : e.setting))
-  if (!d) return e.message
+  const d = settingNames(e.hostProblem ? 'host' : e.setting)
   return e.hostProblem
     ? `${e.message}; choose an address of this machine with --${d.flag} (or ${d.env})`
     : `${e.message}; choose another port with --${d.flag} (or ${d.env})`

@@ -1,19 +1,22 @@
 /**
- * Where the live feed's events come from: the terminal hub's session lifecycle (presence) and
- * room occupancy, and the storage change log (clients created, changed or deleted, room settings).
- * Returns the function that stops listening.
+ * Where the live feed's events come from, each from the owner of that state: what the workspace
+ * actors and their rooms announce through the terminal hub (sessions opened and ended, room
+ * occupancy), and the storage change log (clients created, changed or deleted, room settings,
+ * from this process or the CLI). Nothing is remembered here. Returns the function that stops
+ * listening.
  */
-import type { StorageShape } from '../../core/storage/storage.js'
-import type { TerminalHub } from '../../core/terminals.js'
+import type { SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
 import type { LiveFeed } from './live.js'
 
 const CLIENT_CHANGES = { 'client.created': 'created', 'client.updated': 'updated', 'client.deleted': 'deleted' } as const
 
 export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, storage: StorageShape): (() => void) => {
+  const presence = (online: boolean) => (e: { readonly session: SessionInfo }) =>
+    feed.publish(e.session.workspaceId, { type: 'presence', clientId: e.session.clientId, online, transport: e.session.transport })
   const stops = [
-    terminals.onSession((e) =>
-      feed.publish(e.workspaceId, { type: 'presence', clientId: e.clientId, online: e.type === 'opened', transport: e.transport })),
-    terminals.onRoomOccupancy((e) => feed.publish(e.workspaceId, { type: 'room', room: e.room })),
+    terminals.on('session.opened', presence(true)),
+    terminals.on('session.ended', presence(false)),
+    terminals.on('room.occupancy', (e) => feed.publish(e.workspaceId, { type: 'room', room: e.room })),
     storage.onChange((change) => {
       if (change.workspaceId === null || change.subject === null) return
       if (change.kind in CLIENT_CHANGES) {

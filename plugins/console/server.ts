@@ -78,7 +78,7 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
   app.addHook('onSend', async (request, reply) => {
     reply.headers(SECURITY_HEADERS)
     const host = safeHostname(request.hostname)
-    reply.header('content-security-policy', contentSecurityPolicy(host ?? 'invalid', host === null ? null : (services.ports.gateway ?? null)))
+    reply.header('content-security-policy', contentSecurityPolicy(host ?? 'invalid', host === null ? null : (services.listeners.port('gateway') ?? null)))
   })
   await app.register(cookie)
 

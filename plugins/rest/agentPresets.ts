@@ -4,8 +4,8 @@
  * (unknown or secret fields are a 400). Running agents keep the config they started with.
  */
 import type { FastifyInstance } from 'fastify'
-import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../core/agents/presets.js'
-import type { EngineHost } from '../../core/host.js'
+import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../core/agentRuntime/presets.js'
+import type { RestServices } from './services.js'
 import { principalOf } from './auth.js'
 import { configObject, presetId, providerName } from './agentSchemas.js'
 import { bodyErrors, errorResponses, name } from './schemas.js'
@@ -39,7 +39,7 @@ const presetParams = {
   additionalProperties: false,
 } as const
 
-export const agentPresetRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const agentPresetRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { storage, clock, agents } = host
   const validate: PresetValidator = (provider, config) => void agents.validatePreset(provider, config)
 

@@ -5,7 +5,7 @@
  * Another workspace's agent is a 404 like a missing one. Rules: spec/agents.md.
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import { NotFound } from '../../core/errors.js'
 import { principalOf } from './auth.js'
 import { agentId, AGENT_STATES, configObject, presetId } from './agentSchemas.js'
@@ -32,7 +32,7 @@ const agentParams = {
   additionalProperties: false,
 } as const
 
-export const agentRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { agents } = host
 
   app.post<{ Body: DispatchBody }>(

@@ -5,7 +5,7 @@
  * on `client.deleted`; the client's tokens stop working because admission loads the client).
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import { createClient, deleteClient, listClients, requireClient, updateClient } from '../../core/operations/clients.js'
 import { clientView } from '../../core/operations/views.js'
 import type { ClientPatch } from '../../core/storage/clients.js'
@@ -35,7 +35,7 @@ interface IdParams {
 }
 type UpdateBody = ClientPatch
 
-export const clientRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const clientRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { presence } = host
 
   app.get<{ Querystring: ListQuery }>(

@@ -6,10 +6,24 @@
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
-import { NotFound } from '../../core/errors.js'
-import { definePlugin } from '../../core/extension.js'
-import type { EngineHost } from '../../core/host.js'
-import type { EnginePlugin } from '../../core/plugin.js'
+import type { Registry } from 'prom-client'
+import {
+  definePlugin,
+  inject,
+  injectable,
+  NotFound,
+  tokens,
+  type AgentDispatcher,
+  type ClockShape,
+  type Timer,
+  type EnginePlugin,
+  type Logger,
+  type Presence,
+  type SecurityShape,
+  type Settings,
+  type StorageShape,
+  type TerminalHub,
+} from '../../core/index.js'
 import { agentPresetRoutes } from './agentPresets.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
@@ -23,19 +37,15 @@ import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
 import { sharedSchemas } from './schemas.js'
 import { roomRoutes, roomSchemas } from './rooms.js'
+import { restSettings, type RestServices, type RestSettings } from './services.js'
 import { tokenRoutes } from './tokens.js'
 import { usageRoutes } from './usage.js'
 import { validatorCompiler } from '../../core/httpApi/validation.js'
 
 export const API_PREFIX = '/api/v1'
 
-/** The REST plugin instance; `sweepExpiredClients` lets tests drive the sweep with a ManualClock. */
-export interface RestPlugin extends EnginePlugin {
-  sweepExpiredClients(): number
-}
-
 /** Everything under /api/v1, as one fastify plugin. */
-export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
+export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
   for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas]) app.addSchema(schema)
@@ -44,7 +54,7 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
   // onRequest hook), then an auth refusal is raised (preParsing) before any body is read.
   installAuth(app, host.security)
-  await installRateLimit(app, host.settings)
+  await installRateLimit(app, host.rest, host.clock)
   installJsonOnly(app)
   // Handlers run in the check phase of the event loop: every request that arrived this turn is read
   // first, then all are answered together — the REST counterpart of the transports' per-turn write
@@ -62,26 +72,52 @@ export const restApi = (host: EngineHost) => async (app: FastifyInstance) => {
   await app.register(roomRoutes(host))
 }
 
-export const restPlugin = definePlugin('rest', (host) => {
-  let timer: NodeJS.Timeout | undefined
-  const sweep = () => sweepExpiredClients(host.storage, host.clock)
-  const plugin: RestPlugin = {
-    register: async (app) => {
-      await app.register(restApi(host), { prefix: API_PREFIX })
-    },
-    start: () => {
-      timer = setInterval(() => {
-        try {
-          const removed = sweep()
-          if (removed > 0) host.log.debug({ removed }, 'removed expired ephemeral clients')
-        } catch (e) {
-          host.log.error({ err: e }, 'ephemeral client sweep failed')
-        }
-      }, SWEEP_INTERVAL_MS)
-      timer.unref()
-    },
-    stop: () => clearInterval(timer),
-    sweepExpiredClients: sweep,
+/** The REST plugin; `sweepExpiredClients` lets tests drive the sweep with a ManualClock. */
+@injectable()
+export class RestPlugin implements EnginePlugin {
+  private readonly services: RestServices
+  private timer: Timer | undefined
+
+  constructor(
+    @inject(tokens.settings) settings: Settings,
+    @inject(restSettings.token) rest: RestSettings,
+    @inject(tokens.log) log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
+    @inject(tokens.clock) clock: ClockShape,
+    @inject(tokens.storage) storage: StorageShape,
+    @inject(tokens.security) security: SecurityShape,
+    @inject(tokens.presence) presence: Presence,
+    @inject(tokens.terminals) terminals: TerminalHub,
+    @inject(tokens.agents) agents: AgentDispatcher,
+  ) {
+    this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents }
   }
-  return plugin
-})
+
+  async register(app: FastifyInstance): Promise<void> {
+    await app.register(restApi(this.services), { prefix: API_PREFIX })
+  }
+
+  /** Sweeps every SWEEP_INTERVAL_MS on the engine's clock. */
+  start(): void {
+    const { log, clock } = this.services
+    this.timer = clock.setTimeout(() => {
+      try {
+        const removed = this.sweepExpiredClients()
+        if (removed > 0) log.debug({ removed }, 'removed expired ephemeral clients')
+      } catch (e) {
+        log.error({ err: e }, 'ephemeral client sweep failed')
+      }
+      this.start()
+    }, SWEEP_INTERVAL_MS)
+  }
+
+  stop(): void {
+    this.services.clock.clearTimeout(this.timer)
+  }
+
+  sweepExpiredClients(): number {
+    return sweepExpiredClients(this.services.storage, this.services.clock)
+  }
+}
+
+export const restPlugin = definePlugin('rest', { settings: restSettings, create: RestPlugin })

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
 let t: RestEngine
-// A window far longer than the test, so no window boundary can fall inside it.
+// Windows run on the engine's clock: no boundary falls inside a test unless it moves the clock.
+const clock = new ManualClock(Date.parse('2026-11-20T12:00:00Z'))
 beforeAll(async () => {
-  // port 0 spelled out: the helper merges settings shallowly, so a partial rest section would drop it.
-  t = await startRestEngine({ rest: { port: 0, rateLimitMax: 3, rateLimitWindowSeconds: 3600 } })
+  t = await startRestEngine({ rest: { port: 0, rateLimitMax: 3, rateLimitWindowSeconds: 3600 } }, { clock })
 })
 afterAll(() => t.stop())
 
@@ -53,5 +54,19 @@ describe('rate limit', () => {
     // Unknown keys count with the anonymous callers of this IP, not with a workspace.
     expect((await t.anonymous.withKey(`hk_${'B'.repeat(43)}`).get('/clients')).status).toBe(429)
     expect((await ws.api.get('/clients')).status).toBe(200)
+  })
+
+  it('starts a new window when the engine clock has moved past it, and counts Reset down on that clock', async () => {
+    const w = t.workspace('delta')
+    for (let i = 0; i < 3; i++) expect((await w.api.get('/clients')).status).toBe(200)
+    clock.advance(3_599_000)
+    const limited = await w.api.get('/clients')
+    expect(limited.status).toBe(429)
+    expect(limited.headers.get('retry-after')).toBe('1')
+    clock.advance(1_000)
+    const fresh = await w.api.get('/clients')
+    expect(fresh.status).toBe(200)
+    expect(fresh.headers.get('ratelimit-remaining')).toBe('2')
+    expect(fresh.headers.get('ratelimit-reset')).toBe('3600')
   })
 })

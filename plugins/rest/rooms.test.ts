@@ -64,6 +64,44 @@ describe('rooms', () => {
     expect((await w.api.get('/rooms')).body).toEqual({ rooms: [], nextCursor: null })
   })
 
+  it('one owner: room listings, the client detail (presence) and usage see every change the same way, at once', async () => {
+    const w = t.workspace('owner')
+    await w.api.post('/clients', { clientId: 'm', room: 'r1' })
+    await w.api.post('/clients', { clientId: 'o', room: 'r1' })
+    const { storage } = t.engine.host
+    /** Every view of where `m` is, read right after a change, with nothing awaited in between. */
+    const views = async () => {
+      const rooms = (await w.api.get<{ rooms: Room[] }>('/rooms')).body.rooms
+      const detail = (await w.api.get<{ online: boolean; connection: { room: string | null } | null }>('/clients/m')).body
+      return {
+        listed: Object.fromEntries(rooms.map((r) => [r.room, r.participants.map((p) => p.id)])),
+        detail: detail.online ? detail.connection!.room : 'offline',
+        metered: storage.usage.openSessions(w.workspaceId).map((u) => u.clientId).sort(),
+      }
+    }
+    await t.connect(w.workspaceId, 'o')
+    const first = await t.connect(w.workspaceId, 'm')
+    expect(await views()).toEqual({ listed: { r1: ['o', 'm'] }, detail: 'r1', metered: ['m', 'o'] })
+
+    // A room switch: the PATCH applies it before it answers; every view shows it at once.
+    await w.api.patch('/clients/m', { room: 'r2' })
+    expect(await views()).toEqual({ listed: { r1: ['o'], r2: ['m'] }, detail: 'r2', metered: ['m', 'o'] })
+    await w.api.patch('/clients/m', { room: null })
+    expect(await views()).toEqual({ listed: { r1: ['o'] }, detail: null, metered: ['m', 'o'] })
+    await w.api.patch('/clients/m', { room: 'r1' })
+    expect(await views()).toEqual({ listed: { r1: ['o', 'm'] }, detail: 'r1', metered: ['m', 'o'] })
+
+    // A newer session replaces the older: one member, one online session, one metered session.
+    const second = await t.connect(w.workspaceId, 'm')
+    expect((await first.link.closed)._tag).toBe('SessionReplaced')
+    expect(await views()).toEqual({ listed: { r1: ['o', 'm'] }, detail: 'r1', metered: ['m', 'o'] })
+    expect(t.engine.host.presence.get(w.workspaceId, 'm')?.sessionId).toBe(second.session.sessionId)
+    expect(storage.usage.openSessions(w.workspaceId).find((u) => u.clientId === 'm')?.sessionId).toBe(second.session.sessionId)
+
+    second.session.end()
+    expect(await views()).toEqual({ listed: { r1: ['o'] }, detail: 'offline', metered: ['o'] })
+  })
+
   it('pages through rooms with limit and cursor', async () => {
     const w = t.workspace('pager')
     for (const i of [1, 2, 3]) {

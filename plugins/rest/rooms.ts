@@ -7,7 +7,7 @@
  * through the `room.updated` change (spec/agents.md).
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
 import { getRoom, listRooms, putRoomSettings } from '../../core/operations/rooms.js'
@@ -79,7 +79,7 @@ const decodeRoomCursor = (cursor: string): string => {
   return lastRoom
 }
 
-export const roomRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   app.get<{ Querystring: ListQuery }>(
     '/rooms',
     {

@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/clock.js'
+import { SWEEP_INTERVAL_MS } from './ephemeralSweep.js'
 import { RecordingLink } from '../../core/test/helpers.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
@@ -112,6 +113,17 @@ describe('ephemeral clients', () => {
     expect((await session.link.closed)._tag).toBe('ClientDeleted')
     expect(t.engine.host.storage.clients.get(ws.workspaceId, id)).toBeNull()
     expect((await ws.api.get('/clients/peer')).status).toBe(200)
+  })
+
+  it('is swept by the plugin every 5 s of the engine clock', async () => {
+    const ws = t.workspace()
+    const r = await ws.api.post('/clients/ephemeral', { room: 'lobby', ttlSeconds: 30 })
+    const id = r.body.clientId as string
+    clock.set(Date.parse(r.body.expiresAt))
+    expect(t.engine.host.storage.clients.get(ws.workspaceId, id)).not.toBeNull()
+    // The sweep is due within one interval (its timer was armed at start, at most 5 s ago).
+    clock.advance(SWEEP_INTERVAL_MS)
+    expect(t.engine.host.storage.clients.get(ws.workspaceId, id)).toBeNull()
   })
 })
 

@@ -5,7 +5,7 @@
  * hub applies by closing the sessions that used them.
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import {
   createEphemeralClient,
   EPHEMERAL_TTL_DEFAULT_SECONDS,
@@ -32,7 +32,7 @@ const tokenProperties = {
   },
 } as const
 
-export const tokenRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   const { security, settings } = host
   const maxTtl = settings.security.maxTokenTtlSeconds
   const ttlSeconds = (description: string) =>

@@ -4,7 +4,7 @@
  * report as `hark usage`; definitions in spec/usage.md.
  */
 import type { FastifyInstance } from 'fastify'
-import type { EngineHost } from '../../core/host.js'
+import type { RestServices } from './services.js'
 import { USAGE_WINDOW_DAYS, usageReport } from '../../core/usage/report.js'
 import { principalOf } from './auth.js'
 import { errorResponses } from './schemas.js'
@@ -12,7 +12,7 @@ import { errorResponses } from './schemas.js'
 const day = (description: string) =>
   ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }) as const
 
-export const usageRoutes = (host: EngineHost) => async (app: FastifyInstance) => {
+export const usageRoutes = (host: RestServices) => async (app: FastifyInstance) => {
   app.get<{ Querystring: { from?: string; to?: string } }>(
     '/usage',
     {

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline'
 import Database from 'libsql'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { cliEnv, cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { cliEnv, cliJson, Inbox, repoRoot, tempDir } from '../../core/test/helpers.js'
 
 const CHECKPOINT_MS = 200
 
@@ -18,6 +18,8 @@ interface Running {
   readonly child: ChildProcess
   readonly ports: Record<string, number>
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Checkpoint instants the engine logged (the meter says `usage checkpoint` at debug level). */
+  readonly checkpoints: Inbox<number>
 }
 
 const children: ChildProcess[] = []
@@ -29,19 +31,21 @@ const start = (dataDir: string): Promise<Running> => {
   const child = spawn(
     process.execPath,
     [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
-      '--log-level', 'warn', '--usage-checkpoint-ms', String(CHECKPOINT_MS)],
+      '--log-level', 'debug', '--usage-checkpoint-ms', String(CHECKPOINT_MS)],
     { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
   )
   children.push(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   )
+  const checkpoints = new Inbox<number>()
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (line.includes('"usage checkpoint"')) checkpoints.push((JSON.parse(line) as { at: number }).at)
       const m = /running on \S+ \(([^)]*)\)/.exec(line)
       if (!m) return
       const ports = Object.fromEntries(m[1]!.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k!, Number(v)]))
-      resolve({ child, ports, exited })
+      resolve({ child, ports, exited, checkpoints })
     })
     void exited.then((e) => reject(new Error(`hark start exited early (${e.code ?? e.signal})`)))
   })
@@ -67,16 +71,6 @@ const readUsage = (dataDir: string) => {
   }
 }
 
-/** Resolve once the engine has written a checkpoint past the session start (bounded wait on the file). */
-const checkpointWritten = async (dataDir: string, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const [s] = readUsage(dataDir).sessions
-    if (s && s.checkpoint_at > s.started_at) return s
-    if (Date.now() > deadline) throw new Error('no checkpoint was written')
-    await new Promise((r) => setTimeout(r, CHECKPOINT_MS / 2))
-  }
-}
 
 describe('usage across a crash (real engine process)', () => {
   it('loses at most one checkpoint interval and never double counts', async () => {
@@ -98,7 +92,9 @@ describe('usage across a crash (real engine process)', () => {
       expect(session.type).toBe('session')
       ws.on('error', () => {})
 
-      const checkpoint = await checkpointWritten(dir.path)
+      // The engine says when it checkpointed an open session: wait for one past the session start.
+      const startedAt = readUsage(dir.path).sessions[0]!.started_at
+      const checkpointAt = await first.checkpoints.next((at) => at > startedAt, 10_000, 'a usage checkpoint')
       first.child.kill('SIGKILL')
       expect((await first.exited).signal).toBe('SIGKILL')
       // What the dead engine left: an open session with its last checkpoint, nothing folded yet.
@@ -107,7 +103,7 @@ describe('usage across a crash (real engine process)', () => {
       expect(left.sessions[0]!.ended_at).toBeNull()
       expect(left.days).toEqual([])
       const lastCheckpoint = left.sessions[0]!.checkpoint_at
-      expect(lastCheckpoint).toBeGreaterThanOrEqual(checkpoint.checkpoint_at)
+      expect(lastCheckpoint).toBeGreaterThanOrEqual(checkpointAt)
 
       const second = await start(dir.path)
       const recovered = readUsage(dir.path)

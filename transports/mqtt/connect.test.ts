@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
+import { mqttTransport } from './index.js'
 import { connectBytes, connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
@@ -140,12 +142,22 @@ describe('CONNECT', () => {
     expect(raw.packets.items).toEqual([])
   })
 
-  it('a connection that never sends CONNECT is closed after connectTimeoutSeconds', async () => {
-    const t2 = await startMqttEngine({ connectTimeoutSeconds: 1 })
+  it('a connection that never sends CONNECT is closed after connectTimeoutSeconds on the engine clock, not before', async () => {
+    const clock = new ManualClock(Date.now())
+    const t2 = await startMqttEngine({ connectTimeoutSeconds: 60 }, [mqttTransport], { clock })
     try {
-      const raw = await RawClient.open(t2.port, 4)
-      await raw.closed
-      expect(raw.packets.items).toEqual([])
+      t2.seed.addClient('late', 'lobby')
+      t2.seed.addClient('sync', 'lobby')
+      const late = await RawClient.open(t2.port, 4)
+      const silent = await RawClient.open(t2.port, 4)
+      // The server accepts in order: once a later connection is answered, both have their timers.
+      await (await RawClient.open(t2.port, 4)).connect('sync', await t2.token('sync'))
+      clock.advance(59_999)
+      // Still open a moment before the minute: a CONNECT now is accepted.
+      expect(await late.connect('late', await t2.token('late'))).toMatchObject({ cmd: 'connack', returnCode: 0 })
+      clock.advance(1)
+      await silent.closed
+      expect(silent.packets.items).toEqual([])
     } finally {
       await t2.stop()
     }

@@ -10,46 +10,49 @@
  */
 import type { Socket } from 'node:net'
 import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
-import type { Settings } from '../../core/config.js'
 import {
   FrameTooLarge,
   KeepAliveTimeout,
   MalformedPacket,
   ProtocolError,
   ReceiverTooSlow,
+  TerminalInput,
+  type TerminalInputOptions,
   UnsupportedProtocolVersion,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
+  type ClockShape,
+  type Timer,
+  type DropCell,
+  type Flushable,
   type HarkError,
-} from '../../core/errors.js'
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { MAX_UPLINK_BYTES, uplinkProblem } from '../../core/dataplane/frame.js'
-import type { ServerEvent } from '../../core/events.js'
-import type { EngineHost } from '../../core/host.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
+  type Logger,
+  type ServerEvent,
+  type TerminalCredential,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TerminalLink,
+  type TerminalSession,
+  type WriteBatch,
+} from '../../core/index.js'
 import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader.js'
 import { PacketFramer } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import { AUDIO_FRAME_BURST, AUDIO_FRAMES_PER_SECOND, CONTROL_MESSAGE_BURST, CONTROL_MESSAGES_PER_SECOND } from '../../core/events.js'
 import { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
 import { createStrictParser, type PacketError, type StrictParser } from './parser.js'
-import { PUBLISH_QOS0, PublishTemplate, varintSize } from './publishTemplate.js'
+import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore } from './sessionStore.js'
+import type { MqttSettings } from './settings.js'
 import { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
+import { varintSize } from './varint.js'
 import type { WillDelivery, WillMessage } from './will.js'
-import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 /** Name in presence, metrics and logs. */
 export const TRANSPORT_NAME = 'mqtt'
-
-export type MqttSettings = Settings['mqtt']
 
 /** Plain counters read by the metrics collectors (never a prom-client call per frame). */
 export interface MqttCounters {
@@ -63,8 +66,13 @@ export interface MqttCounters {
 
 /** What every connection of one transport shares. */
 export interface ConnectionContext {
-  readonly host: EngineHost
+  readonly hub: TerminalHub
+  readonly clock: ClockShape
+  /** Check a CONNECT's credential (token or device password). */
+  readonly authenticate: (credential: TerminalCredential) => Promise<TerminalIdentity>
   readonly settings: MqttSettings
+  /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
+  readonly input: TerminalInputOptions
   readonly log: Logger
   readonly scheduler: WriteBatch
   readonly sessions: SessionStore
@@ -113,8 +121,7 @@ export class MqttConnection implements TerminalLink, Flushable {
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0
-  /** The room the terminal is in, as the hub told it (session / room.changed). */
-  room: string | null = null
+  /** When the last packet arrived (performance.now(), read once per packet): keepalive, and the receive time of its audio. */
   lastHeard = performance.now()
 
   private readonly framer: PacketFramer
@@ -123,11 +130,14 @@ export class MqttConnection implements TerminalLink, Flushable {
   private held: Packet[] | null = null
   /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
   private upAudioPrefix: Buffer | null = null
-  /** Uplink audio and control message rates (limits.ts); started at CONNECT. */
-  audioRate!: TokenBucket
-  controlRate!: TokenBucket
+  /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
+  input: TerminalInput | null = null
   private keepaliveMs = 0
-  private timer: NodeJS.Timeout | undefined
+  /** The connect timeout, then the keepalive check (on the engine's clock). */
+  private timer: Timer | undefined
+  /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
+  private lastSeen = 0
+  private silentChecks = 0
   private sessionHandedOver = false
 
   constructor(
@@ -142,12 +152,12 @@ export class MqttConnection implements TerminalLink, Flushable {
       (packet) => this.dispatch(packet),
       (error) => this.parseFailed(error),
     )
-    this.timer = setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
+    this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
     socket.on('error', () => {}) // 'close' follows and does the work
     socket.on('close', () => {
       this.finish('ungraceful')
-      clearTimeout(this.timer)
+      this.ctx.clock.clearTimeout(this.timer)
       this.ctx.onClosed(this)
     })
   }
@@ -228,7 +238,7 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.framer.setFirstByteTable(FIRST_BYTE[version])
     this.state = 'authenticating'
     this.held = []
-    clearTimeout(this.timer)
+    this.ctx.clock.clearTimeout(this.timer)
     this.socket.pause()
   }
 
@@ -256,15 +266,13 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.audioTemplate = new PublishTemplate(setup.ns.downAudio, this.version === 5)
     this.upAudioPrefix = PublishTemplate.variableHeader(setup.ns.upAudio, this.version === 5)
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    const now = performance.now()
-    this.audioRate = new TokenBucket(AUDIO_FRAMES_PER_SECOND, AUDIO_FRAME_BURST, now)
-    this.controlRate = new TokenBucket(CONTROL_MESSAGES_PER_SECOND, CONTROL_MESSAGE_BURST, now)
+    this.input = new TerminalInput(this.ctx.input, performance.now())
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
     for (const packet of this.outbound.resume(this.encodeEvent)) this.sendBytes(packet)
     // The hub sends `session` (and replaces an older session of this client) inside open().
-    this.session = this.ctx.host.terminals.open(identity, this)
+    this.session = this.ctx.hub.open(identity, this)
     this.armKeepalive()
     const held = this.held ?? []
     this.held = null
@@ -370,8 +378,6 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */
   sendEvent(event: ServerEvent): void {
-    if (event.type === 'session') this.room = event.room
-    else if (event.type === 'room.changed') this.room = event.to
     if (this.state !== 'open') return
     const subscribed = this.subscriptions.eventsQos
     if (subscribed < 0) return
@@ -418,19 +424,10 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.finish('administrative')
   }
 
-  /** Data plane, uplink: one frame from up/audio (size-checked, rate-limited) into the room. */
+  /** Data plane, uplink: one frame from up/audio into the room (core/terminalInput.ts checks it). */
   uplinkAudio(payload: Buffer, now: number): void {
-    const problem = uplinkProblem(payload.length)
-    if (problem !== null) {
-      return this.fail(
-        problem === 'too-large'
-          ? new FrameTooLarge({ message: `audio frame of ${payload.length} bytes exceeds ${MAX_UPLINK_BYTES}` })
-          : new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }),
-      )
-    }
-    // Over the rate the frame is dropped, not forwarded.
-    if (this.audioRate.take(now)) this.session!.pushAudio(payload)
-    else this.ctx.counters.audioRate.count++
+    const error = this.input!.audio(this.session, payload, now)
+    if (error !== null) this.fail(error)
   }
 
   // ---- endings ----------------------------------------------------------------------------------
@@ -463,17 +460,20 @@ export class MqttConnection implements TerminalLink, Flushable {
     this.state = 'closing'
     this.upAudioPrefix = null
     this.framer.stop()
-    clearTimeout(this.timer)
+    this.ctx.clock.clearTimeout(this.timer)
     this.held = null
     if (!this.socket.destroyed) {
       this.flush()
       this.socket.destroySoon()
+      // Real time, not the engine's clock: it bounds real I/O (the socket's last flush).
       setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
     }
     if (!wasOpen) return
     if (this.ctx.live.get(this.key) === this) this.ctx.live.delete(this.key)
+    // The will goes to the room the terminal was in: asked of the session before it ends.
+    const room = this.session?.room ?? null
     this.session?.end()
-    const { will, room, identity } = this
+    const { will, identity } = this
     if (ending === 'ungraceful' && will !== null && room !== null && identity !== null) {
       this.ctx.wills.publish(
         this.key,
@@ -492,20 +492,29 @@ export class MqttConnection implements TerminalLink, Flushable {
 
   // ---- keepalive --------------------------------------------------------------------------------
 
+  /** From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so far). */
   private armKeepalive(): void {
     if (this.keepaliveMs === 0) return
-    this.timer = setTimeout(this.checkKeepalive, this.keepaliveMs * 1.5)
+    this.lastSeen = this.lastHeard
+    this.silentChecks = 0
+    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 
-  /** Lazy check: the timer is re-armed for the remaining time rather than reset per packet. */
+  /**
+   * Keepalive on the engine's clock, without a clock read or a timer reset per packet: every half
+   * period it looks whether `lastHeard` moved (any packet stamps it). Three silent looks in a row
+   * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
+   * after the last packet [MQTT-3.1.2-24], never earlier.
+   */
   private readonly checkKeepalive = (): void => {
     if (this.state !== 'open') return
-    const limit = this.keepaliveMs * 1.5
-    const idle = performance.now() - this.lastHeard
-    if (idle >= limit) {
-      this.fail(new KeepAliveTimeout({ message: `nothing received for ${Math.round(idle)} ms (keepalive ${this.keepaliveMs / 1000} s)` }))
+    if (this.lastHeard !== this.lastSeen) {
+      this.lastSeen = this.lastHeard
+      this.silentChecks = 0
+    } else if (++this.silentChecks === 3) {
+      this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
       return
     }
-    this.timer = setTimeout(this.checkKeepalive, limit - idle)
+    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 }

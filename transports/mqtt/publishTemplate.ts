@@ -5,21 +5,10 @@
  * the payload is never re-encoded and nothing is allocated per frame.
  */
 
+import { varintSize, writeVarint } from './varint.js'
+
 /** First byte of a PUBLISH at QoS 0 without DUP or RETAIN. */
 export const PUBLISH_QOS0 = 0x30
-
-export const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4)
-
-/** Write an MQTT variable byte integer; returns the position after it. */
-export const writeVarint = (dst: Uint8Array, pos: number, n: number): number => {
-  do {
-    let byte = n % 128
-    n = Math.floor(n / 128)
-    if (n > 0) byte |= 0x80
-    dst[pos++] = byte
-  } while (n > 0)
-  return pos
-}
 
 export class PublishTemplate {
   /** Topic length, topic and (MQTT 5) an empty property list: the variable header of every frame. */

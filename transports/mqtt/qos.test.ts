@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerEvent } from '../../core/events.js'
+import { ManualClock } from '../../core/clock.js'
+import { mqttTransport } from './index.js'
 import { connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 beforeAll(async () => {
   t = await startMqttEngine({ maxInflight: 2, maxQueuedEvents: 50 })
-  for (const id of ['q', 'k', 'k5', 'peer']) t.seed.addClient(id, 'lobby')
+  t.seed.addClient('q', 'lobby')
   // Alone in their rooms: no other member's join or leave takes a slot of their inflight window.
   for (const id of ['r', 's', 'q2']) t.seed.addClient(id, `solo-${id}`)
 })
@@ -118,32 +120,55 @@ describe('QoS', () => {
   })
 })
 
-describe('keepalive', () => {
-  it('MQTT 3.1.1: silence for 1.5 x keepalive closes the connection', async () => {
-    const raw = await RawClient.open(t.port, 4)
-    await raw.connect('k', await t.token('k'), { keepalive: 1 })
+describe('keepalive, on the engine clock', () => {
+  // An engine of its own whose clock moves only when a test says so: no test waits in real time.
+  let k: Awaited<ReturnType<typeof startMqttEngine>>
+  let clock: ManualClock
+  beforeAll(async () => {
+    clock = new ManualClock(Date.now())
+    k = await startMqttEngine({}, [mqttTransport], { clock })
+    for (const id of ['k', 'k5', 'alive']) k.seed.addClient(id, 'lobby')
+  })
+  afterAll(() => k.stop())
+  const online = (clientId: string) => k.engine.host.presence.isOnline(k.seed.workspaceId, clientId)
+
+  it('MQTT 3.1.1: silence for 1.5 x keepalive closes the connection, not a moment before', async () => {
+    const raw = await RawClient.open(k.port, 4)
+    await raw.connect('k', await k.token('k'), { keepalive: 1 })
+    clock.advance(1499)
+    expect(online('k')).toBe(true)
+    clock.advance(1)
+    expect(online('k')).toBe(false)
     await raw.closed
     expect(raw.packets.items.some((p) => p.cmd === 'disconnect')).toBe(false)
   })
 
   it('MQTT 5: silence for 1.5 x keepalive sends DISCONNECT 0x8D, then closes', async () => {
-    const raw = await RawClient.open(t.port, 5)
-    await raw.connect('k5', await t.token('k5'), { keepalive: 1 })
+    const raw = await RawClient.open(k.port, 5)
+    await raw.connect('k5', await k.token('k5'), { keepalive: 1 })
+    clock.advance(1499)
+    expect(online('k5')).toBe(true)
+    clock.advance(1)
     expect(await raw.next('disconnect')).toMatchObject({ reasonCode: 0x8d })
     await raw.closed
   })
 
-  it('PINGREQ keeps a connection alive and is answered', async () => {
-    const device = await connectDevice(t.port, 'peer', { password: await t.token('peer'), keepalive: 1 })
-    // mqtt.js pings every second: several keepalive periods pass without a close.
-    let pings = 0
-    await new Promise<void>((resolve) =>
-      device.client.on('packetreceive', (p) => {
-        if (p.cmd === 'pingresp' && ++pings === 2) resolve()
-      }),
-    )
-    expect(device.client.connected).toBe(true)
-    await device.end()
+  it('PINGREQ keeps a connection alive and is answered; silence after it still closes it', async () => {
+    const raw = await RawClient.open(k.port, 4)
+    await raw.connect('alive', await k.token('alive'), { keepalive: 1 })
+    // Four keepalive periods with a ping in each: the connection stays.
+    for (let i = 1; i <= 8; i++) {
+      clock.advance(500)
+      raw.send({ cmd: 'pingreq' })
+      await raw.packets.next((p) => p.cmd === 'pingresp' && raw.packets.items.filter((q) => q.cmd === 'pingresp').length === i)
+    }
+    expect(online('alive')).toBe(true)
+    // Then nothing: closed within 1.5 to 2 x keepalive of the last ping, never sooner.
+    clock.advance(1499)
+    expect(online('alive')).toBe(true)
+    clock.advance(501)
+    expect(online('alive')).toBe(false)
+    await raw.closed
   })
 })
 

@@ -1,9 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
+import { mqttTransport } from './index.js'
 import { connectDevice, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
+// The engine's clock, on a whole second as token times are: expiry moves only when a test says so.
+let clock: ManualClock
 beforeEach(async () => {
-  t = await startMqttEngine()
+  clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000)
+  t = await startMqttEngine({}, [mqttTransport], { clock })
   for (const id of ['dev', 'tok', 'del', 'bystander']) t.seed.addClient(id, 'lobby')
 })
 afterEach(() => t.stop())
@@ -73,6 +78,10 @@ describe('live sessions closed by the server', () => {
   it('an expiring token closes the session when it expires, with DISCONNECT 0x87 (0x86 exists in CONNACK only)', async () => {
     const device = await connectDevice(t.port, 'tok', { password: await t.token('tok', 1), protocolVersion: 5 })
     await device.event('session')
+    clock.advance(999)
+    expect(t.engine.host.presence.isOnline(t.seed.workspaceId, 'tok')).toBe(true)
+    clock.advance(1)
+    expect(t.engine.host.presence.isOnline(t.seed.workspaceId, 'tok')).toBe(false)
     expect(await device.event('session.closing')).toMatchObject({ code: 'token_expired' })
     expect(await device.disconnects.next()).toMatchObject({ reasonCode: 0x87, properties: { reasonString: 'credential expired' } })
     await device.closed

@@ -4,6 +4,7 @@
  * taken back by the next CONNECT of the same client with Clean Session = 0 / Clean Start = 0.
  * A restart forgets them (the `session` event on every connect restates the room anyway).
  */
+import type { ClockShape, Timer } from '../../core/index.js'
 import type { OutboundEvents } from './outboundEvents.js'
 
 export interface StoredSession {
@@ -14,22 +15,19 @@ export interface StoredSession {
 
 interface Entry {
   readonly session: StoredSession
-  readonly timer: NodeJS.Timeout | undefined
+  readonly timer: Timer
 }
-
-const TIMER_MAX_MS = 2 ** 31 - 1
 
 export class SessionStore {
   private readonly entries = new Map<string, Entry>()
+
+  constructor(private readonly clock: ClockShape) {}
 
   /** Keep `session` under `key` for `expirySeconds` (0 keeps nothing). */
   keep(key: string, session: StoredSession, expirySeconds: number): void {
     this.drop(key)
     if (expirySeconds <= 0) return
-    const ms = expirySeconds * 1000
-    // Beyond what a timer can hold the session simply lives until the process ends.
-    const timer = ms <= TIMER_MAX_MS ? setTimeout(() => this.entries.delete(key), ms) : undefined
-    timer?.unref()
+    const timer = this.clock.setTimeout(() => this.entries.delete(key), expirySeconds * 1000)
     this.entries.set(key, { session, timer })
   }
 
@@ -37,7 +35,7 @@ export class SessionStore {
   take(key: string): StoredSession | undefined {
     const entry = this.entries.get(key)
     if (!entry) return undefined
-    clearTimeout(entry.timer)
+    this.clock.clearTimeout(entry.timer)
     this.entries.delete(key)
     return entry.session
   }
@@ -51,7 +49,7 @@ export class SessionStore {
   }
 
   clear(): void {
-    for (const entry of this.entries.values()) clearTimeout(entry.timer)
+    for (const entry of this.entries.values()) this.clock.clearTimeout(entry.timer)
     this.entries.clear()
   }
 }

@@ -5,40 +5,66 @@
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
-import { Counter, Gauge } from 'prom-client'
-import { audioDrops } from '../../core/dataplane/drops.js'
-import { ServerShuttingDown, wireCodesOf, type HarkError } from '../../core/errors.js'
-import type { EngineHost } from '../../core/host.js'
-import { ListenError, type Transport } from '../../core/transport.js'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import {
+  audioDrops,
+  inject,
+  injectable,
+  ListenError,
+  ServerShuttingDown,
+  tokens,
+  wireCodesOf,
+  WriteBatch,
+  type ClockShape,
+  type HarkError,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type TerminalHub,
+  type TlsMaterial,
+  type Transport,
+} from '../../core/index.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
+import { mqttSettings, type MqttSettings } from './settings.js'
 import { WillDelivery } from './will.js'
-import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 /** TCP keepalive probes catch dead peers of clients that asked for MQTT keepalive 0. */
 const TCP_KEEPALIVE_MS = 60_000
 
+@injectable()
 export class MqttTransport implements Transport {
   private readonly servers: Server[] = []
   private readonly connections = new Set<MqttConnection>()
   private readonly ctx: ConnectionContext
   private readonly counters: MqttCounters
 
-  constructor(private readonly host: EngineHost) {
+  constructor(
+    @inject(tokens.settings) private readonly settings: Settings,
+    @inject(mqttSettings.token) private readonly mqtt: MqttSettings,
+    @inject(tokens.terminals) hub: TerminalHub,
+    @inject(tokens.security) security: SecurityShape,
+    @inject(tokens.tls) private readonly tls: TlsMaterial,
+    @inject(tokens.listeners) private readonly listeners: Listeners,
+    @inject(tokens.clock) clock: ClockShape,
+    @inject(tokens.log) log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
+  ) {
     const refused = new Counter({
       name: 'hark_mqtt_connects_refused_total',
       help: 'MQTT CONNECTs refused, by error code',
       labelNames: ['code'],
-      registers: [host.metrics],
+      registers: [metrics],
     })
     const protocolErrors = new Counter({
       name: 'hark_mqtt_protocol_errors_total',
       help: 'MQTT connections closed for breaking the protocol, by error code',
       labelNames: ['code'],
-      registers: [host.metrics],
+      registers: [metrics],
     })
     const connections = this.connections
-    const drops = audioDrops(host.metrics)
+    const drops = audioDrops(metrics)
     const counters: MqttCounters = (this.counters = {
       audioBackpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
       audioRate: drops.cell(TRANSPORT_NAME, 'rate'),
@@ -47,7 +73,7 @@ export class MqttTransport implements Transport {
     new Gauge({
       name: 'hark_mqtt_connections',
       help: 'Open MQTT network connections (authenticated or not)',
-      registers: [host.metrics],
+      registers: [metrics],
       collect() {
         this.set(connections.size)
       },
@@ -55,19 +81,22 @@ export class MqttTransport implements Transport {
     new Counter({
       name: 'hark_mqtt_events_dropped_total',
       help: 'Events not sent because they exceeded the MQTT 5 client\'s Maximum Packet Size',
-      registers: [host.metrics],
+      registers: [metrics],
       collect() {
         this.reset()
         this.inc(counters.eventsDropped)
       },
     })
     this.ctx = {
-      host,
-      settings: host.settings.mqtt,
-      log: host.log.child({ transport: 'mqtt' }),
+      hub,
+      clock,
+      authenticate: (credential) => security.authenticateTerminal(credential),
+      settings: mqtt,
+      input: { clock, rateDrops: counters.audioRate },
+      log: log.child({ transport: 'mqtt' }),
       scheduler: new WriteBatch(),
-      sessions: new SessionStore(),
-      wills: new WillDelivery(host.terminals),
+      sessions: new SessionStore(clock),
+      wills: new WillDelivery(hub, clock),
       live: new Map(),
       counters,
       onRefused: (e: HarkError) => refused.inc({ code: wireCodesOf(e).code }),
@@ -83,11 +112,11 @@ export class MqttTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const { host: bindHost, mqtt } = this.host.settings
+    const { settings: { host: bindHost }, mqtt } = this
     const plain = createServer({ noDelay: true }, this.accept)
     await this.listen(plain, bindHost, mqtt.port, 'mqtt', 'mqtt.port')
     if (mqtt.tlsPort !== null) {
-      const secure = createTlsServer({ cert: this.host.tls.cert, key: this.host.tls.key }, this.accept)
+      const secure = createTlsServer({ cert: this.tls.cert, key: this.tls.key }, this.accept)
       // A failed handshake only ends that socket.
       secure.on('tlsClientError', (_error, socket) => socket.destroy())
       await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls', 'mqtt.tlsPort')
@@ -102,7 +131,7 @@ export class MqttTransport implements Transport {
         server.off('error', failed)
         this.servers.push(server)
         const address = server.address()
-        this.host.listening(name, typeof address === 'object' && address ? address.port : port)
+        this.listeners.listening(name, typeof address === 'object' && address ? address.port : port)
         resolve()
       })
     })

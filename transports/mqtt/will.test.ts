@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
 import { RecordingLink } from '../../core/test/helpers.js'
+import { mqttTransport } from './index.js'
 import { connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 let room: RecordingLink
+// Will delays run on the engine's clock: they pass only when a test advances it.
+const clock = new ManualClock(Date.now())
 beforeAll(async () => {
-  t = await startMqttEngine()
+  t = await startMqttEngine({}, [mqttTransport], { clock })
   for (const id of ['w', 'x', 'y', 'listener']) t.seed.addClient(id, 'lobby')
   room = new RecordingLink('test')
   t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('listener') }), room)
@@ -58,24 +62,30 @@ describe('will', () => {
 
   it('MQTT 5: the Will Delay Interval holds the will back, and a reconnect within it cancels it', async () => {
     const before = wills().length
-    // x: 1 s delay, reconnects at once (cancelled). y: 2 s delay, never returns (delivered).
+    // x: 60 s delay, reconnects at once (cancelled). y: 120 s delay, never returns (delivered).
+    // Minutes of the engine's clock: far longer than the test runs in real time.
     const x = await RawClient.open(t.port, 5)
     await x.connect('x', await t.token('x'), {
       clean: false,
-      properties: { sessionExpiryInterval: 60 },
-      will: { topic: 'hark/x/will', payload: Buffer.from('x gone'), qos: 0, retain: false, properties: { willDelayInterval: 1 } },
+      properties: { sessionExpiryInterval: 600 },
+      will: { topic: 'hark/x/will', payload: Buffer.from('x gone'), qos: 0, retain: false, properties: { willDelayInterval: 60 } },
     })
     const y = await RawClient.open(t.port, 5)
     await y.connect('y', await t.token('y'), {
       clean: false,
-      properties: { sessionExpiryInterval: 60 },
-      will: { topic: 'hark/y/will', payload: Buffer.from('y gone'), qos: 0, retain: false, properties: { willDelayInterval: 2 } },
+      properties: { sessionExpiryInterval: 600 },
+      will: { topic: 'hark/y/will', payload: Buffer.from('y gone'), qos: 0, retain: false, properties: { willDelayInterval: 120 } },
     })
     x.destroy()
     y.destroy()
     await room.event('participant.left', (e) => e.participant.id === 'x')
+    await room.event('participant.left', (e) => e.participant.id === 'y')
     const back = await RawClient.open(t.port, 5)
     await back.connect('x', await t.token('x'), { clean: false, properties: { sessionExpiryInterval: 60 } })
+    clock.advance(119_999)
+    await settle()
+    expect(wills()).toHaveLength(before)
+    clock.advance(1)
     const will = await room.event('participant.will', (e) => e.participantId === 'y')
     expect(will).toMatchObject({ payload: 'y gone' })
     expect(wills().slice(before).map((e) => (e.type === 'participant.will' ? e.participantId : ''))).toEqual(['y'])

@@ -7,8 +7,7 @@
  * purpose (revocation, deletion, a newer session, shutdown) publish no will.
  */
 import { isUtf8 } from 'node:buffer'
-import type { ServerEvent } from '../../core/events.js'
-import type { TerminalHub } from '../../core/terminals.js'
+import type { ClockShape, ServerEvent, TerminalHub, Timer } from '../../core/index.js'
 
 export interface WillMessage {
   readonly topic: string
@@ -23,8 +22,6 @@ export interface WillTarget {
   readonly room: string
 }
 
-const TIMER_MAX_MS = 2 ** 31 - 1
-
 export const willEvent = (target: WillTarget, will: WillMessage): ServerEvent => {
   const text = isUtf8(will.payload)
   return {
@@ -38,9 +35,12 @@ export const willEvent = (target: WillTarget, will: WillMessage): ServerEvent =>
 }
 
 export class WillDelivery {
-  private readonly delayed = new Map<string, NodeJS.Timeout>()
+  private readonly delayed = new Map<string, Timer>()
 
-  constructor(private readonly hub: TerminalHub) {}
+  constructor(
+    private readonly hub: TerminalHub,
+    private readonly clock: ClockShape,
+  ) {}
 
   /** Deliver now, or after the will delay (cancelled by `cancel(key)` when the client returns). */
   publish(key: string, target: WillTarget, will: WillMessage): void {
@@ -50,21 +50,19 @@ export class WillDelivery {
       this.hub.broadcast(target.workspaceId, target.room, willEvent(target, will))
     }
     if (will.delaySeconds <= 0) return deliver()
-    const timer = setTimeout(deliver, Math.min(will.delaySeconds * 1000, TIMER_MAX_MS))
-    timer.unref()
-    this.delayed.set(key, timer)
+    this.delayed.set(key, this.clock.setTimeout(deliver, will.delaySeconds * 1000))
   }
 
   /** The client connected again: its pending will is void. */
   cancel(key: string): void {
     const timer = this.delayed.get(key)
     if (timer === undefined) return
-    clearTimeout(timer)
+    this.clock.clearTimeout(timer)
     this.delayed.delete(key)
   }
 
   clear(): void {
-    for (const timer of this.delayed.values()) clearTimeout(timer)
+    for (const timer of this.delayed.values()) this.clock.clearTimeout(timer)
     this.delayed.clear()
   }
 }

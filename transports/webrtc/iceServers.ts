@@ -6,7 +6,8 @@
  * candidates are host candidates (or the announced address).
  */
 import { createHmac } from 'node:crypto'
-import { ConfigError, type Settings } from '../../core/config.js'
+import { ConfigError } from '../../core/index.js'
+import type { WebRtcSettings } from './settings.js'
 
 /** How long a generated TURN credential stays valid. */
 export const TURN_CREDENTIAL_TTL_SECONDS = 86_400
@@ -22,8 +23,8 @@ export type IceServerSource = (workspaceId: string, clientId: string, nowMs: num
 const SCHEME = /^(stun|stuns|turn|turns):[^\s,;<>"]+$/
 
 /** Validate the settings once (at start) and return how to build a client's list. */
-export const iceServerSource = (settings: Settings): IceServerSource => {
-  const { iceServerUrls, turnUsername, turnCredential, turnSecret } = settings.webrtc
+export const iceServerSource = (webrtc: WebRtcSettings): IceServerSource => {
+  const { iceServerUrls, turnUsername, turnCredential, turnSecret } = webrtc
   const urls = (iceServerUrls ?? '')
     .split(',')
     .map((s) => s.trim())

@@ -5,6 +5,7 @@
  * where they were.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '../../core/clock.js'
 import { startWebRtcEngine, type WebRtcEngine } from './test/engine.js'
 import { gatheredOffer, loopbackPeer, postOffer, WeriftTerminal } from './test/weriftTerminal.js'
 import { WsTerminal } from './test/wsTerminal.js'
@@ -20,8 +21,8 @@ afterEach(async () => {
   t = null
 })
 
-const start = async (config: Parameters<typeof startWebRtcEngine>[0] = {}) => {
-  t = await startWebRtcEngine(config)
+const start = async (config: Parameters<typeof startWebRtcEngine>[0] = {}, options: Parameters<typeof startWebRtcEngine>[2] = {}) => {
+  t = await startWebRtcEngine(config, undefined, options)
   return t
 }
 const webrtc = async (engine: WebRtcEngine, clientId: string, token?: string) => {
@@ -166,8 +167,9 @@ describe('webrtc lifecycle', () => {
     expect(e.transport().peerCount).toBe(0)
   })
 
-  it('closes an answered peer that never connects after webrtc.connectTimeoutMs, with no session', async () => {
-    const e = await start({ webrtc: { connectTimeoutMs: 300 } })
+  it('closes an answered peer that never connects after webrtc.connectTimeoutMs on the engine clock, with no session', async () => {
+    const clock = new ManualClock(Date.now())
+    const e = await start({ webrtc: { connectTimeoutMs: 60_000 } }, { clock })
     e.seed.addClient('peer', 'lobby')
     const baseline = handles()
     // A client that posts its offer and never applies the answer: ICE never completes.
@@ -179,6 +181,9 @@ describe('webrtc lifecycle', () => {
     expect(e.transport().peerCount).toBe(1)
     const peer = e.transport().peer(String(res.headers.location).split('/').pop()!)!
     expect(peer.state).toBe('connecting')
+    clock.advance(59_999)
+    expect(peer.state).toBe('connecting')
+    clock.advance(1)
     await peer.closed
     expect(e.transport().peerCount).toBe(0)
     expect(e.engine.host.terminals.session(e.seed.workspaceId, 'peer')).toBeUndefined()

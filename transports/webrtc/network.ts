@@ -6,7 +6,8 @@
  */
 import { isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
-import { ConfigError, type Settings } from '../../core/config.js'
+import { ConfigError } from '../../core/index.js'
+import type { WebRtcSettings } from './settings.js'
 
 export interface PeerNetwork {
   /** Host candidate addresses, in order. */
@@ -33,15 +34,14 @@ const interfaceAddresses = (): string[] =>
     .map((e) => e.address)
 
 /** Host candidate addresses: the setting, else `host` when it is one address, else every interface. */
-const hostAddressesOf = (settings: Settings): string[] => {
-  const configured = list(settings.webrtc.hostAddresses)
+const hostAddressesOf = (host: string, webrtc: WebRtcSettings): string[] => {
+  const configured = list(webrtc.hostAddresses)
   if (configured.length > 0) {
     for (const address of configured) {
       if (isIP(address) === 0) throw new ConfigError('webrtc.hostAddresses', 'settings', `"${address}" is not an IP address`)
     }
     return [...new Set(configured)]
   }
-  const host = settings.host
   if (WILDCARDS.has(host)) {
     const found = interfaceAddresses()
     return found.length > 0 ? found : ['127.0.0.1']
@@ -51,9 +51,9 @@ const hostAddressesOf = (settings: Settings): string[] => {
   throw new ConfigError('webrtc.hostAddresses', 'settings', `host "${host}" is a name, not an address: set webrtc.hostAddresses`)
 }
 
-export const peerNetwork = (settings: Settings): PeerNetwork => {
-  const { announcedAddress, portMin, portMax } = settings.webrtc
-  const hostAddresses = hostAddressesOf(settings)
+export const peerNetwork = (host: string, webrtc: WebRtcSettings): PeerNetwork => {
+  const { announcedAddress, portMin, portMax } = webrtc
+  const hostAddresses = hostAddressesOf(host, webrtc)
   if (announcedAddress !== null && isIP(announcedAddress) === 0) {
     throw new ConfigError('webrtc.announcedAddress', 'settings', `"${announcedAddress}" is not an IP address`)
   }

@@ -25,29 +25,32 @@ import {
   type RTCPeerConnection,
   type RTCRtpSender,
 } from 'werift'
-import { answerClientMessage, parseClientMessage } from '../../core/clientMessages.js'
-import type { ClockShape } from '../../core/clock.js'
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { DOWNLINK_HEADER_BYTES, MAX_OPUS_BYTES, MAX_UPLINK_BYTES } from '../../core/dataplane/frame.js'
 import {
   CapacityExceeded,
-  FrameTooLarge,
+  DOWNLINK_HEADER_BYTES,
   Internal,
   isHarkError,
   ProtocolError,
   publicMessage,
-  RateLimited,
+  randomBase62,
   ReceiverTooSlow,
+  TerminalInput,
+  type TerminalInputOptions,
   ValidationFailed,
   wireCodesOf,
+  type ClientMessage,
+  type ClockShape,
+  type Timer,
+  type DropCell,
   type HarkError,
-} from '../../core/errors.js'
-import type { ServerEvent } from '../../core/events.js'
-import { randomBase62 } from '../../core/ids.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { TerminalHub, TerminalLink, TerminalSession } from '../../core/terminals.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
+  type InputLimits,
+  type Logger,
+  type ServerEvent,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TerminalLink,
+  type TerminalSession,
+} from '../../core/index.js'
 import { finishAnswer } from './offer.js'
 import { opusPacketSamples48k } from './opusPacket.js'
 import { OutboundClock } from './outboundClock.js'
@@ -74,18 +77,21 @@ export const MAX_EVENT_BACKLOG_BYTES = 1024 * 1024
 const LEVEL_PAYLOADS: readonly Buffer[] = Array.from({ length: 256 }, (_, i) => Buffer.of(i))
 const ignore = (): void => {}
 
-export interface PeerLimits {
-  readonly audioFramesPerSecond: number
-  readonly audioFrameBurst: number
-  readonly controlMessagesPerSecond: number
-  readonly controlMessageBurst: number
-}
+export type PeerLimits = InputLimits
+
+/** One audio track carries one stream: per-source frames have nowhere to go. */
+export const mixedOnly = (message: ClientMessage): HarkError | null =>
+  message.type === 'audio.mode' && message.audioMode !== 'mixed'
+    ? new ValidationFailed({ field: 'audioMode', message: 'a WebRTC peer receives the mixed stream only ("audioMode" must be "mixed")' })
+    : null
 
 export interface PeerContext {
   readonly hub: TerminalHub
   readonly clock: ClockShape
   readonly log: Logger
   readonly limits: PeerLimits
+  /** What every peer's TerminalInput shares: `limits`, the clock, the rate drop cell, mixed-only audio. */
+  readonly input: TerminalInputOptions
   readonly connectTimeoutMs: number
   readonly announcedAddress: string | null
   readonly drops: { readonly rate: DropCell; readonly closed: DropCell }
@@ -109,10 +115,10 @@ export class WebRtcPeer implements TerminalLink {
   private sender: RTCRtpSender | null = null
   private levelExtensionId = 0
   private readonly outbound = new OutboundClock()
-  private readonly uplink = new Uint8Array(MAX_UPLINK_BYTES)
-  private readonly audioRate: TokenBucket
-  private readonly controlRate: TokenBucket
-  private connectTimer: NodeJS.Timeout | undefined
+  private readonly input: TerminalInput
+  /** webrtc.connectTimeoutMs, on the engine's clock. */
+  private connectTimer: Timer | undefined
+  /** Real time: it bounds real I/O (the data channel's last flush), as the gathering and channel-close waits do. */
   private graceTimer: NodeJS.Timeout | undefined
   private failing = false
   private stopGathering: (() => void) | null = null
@@ -123,9 +129,7 @@ export class WebRtcPeer implements TerminalLink {
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
   ) {
-    const now = performance.now()
-    this.audioRate = new TokenBucket(ctx.limits.audioFramesPerSecond, ctx.limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(ctx.limits.controlMessagesPerSecond, ctx.limits.controlMessageBurst, now)
+    this.input = new TerminalInput(ctx.input, performance.now())
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
   }
 
@@ -176,7 +180,7 @@ export class WebRtcPeer implements TerminalLink {
   answered(): void {
     if (this.state !== 'answering') return
     this.state = 'connecting'
-    this.connectTimer = setTimeout(() => {
+    this.connectTimer = this.ctx.clock.setTimeout(() => {
       if (this.state !== 'connecting') return
       this.ctx.log.debug({ peerId: this.peerId, clientId: this.clientId }, 'webrtc peer did not connect in time')
       void this.teardown()
@@ -219,7 +223,7 @@ export class WebRtcPeer implements TerminalLink {
 
   private async opened(): Promise<void> {
     if (this.state !== 'connecting') return
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     let identity: TerminalIdentity
     try {
       identity = await this.ctx.reauthenticate(this.token)
@@ -250,29 +254,8 @@ export class WebRtcPeer implements TerminalLink {
       this.fail(new ProtocolError({ message: 'binary data channel messages are not part of the protocol (audio travels as RTP)' }))
       return
     }
-    if (!this.controlRate.take(performance.now())) {
-      const rate = this.ctx.limits.controlMessagesPerSecond
-      this.fail(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
-      return
-    }
-    const result = parseClientMessage(data, Buffer.byteLength(data))
-    if (!result.ok) {
-      if (result.fatal) this.fail(result.error)
-      else this.sendEvent(result.event)
-      return
-    }
-    const message = result.message
-    if (message.type === 'audio.mode' && message.audioMode !== 'mixed') {
-      // One audio track carries one stream: per-source frames have nowhere to go.
-      this.sendEvent({
-        type: 'error',
-        code: wireCodesOf(new ValidationFailed({ field: 'audioMode', message: '' })).code,
-        message: 'a WebRTC peer receives the mixed stream only ("audioMode" must be "mixed")',
-        id: message.id,
-      })
-      return
-    }
-    answerClientMessage(message, session, (event) => this.sendEvent(event), this.ctx.clock.now())
+    const refusal = this.input.control(session, data, this)
+    if (refusal?.fatal) this.fail(refusal.error)
   }
 
   // ---- Media ----
@@ -281,25 +264,12 @@ export class WebRtcPeer implements TerminalLink {
   private readonly onRtp = (rtp: RtpPacket, extensions?: Extensions): void => {
     const session = this.session
     if (session === null || this.state !== 'open') return
-    const payload = rtp.payload
-    const n = payload.length
-    // Padding-only packets carry no audio.
-    if (n === 0) return
-    if (n > MAX_OPUS_BYTES) {
-      this.fail(new FrameTooLarge({ message: `Opus packet of ${n} bytes exceeds ${MAX_OPUS_BYTES}` }))
-      return
-    }
-    if (!this.audioRate.take(performance.now())) {
-      this.ctx.drops.rate.count++
-      return
-    }
     const level = extensions?.[AUDIO_LEVEL_URI] as { v: boolean; level: number } | undefined
-    const frame = this.uplink
-    frame[0] =
+    const levelByte =
       level === undefined ? UNMEASURED_LEVEL_BYTE : ((level.v && level.level <= VOICED_MAX_DBOV ? 0x80 : 0) | (level.level & 0x7f))
-    frame.set(payload, 1)
-    // The router copies the frame before returning, so the scratch buffer is reused.
-    session.pushAudio(frame.subarray(0, n + 1))
+    // Padding-only packets carry no audio; the frame is copied by the router before this returns.
+    const error = this.input.audioFromOpus(session, levelByte, rtp.payload, performance.now())
+    if (error !== null) this.fail(error)
   }
 
   // ---- TerminalLink (what the hub calls) ----
@@ -345,7 +315,7 @@ export class WebRtcPeer implements TerminalLink {
     if (this.state === 'closing' || this.state === 'closed') return
     const wasOpen = this.state === 'open' || this.state === 'connecting'
     this.state = 'closing'
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     this.ctx.log.debug({ peerId: this.peerId, clientId: this.clientId, code: wireCodesOf(reason).code }, 'closing webrtc peer')
     const channel = this.channel
     if (announce && wasOpen) this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
@@ -409,7 +379,7 @@ export class WebRtcPeer implements TerminalLink {
   async teardown(): Promise<void> {
     if (this.state === 'closed') return this.closed
     this.state = 'closed'
-    clearTimeout(this.connectTimer)
+    this.ctx.clock.clearTimeout(this.connectTimer)
     clearTimeout(this.graceTimer)
     this.stopGathering?.()
     this.session?.end()

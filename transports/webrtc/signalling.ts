@@ -12,23 +12,21 @@
  */
 import {
   errorResponse,
-  jsonResponse,
-  type GatewayRequest,
-  type GatewayResponse,
-  type GatewayRoute,
-} from '../../core/gatewayRoutes.js'
-import {
   isHarkError,
+  jsonResponse,
   MalformedJson,
   NotFound,
+  parseBearer,
   ServerShuttingDown,
   TokenInvalid,
   UnsupportedMediaType,
   ValidationFailed,
   wireCodesOf,
-} from '../../core/errors.js'
-import { parseBearer } from '../../core/security/bearer.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
+  type GatewayRequest,
+  type GatewayResponse,
+  type GatewayRoute,
+  type TerminalIdentity,
+} from '../../core/index.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
 

@@ -6,31 +6,35 @@
  * when the engine stops. Nothing here runs per audio frame.
  */
 import { RTCPeerConnection, RTCRtpCodecParameters, useAudioLevelIndication } from 'werift'
-import { Counter, Gauge } from 'prom-client'
-import { audioDrops } from '../../core/dataplane/drops.js'
-import { CapacityExceeded, isHarkError, ServerShuttingDown, wireCodesOf } from '../../core/errors.js'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import {
-  AUDIO_FRAME_BURST,
-  AUDIO_FRAMES_PER_SECOND,
-  CONTROL_MESSAGE_BURST,
-  CONTROL_MESSAGES_PER_SECOND,
-} from '../../core/events.js'
-import type { EngineHost } from '../../core/host.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import type { Transport } from '../../core/transport.js'
+  audioDrops,
+  CapacityExceeded,
+  inject,
+  injectable,
+  isHarkError,
+  PROTOCOL_LIMITS,
+  ServerShuttingDown,
+  tokens,
+  wireCodesOf,
+  type ClockShape,
+  type GatewayRoutes,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type TerminalHub,
+  type TerminalIdentity,
+  type Transport,
+} from '../../core/index.js'
 import { iceServerSource, type IceServerSource } from './iceServers.js'
 import { peerNetwork, type PeerNetwork } from './network.js'
-import { TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
+import { mixedOnly, TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
 import { PortCursor } from './portCursor.js'
+import { webrtcSettings, type WebRtcSettings } from './settings.js'
 import { signallingRoutes } from './signalling.js'
 
 /** Per-peer limits: the protocol's rates, as on every transport (spec/terminal-protocol.md, Limits). */
-export const DEFAULT_PEER_LIMITS: PeerLimits = {
-  audioFramesPerSecond: AUDIO_FRAMES_PER_SECOND,
-  audioFrameBurst: AUDIO_FRAME_BURST,
-  controlMessagesPerSecond: CONTROL_MESSAGES_PER_SECOND,
-  controlMessageBurst: CONTROL_MESSAGE_BURST,
-}
+export const DEFAULT_PEER_LIMITS: PeerLimits = PROTOCOL_LIMITS
 
 /** The werift configuration of one peer connection. */
 const peerConfiguration = (network: PeerNetwork, portRange: [number, number] | undefined) => ({
@@ -49,6 +53,7 @@ const peerConfiguration = (network: PeerNetwork, portRange: [number, number] | u
 
 const clientKey = (identity: TerminalIdentity) => `${identity.workspaceId}\u0000${identity.clientId}`
 
+@injectable()
 export class WebRtcTransport implements Transport {
   private readonly peers = new Map<string, WebRtcPeer>()
   /** The still-connecting peer of each client. */
@@ -56,29 +61,36 @@ export class WebRtcTransport implements Transport {
   private readonly network: PeerNetwork
   private readonly cursor: PortCursor | null
   private readonly iceServers: IceServerSource
-  private readonly ctx: PeerContext
+  private ctx: PeerContext
   private readonly offers: Counter<'result'>
   private removeRoutes: Array<() => void> = []
   private accepting = false
 
   constructor(
-    private readonly host: EngineHost,
-    limits: Partial<PeerLimits> = {},
+    @inject(tokens.settings) settings: Settings,
+    @inject(webrtcSettings.token) private readonly webrtc: WebRtcSettings,
+    @inject(tokens.terminals) hub: TerminalHub,
+    @inject(tokens.security) private readonly security: SecurityShape,
+    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(tokens.clock) private readonly clock: ClockShape,
+    @inject(tokens.log) private readonly log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
   ) {
-    const settings = host.settings
-    this.network = peerNetwork(settings)
-    this.iceServers = iceServerSource(settings)
+    this.network = peerNetwork(settings.host, webrtc)
+    this.iceServers = iceServerSource(webrtc)
     this.cursor = this.network.portRange ? new PortCursor(...this.network.portRange) : null
-    const drops = audioDrops(host.metrics)
+    const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
-      hub: host.terminals,
-      clock: host.clock,
-      log: host.log,
-      limits: { ...DEFAULT_PEER_LIMITS, ...limits },
-      connectTimeoutMs: settings.webrtc.connectTimeoutMs,
+      hub,
+      clock,
+      log,
+      limits: DEFAULT_PEER_LIMITS,
+      input: { clock, limits: DEFAULT_PEER_LIMITS, rateDrops: rate, refuse: mixedOnly },
+      connectTimeoutMs: webrtc.connectTimeoutMs,
       announcedAddress: this.network.announcedAddress,
-      drops: { rate: drops.cell(TRANSPORT_NAME, 'rate'), closed: drops.cell(TRANSPORT_NAME, 'closed') },
-      reauthenticate: (token) => host.security.authenticateTerminal({ token }),
+      drops: { rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
+      reauthenticate: (token) => security.authenticateTerminal({ token }),
       gone: (peer) => {
         this.peers.delete(peer.peerId)
         const key = clientKey(peer.identity)
@@ -89,17 +101,24 @@ export class WebRtcTransport implements Transport {
       name: 'hark_webrtc_offers_total',
       help: 'WebRTC offers on POST /v1/webrtc/offer by result (answered, or the refusal code)',
       labelNames: ['result'],
-      registers: [host.metrics],
+      registers: [metrics],
     })
     const transport = this
     new Gauge({
       name: 'hark_webrtc_peers',
       help: 'WebRTC peer connections (answering, connecting, open or closing)',
-      registers: [host.metrics],
+      registers: [metrics],
       collect() {
         this.set(transport.peers.size)
       },
     })
+  }
+
+  /** Other per-peer limits than the protocol's (tests, benchmarks); before start(). */
+  withLimits(limits: Partial<PeerLimits>): this {
+    const all = { ...DEFAULT_PEER_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    return this
   }
 
   /** Live peers (any state but closed), for tests and the bench. */
@@ -114,13 +133,13 @@ export class WebRtcTransport implements Transport {
   async start(): Promise<void> {
     this.removeRoutes = signallingRoutes({
       accepting: () => this.accepting,
-      authenticate: (token) => this.host.security.authenticateTerminal({ token }),
+      authenticate: (token) => this.security.authenticateTerminal({ token }),
       offer: (identity, token, sdp) => this.answer(identity, token, sdp),
       end: (identity, peerId) => this.end(identity, peerId),
-      iceServers: (identity) => this.iceServers(identity.workspaceId, identity.clientId, this.host.clock.now()),
-    }).map((route) => this.host.gatewayRoutes.add(route))
+      iceServers: (identity) => this.iceServers(identity.workspaceId, identity.clientId, this.clock.now()),
+    }).map((route) => this.routes.add(route))
     this.accepting = true
-    this.host.log.info(
+    this.log.info(
       { hostAddresses: this.network.hostAddresses, announcedAddress: this.network.announcedAddress, portRange: this.network.portRange },
       'webrtc signalling on the gateway port',
     )
@@ -136,8 +155,8 @@ export class WebRtcTransport implements Transport {
 
   private async answer(identity: TerminalIdentity, token: string, sdp: string): Promise<{ peerId: string; sdp: string }> {
     try {
-      if (this.peers.size >= this.host.settings.webrtc.maxPeers) {
-        throw new CapacityExceeded({ message: `at most ${this.host.settings.webrtc.maxPeers} WebRTC peers`, retryAfterSeconds: 5 })
+      if (this.peers.size >= this.webrtc.maxPeers) {
+        throw new CapacityExceeded({ message: `at most ${this.webrtc.maxPeers} WebRTC peers`, retryAfterSeconds: 5 })
       }
       // One connecting offer per client: the newer one wins (as sessions do once connected).
       const key = clientKey(identity)
@@ -164,11 +183,11 @@ export class WebRtcTransport implements Transport {
       peer.answered()
       this.connecting.set(key, peer)
       this.offers.inc({ result: 'answered' })
-      this.host.log.debug({ peerId: peer.peerId, clientId: identity.clientId }, 'webrtc offer answered')
+      this.log.debug({ peerId: peer.peerId, clientId: identity.clientId }, 'webrtc offer answered')
       return { peerId: peer.peerId, sdp: answer }
     } catch (error) {
       this.offers.inc({ result: wireCodesOf(error).code })
-      if (!isHarkError(error)) this.host.log.error({ err: error, clientId: identity.clientId }, 'webrtc offer failed unexpectedly')
+      if (!isHarkError(error)) this.log.error({ err: error, clientId: identity.clientId }, 'webrtc offer failed unexpectedly')
       throw error
     }
   }

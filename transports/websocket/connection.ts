@@ -7,29 +7,23 @@
  * `session.closing` first and the close code of core/errors.ts.
  */
 import type { WebSocket } from 'uWebSockets.js'
-import { answerClientMessage, parseClientMessage } from '../../core/clientMessages.js'
-import type { DropCell } from '../../core/dataplane/drops.js'
-import { MAX_UPLINK_BYTES, UPLINK_HEADER_BYTES } from '../../core/dataplane/frame.js'
 import {
-  FrameTooLarge,
-  ProtocolError,
-  RateLimited,
+  PROTOCOL_LIMITS,
   ReceiverTooSlow,
+  TerminalInput,
+  type TerminalInputOptions,
   wireCodesOf,
+  type ClockShape,
+  type DropCell,
+  type Flushable,
   type HarkError,
-} from '../../core/errors.js'
-import type { ServerEvent } from '../../core/events.js'
-import type { Logger } from '../../core/log.js'
-import type { TerminalLink, TerminalSession } from '../../core/terminals.js'
-import { TokenBucket } from '../../core/tokenBucket.js'
-import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
-import type { ClockShape } from '../../core/clock.js'
-import {
-  AUDIO_FRAME_BURST,
-  AUDIO_FRAMES_PER_SECOND,
-  CONTROL_MESSAGE_BURST,
-  CONTROL_MESSAGES_PER_SECOND,
-} from '../../core/events.js'
+  type InputLimits,
+  type Logger,
+  type ServerEvent,
+  type TerminalLink,
+  type TerminalSession,
+  type WriteBatch,
+} from '../../core/index.js'
 
 export const TRANSPORT_NAME = 'websocket'
 
@@ -39,27 +33,17 @@ export const AUDIO_BACKLOG_BYTES = 64 * 1024
 /** uWS send() result: the message was not queued because maxBackpressure is reached. */
 const SEND_DROPPED = 2
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-
 /** Per-connection limits (defaults above; tests and the bench may tighten or loosen them). */
-export interface ConnectionLimits {
+export interface ConnectionLimits extends InputLimits {
   readonly audioBacklogBytes: number
-  readonly audioFramesPerSecond: number
-  readonly audioFrameBurst: number
-  readonly controlMessagesPerSecond: number
-  readonly controlMessageBurst: number
 }
 
-export const DEFAULT_LIMITS: ConnectionLimits = {
-  audioBacklogBytes: AUDIO_BACKLOG_BYTES,
-  audioFramesPerSecond: AUDIO_FRAMES_PER_SECOND,
-  audioFrameBurst: AUDIO_FRAME_BURST,
-  controlMessagesPerSecond: CONTROL_MESSAGES_PER_SECOND,
-  controlMessageBurst: CONTROL_MESSAGE_BURST,
-}
+export const DEFAULT_LIMITS: ConnectionLimits = { ...PROTOCOL_LIMITS, audioBacklogBytes: AUDIO_BACKLOG_BYTES }
 
 export interface ConnectionContext {
   readonly limits: ConnectionLimits
+  /** What every connection's TerminalInput shares (the input limits of `limits`, the clock, the rate drop cell). */
+  readonly input: TerminalInputOptions
   readonly batch: WriteBatch
   readonly clock: ClockShape
   readonly log: Logger
@@ -82,19 +66,15 @@ export class WsTerminal implements TerminalLink, Flushable {
   private open = true
   private readonly pending: Array<Uint8Array | string> = []
   private pendingAudioBytes = 0
-  private readonly audioRate: TokenBucket
-  private readonly controlRate: TokenBucket
+  private readonly input: TerminalInput
   private readonly backlogLimit: number
 
   constructor(
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    const now = performance.now()
-    const limits = ctx.limits
-    this.audioRate = new TokenBucket(limits.audioFramesPerSecond, limits.audioFrameBurst, now)
-    this.controlRate = new TokenBucket(limits.controlMessagesPerSecond, limits.controlMessageBurst, now)
-    this.backlogLimit = limits.audioBacklogBytes
+    this.input = new TerminalInput(ctx.input, performance.now())
+    this.backlogLimit = ctx.limits.audioBacklogBytes
   }
 
   // ---- TerminalLink (what the hub calls) ----
@@ -177,53 +157,16 @@ export class WsTerminal implements TerminalLink, Flushable {
 
   /** A binary message: one uplink frame (V|level byte + one Opus packet). */
   onAudio(message: ArrayBuffer): void {
-    const session = this.session
-    if (!this.introduced || session === null) {
-      this.fail(new ProtocolError({ message: 'audio sent before the session event' }))
-      return
-    }
-    const n = message.byteLength
-    if (n <= UPLINK_HEADER_BYTES) {
-      this.fail(new ProtocolError({ message: 'audio frame needs the V|level byte and a non-empty Opus packet' }))
-      return
-    }
-    if (n > MAX_UPLINK_BYTES) {
-      this.fail(new FrameTooLarge({ message: `audio frame of ${n} bytes exceeds ${MAX_UPLINK_BYTES}` }))
-      return
-    }
-    if (!this.audioRate.take(performance.now())) {
-      this.ctx.drops.rate.count++
-      return
-    }
     // The view is only valid during this callback; the router copies it before returning.
-    session.pushAudio(new Uint8Array(message))
+    const error = this.input.audio(this.introduced ? this.session : null, new Uint8Array(message), performance.now())
+    if (error !== null) this.fail(error)
   }
 
   /** A text message: one JSON control message. */
   onControl(message: ArrayBuffer): void {
-    const session = this.session
-    if (!this.introduced || session === null) {
-      this.fail(new ProtocolError({ message: 'control message sent before the session event' }))
-      return
-    }
-    if (!this.controlRate.take(performance.now())) {
-      const rate = this.ctx.limits.controlMessagesPerSecond
-      this.fail(new RateLimited({ message: `more than ${rate} control messages per second`, retryAfterSeconds: 1 }))
-      return
-    }
-    let text = ''
-    if (message.byteLength <= 64 * 1024) {
-      try {
-        text = utf8.decode(message)
-      } catch {
-        this.fail(new ProtocolError({ message: 'control message is not valid UTF-8' }))
-        return
-      }
-    }
-    const result = parseClientMessage(text, message.byteLength)
-    if (result.ok) answerClientMessage(result.message, session, (event) => this.sendEvent(event), this.ctx.clock.now())
-    else if (result.fatal) this.fail(result.error)
-    else this.sendEvent(result.event)
+    const session = this.introduced ? this.session : null
+    const refusal = this.input.control(session, new Uint8Array(message), this)
+    if (refusal?.fatal) this.fail(refusal.error)
   }
 
   /**

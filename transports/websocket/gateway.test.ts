@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import { audioDrops } from '../../core/dataplane/drops.js'
 import type { Engine } from '../../core/engine.js'
-import type { EngineConfig } from '../../core/config.js'
+import type { EngineConfig } from '../../core/index.js'
 import { ManualClock } from '../../core/clock.js'
 import { runCli, seedWorkspace, startTestEngine, uplink } from '../../core/test/helpers.js'
 import { defineWebSocketTransport, websocketTransport } from './index.js'
@@ -143,7 +143,10 @@ describe('websocket gateway: admission', () => {
 })
 
 describe('websocket gateway: live control changes', () => {
-  beforeEach(() => start())
+  // The engine's clock: expiry and change polling move only when a test advances it. A whole
+  // second, as token times are (exp = iat + ttl, in seconds).
+  let clock: ManualClock
+  beforeEach(() => start({}, (clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000))))
 
   it('moves a live client on a mapping change, and its audio follows', async () => {
     for (const [id, room] of [['mover', 'r1'], ['x', 'r1'], ['y', 'r2']] as const) seed.addClient(id, room)
@@ -205,6 +208,9 @@ describe('websocket gateway: live control changes', () => {
     await a.event('session')
     const r = await runCli(['token', 'revoke', issued.jti, '--workspace', seed.workspaceId, '--data', t.dir])
     expect(r.code).toBe(0)
+    // The engine hears another process's change at its next poll (storage.changePollMs, 50 ms here).
+    expect(engine.host.presence.isOnline(seed.workspaceId, 'a')).toBe(true)
+    await clock.advanceAsync(50)
     expect(await a.closed).toEqual({ code: 4003, reason: 'token_revoked' })
   })
 
@@ -213,6 +219,10 @@ describe('websocket gateway: live control changes', () => {
     const token = await tokenFor('brief', 2)
     const brief = await TestTerminal.connect(engine.ports.gateway!, { token }, engine.host.tls.cert)
     await brief.event('session')
+    clock.advance(1999)
+    expect(engine.host.presence.isOnline(seed.workspaceId, 'brief')).toBe(true)
+    clock.advance(1)
+    expect(engine.host.presence.isOnline(seed.workspaceId, 'brief')).toBe(false)
     expect(await brief.closed).toEqual({ code: 4002, reason: 'token_expired' })
     expect(brief.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
   })

@@ -7,22 +7,34 @@
  * other extensions (WebRTC signalling) share this port; an unknown path answers 404.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
-import { Counter } from 'prom-client'
-import { audioDrops } from '../../core/dataplane/drops.js'
+import { Counter, type Registry } from 'prom-client'
 import {
+  audioDrops,
   errorEnvelope,
+  inject,
+  injectable,
   isHarkError,
+  MAX_CONTROL_MESSAGE_BYTES,
   ProtocolError,
   ServerShuttingDown,
   TokenInvalid,
+  tokens,
   ValidationFailed,
   wireCodesOf,
-} from '../../core/errors.js'
-import type { AudioMode } from '../../core/events.js'
-import { MAX_CONTROL_MESSAGE_BYTES } from '../../core/events.js'
-import type { EngineHost } from '../../core/host.js'
-import type { TerminalIdentity } from '../../core/security/security.js'
-import { ListenError, type Transport } from '../../core/transport.js'
+  WriteBatch,
+  ListenError,
+  type AudioMode,
+  type ClockShape,
+  type GatewayRoutes,
+  type Listeners,
+  type Logger,
+  type SecurityShape,
+  type Settings,
+  type TerminalHub,
+  type TerminalIdentity,
+  type TlsMaterial,
+  type Transport,
+} from '../../core/index.js'
 import {
   DEFAULT_LIMITS,
   TRANSPORT_NAME,
@@ -32,8 +44,8 @@ import {
   type SocketData,
 } from './connection.js'
 import { loadNativeUws, type UwsModule } from './native.js'
-import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 import { serveRoute } from './routeServer.js'
+import { gatewaySettings, type GatewaySettings } from './settings.js'
 
 export const CONNECT_PATH = '/v1/connect'
 /**
@@ -82,31 +94,38 @@ interface UpgradeData extends SocketData {
   readonly audioMode: AudioMode
 }
 
+@injectable()
 export class WebSocketGateway implements Transport {
   private app: TemplatedApp | null = null
   private listenSocket: us_listen_socket | null = null
   private readonly terminals = new Set<WsTerminal>()
   private readonly batch = new WriteBatch()
   private readonly upgrades: Counter<'result'>
-  private readonly ctx: ConnectionContext
+  private ctx: ConnectionContext
   private accepting = false
   private allGone: (() => void) | null = null
 
   constructor(
-    private readonly host: EngineHost,
-    limits: Partial<ConnectionLimits> = {},
+    @inject(tokens.settings) private readonly settings: Settings,
+    @inject(gatewaySettings.token) private readonly gateway: GatewaySettings,
+    @inject(tokens.terminals) private readonly hub: TerminalHub,
+    @inject(tokens.security) private readonly security: SecurityShape,
+    @inject(tokens.tls) private readonly tls: TlsMaterial,
+    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(tokens.listeners) private readonly listeners: Listeners,
+    @inject(tokens.clock) clock: ClockShape,
+    @inject(tokens.log) private readonly log: Logger,
+    @inject(tokens.metrics) metrics: Registry,
   ) {
-    const drops = audioDrops(host.metrics)
+    const drops = audioDrops(metrics)
+    const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
-      limits: { ...DEFAULT_LIMITS, ...limits },
+      limits: DEFAULT_LIMITS,
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
       batch: this.batch,
-      clock: host.clock,
-      log: host.log,
-      drops: {
-        backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'),
-        rate: drops.cell(TRANSPORT_NAME, 'rate'),
-        closed: drops.cell(TRANSPORT_NAME, 'closed'),
-      },
+      clock,
+      log,
+      drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (t) => {
         this.terminals.delete(t)
         if (this.terminals.size === 0) this.allGone?.()
@@ -116,8 +135,15 @@ export class WebSocketGateway implements Transport {
       name: 'hark_websocket_upgrades_total',
       help: 'WebSocket upgrade requests on /v1/connect by result (accepted, or the refusal code)',
       labelNames: ['result'],
-      registers: [host.metrics],
+      registers: [metrics],
     })
+  }
+
+  /** Other per-connection limits than the protocol's (tests, benchmarks); before start(). */
+  withLimits(limits: Partial<ConnectionLimits>): this {
+    const all = { ...DEFAULT_LIMITS, ...limits }
+    this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    return this
   }
 
   /** Live WebSocket connections (for tests and the bench). */
@@ -127,7 +153,7 @@ export class WebSocketGateway implements Transport {
 
   async start(): Promise<void> {
     const uws = loadNativeUws()
-    const { tls, settings } = this.host
+    const { tls, settings, gateway } = this
     const app = uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
     app.ws<UpgradeData>(CONNECT_PATH, {
       maxPayloadLength: MAX_MESSAGE_BYTES,
@@ -151,17 +177,17 @@ export class WebSocketGateway implements Transport {
     )
     // Every other request goes to the engine's gateway routes (e.g. WebRTC signalling), looked
     // up when it arrives; an unknown path is 404 with the envelope.
-    app.any('/*', (res, req) => serveRoute(res, req, this.host.gatewayRoutes, this.host.log))
+    app.any('/*', (res, req) => serveRoute(res, req, this.routes, this.log))
     this.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
-      app.listen(settings.host, settings.gateway.port, (socket) =>
+      app.listen(settings.host, gateway.port, (socket) =>
         socket
           ? resolve(socket)
-          : reject(new ListenError('gateway', settings.host, settings.gateway.port, 'gateway.port', 'the address is in use or not available')),
+          : reject(new ListenError('gateway', settings.host, gateway.port, 'gateway.port', 'the address is in use or not available')),
       ),
     )
     this.accepting = true
-    this.host.listening('gateway', uws.us_socket_local_port(this.listenSocket))
+    this.listeners.listening('gateway', uws.us_socket_local_port(this.listenSocket))
   }
 
   async stop(): Promise<void> {
@@ -175,6 +201,7 @@ export class WebSocketGateway implements Transport {
     for (const t of this.terminals) t.fail(new ServerShuttingDown({ message: 'server shutting down' }))
     if (this.terminals.size > 0) {
       await new Promise<void>((resolve) => {
+        // Real time, not the engine's clock: it bounds real I/O (the sockets' close handshakes).
         const timer = setTimeout(resolve, STOP_GRACE_MS)
         this.allGone = () => {
           clearTimeout(timer)
@@ -212,7 +239,7 @@ export class WebSocketGateway implements Transport {
       this.refuse(res, new TokenInvalid({ message: 'missing token query parameter' }))
       return
     }
-    this.host.security.authenticateTerminal({ token }).then(
+    this.security.authenticateTerminal({ token }).then(
       (identity) => {
         if (aborted) return
         if (!this.accepting) {
@@ -225,7 +252,7 @@ export class WebSocketGateway implements Transport {
       },
       (error: unknown) => {
         if (aborted) return
-        if (!isHarkError(error)) this.host.log.error({ err: error }, 'terminal authentication failed unexpectedly')
+        if (!isHarkError(error)) this.log.error({ err: error }, 'terminal authentication failed unexpectedly')
         this.refuse(res, error)
       },
     )
@@ -258,9 +285,9 @@ export class WebSocketGateway implements Transport {
     data.terminal = terminal
     this.terminals.add(terminal)
     try {
-      terminal.session = this.host.terminals.open(data.identity, terminal, { audioMode: data.audioMode })
+      terminal.session = this.hub.open(data.identity, terminal, { audioMode: data.audioMode })
     } catch (error) {
-      this.host.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
+      this.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
       terminal.fail(isHarkError(error) ? error : new ProtocolError({ message: 'could not open a session' }))
     }
   }

@@ -2,15 +2,20 @@
  * The WebSocket transport (uWebSockets.js over TLS), registered by name in engine.config.ts:
  * terminals connect to `wss://host:gateway.port/v1/connect?token=…`. See spec/websocket.md.
  */
-import { defineTransport } from '../../core/extension.js'
+import { defineTransport } from '../../core/index.js'
 import type { ConnectionLimits } from './connection.js'
 import { WebSocketGateway } from './gateway.js'
+import { gatewaySettings } from './settings.js'
 
 export { WebSocketGateway } from './gateway.js'
 export { DEFAULT_LIMITS, type ConnectionLimits } from './connection.js'
+export { gatewaySettings, type GatewaySettings } from './settings.js'
+
+export const websocketTransport = defineTransport('websocket', { settings: gatewaySettings, create: WebSocketGateway })
 
 /** The transport with other per-connection limits (tests, benchmarks, embedders). */
 export const defineWebSocketTransport = (limits: Partial<ConnectionLimits> = {}) =>
-  defineTransport('websocket', (host) => new WebSocketGateway(host, limits))
-
-export const websocketTransport = defineWebSocketTransport()
+  defineTransport('websocket', {
+    settings: gatewaySettings,
+    create: (resolve) => resolve(WebSocketGateway).withLimits(limits),
+  })

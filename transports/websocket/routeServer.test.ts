@@ -1,11 +1,11 @@
 /**
  * The gateway-route hook: a plugin (not a transport, and not imported by the gateway) registers
- * routes on the engine host — one in create(), others in start(), after the gateway already
+ * routes on the gateway routes it is given (tokens.gatewayRoutes) — one in create(), others in start(), after the gateway already
  * listens — and they are reachable over HTTPS on the gateway port beside WSS /v1/connect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect as tlsConnect } from 'node:tls'
-import { definePlugin } from '../../core/extension.js'
+import { definePlugin, tokens } from '../../core/index.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { jsonResponse, type GatewayRequest } from '../../core/gatewayRoutes.js'
 import { seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
@@ -15,9 +15,10 @@ import { TestTerminal } from './test/terminalClient.js'
 
 const seen: GatewayRequest[] = []
 
-const echoPlugin = definePlugin('route-echo', (host) => {
+const echoPlugin = definePlugin('route-echo', (resolve) => {
+  const routes = resolve(tokens.gatewayRoutes)
   // Registered while the engine is being built, before the gateway listens.
-  host.gatewayRoutes.add({
+  routes.add({
     method: 'POST',
     path: '/test/echo',
     maxBodyBytes: 1000,
@@ -33,13 +34,13 @@ const echoPlugin = definePlugin('route-echo', (host) => {
   return {
     // Registered after every transport started: looked up per request, so order does not matter.
     start: () => {
-      host.gatewayRoutes.add({
+      routes.add({
         method: 'GET',
         path: '/test/items/*',
         handle: async (request) => jsonResponse(200, { item: request.path.slice('/test/items/'.length), q: request.query.get('q') }),
       })
-      host.gatewayRoutes.add({ method: 'DELETE', path: '/test/items/*', handle: () => ({ status: 204 }) })
-      host.gatewayRoutes.add({
+      routes.add({ method: 'DELETE', path: '/test/items/*', handle: () => ({ status: 204 }) })
+      routes.add({
         method: 'GET',
         path: '/test/fail',
         handle: (request) => {

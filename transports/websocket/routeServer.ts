@@ -10,13 +10,16 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   errorResponse,
   failureResponse,
+  isHarkError,
+  NotFound,
+  PayloadTooLarge,
+  ProtocolError,
   statusLine,
   type GatewayRequest,
   type GatewayResponse,
   type GatewayRoutes,
-} from '../../core/gatewayRoutes.js'
-import { isHarkError, NotFound, PayloadTooLarge, ProtocolError } from '../../core/errors.js'
-import type { Logger } from '../../core/log.js'
+  type Logger,
+} from '../../core/index.js'
 
 const ascii = new TextDecoder()
 

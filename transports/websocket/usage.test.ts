@@ -17,11 +17,11 @@ beforeEach(async () => {
 })
 afterEach(() => t.stop())
 
-/** Resolves when the hub has ended the session of `clientId` (the socket close reached the server). */
+/** Resolves when the workspace actor has ended the session of `clientId` (the socket close reached the server). */
 const ended = (clientId: string) =>
   new Promise<void>((resolve) => {
-    const off = t.engine.host.terminals.onSession((e) => {
-      if (e.type === 'ended' && e.clientId === clientId) {
+    const off = t.engine.host.terminals.on('session.ended', ({ session }) => {
+      if (session.clientId === clientId) {
         off()
         resolve()
       }

@@ -16,6 +16,7 @@
  * keepalive 120 s (the run is shorter), no reconnect.
  */
 import { connect as netConnect, type Socket } from 'node:net'
+import { varint, varintSize, writeVarint } from '../../../transports/mqtt/varint.js'
 import type { RoomProtocol } from '../roomProtocol.js'
 
 const LEVEL_BYTE = 0x80 | 20
@@ -24,17 +25,6 @@ const DOWNLINK_HEADER_BYTES = 6
 const utf8 = (s: string): Buffer => {
   const b = Buffer.from(s, 'utf8')
   return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b])
-}
-
-const varint = (n: number): number[] => {
-  const out: number[] = []
-  do {
-    let byte = n % 128
-    n = Math.floor(n / 128)
-    if (n > 0) byte |= 0x80
-    out.push(byte)
-  } while (n > 0)
-  return out
 }
 
 const packet = (first: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([first, ...varint(body.length)]), body])
@@ -80,11 +70,9 @@ const protocol: RoomProtocol = {
         resolve({
           send: (frame) => {
             const remaining = topicBytes.length + prefix + frame.length
-            const head = varint(remaining)
-            const out = Buffer.allocUnsafe(1 + head.length + remaining)
+            const out = Buffer.allocUnsafe(1 + varintSize(remaining) + remaining)
             out[0] = 0x30
-            for (let i = 0; i < head.length; i++) out[1 + i] = head[i]!
-            let pos = 1 + head.length
+            let pos = writeVarint(out, 1, remaining)
             pos += topicBytes.copy(out, pos)
             if (hark) out[pos++] = LEVEL_BYTE
             frame.copy(out, pos)

@@ -5,14 +5,14 @@
  * REST API checks it.
  */
 import type { Command } from 'commander'
-import type { AgentProvider } from '../../../core/agentProvider.js'
-import { validateAgentConfig } from '../../../core/agents/agentConfig.js'
+import type { AgentProvider } from '../../../core/index.js'
+import { validateAgentConfig } from '../../../core/agentRuntime/agentConfig.js'
 import {
   createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator, type PresetView,
-} from '../../../core/agents/presets.js'
+} from '../../../core/agentRuntime/presets.js'
 import { ValidationFailed } from '../../../core/errors.js'
-import { CliError, loadConfig, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
-import { offlineHost } from '../offlineHost.js'
+import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
+import { offlineExtension } from '../offlineExtensions.js'
 import { requireWorkspace } from './shared.js'
 
 type PresetOptions = CommonOptions & { workspace: string; provider?: string; name?: string; agentConfig?: string }
@@ -30,9 +30,8 @@ const parseConfig = (text: string | undefined): Record<string, unknown> | undefi
 }
 
 /** Validate against the providers registered in the config the engine runs with. */
-const validatorFor = async (op: Operator, opts: CommonOptions): Promise<PresetValidator> => {
-  const { config } = await loadConfig(opts.config)
-  const providers = (config.extensions ?? []).filter((e) => e.kind === 'agentProvider')
+const validatorFor = (op: Operator): PresetValidator => {
+  const providers = op.extensions.filter((e) => e.kind === 'agentProvider')
   return (name, presetConfig) => {
     const ext = providers.find((e) => e.name === name)
     if (!ext) {
@@ -41,7 +40,7 @@ const validatorFor = async (op: Operator, opts: CommonOptions): Promise<PresetVa
         message: `no agent provider named ${name} (registered: ${providers.map((p) => p.name).join(', ') || 'none'})`,
       })
     }
-    validateAgentConfig(name, ext.create(offlineHost(op)) as AgentProvider, presetConfig, 'config')
+    validateAgentConfig(name, offlineExtension<AgentProvider>(op, 'agentProvider', name), presetConfig, 'config')
   }
 }
 
@@ -62,7 +61,7 @@ export const presetCommands = (program: Command) => {
     .action(
       withOperator(async (op, presetId: string, opts: PresetOptions) => {
         requireWorkspace(op, opts.workspace)
-        const validate = await validatorFor(op, opts)
+        const validate = validatorFor(op)
         const view = createPreset(op.storage, validate, opts.workspace, {
           presetId, provider: opts.provider!, name: opts.name ?? null, config: parseConfig(opts.agentConfig),
         }, Date.now())
@@ -100,7 +99,7 @@ export const presetCommands = (program: Command) => {
     .action(
       withOperator(async (op, presetId: string, opts: PresetOptions) => {
         requireWorkspace(op, opts.workspace)
-        const validate = await validatorFor(op, opts)
+        const validate = validatorFor(op)
         const view = updatePreset(op.storage, validate, opts.workspace, presetId, {
           ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
           ...(opts.name !== undefined ? { name: opts.name } : {}),

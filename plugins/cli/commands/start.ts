@@ -1,28 +1,46 @@
 /**
  * `hark start`: run the engine in the foreground. Every setting has a flag (`--rest-port`),
- * generated from the settings schema; SIGINT/SIGTERM stop it gracefully (exit 0).
+ * derived from the settings of the core and of the config's extensions (so a flag exists only
+ * once the config is loaded: `hark settings` lists them); SIGINT/SIGTERM stop it gracefully (exit 0).
  */
-import { Option, type Command } from 'commander'
-import { createEngine, settingDescriptors } from '../../../core/index.js'
-import { settingsFor, withCommon, type CommonOptions } from '../context.js'
+import type { Command } from 'commander'
+import { createEngine, SettingsSchema } from '../../../core/index.js'
+import { CliError, loadConfig, settingsFor, withCommon, type CommonOptions } from '../context.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
 const STOP_BUDGET_MS = 4500
 
-export const startCommand = (program: Command) => {
-  const cmd = withCommon(program.command('start').description('run the engine (REST, gateway, MQTT) in the foreground'))
-  const flagToPath = new Map<string, string>()
-  for (const d of settingDescriptors) {
-    if (d.path === 'dataDir') continue // --data
-    const option = new Option(`--${d.flag} <value>`, `${d.path} (env ${d.env}, default ${JSON.stringify(d.defaultValue)})`)
-    flagToPath.set(option.attributeName(), d.path)
-    cmd.addOption(option)
+/** `--rest-port 0` and `--rest-port=0` pairs, by setting path; an unknown flag is refused. */
+const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, string>): Record<string, string> => {
+  const flags: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith('--')) throw new CliError(`unexpected argument '${arg}'`, 2)
+    const eq = arg.indexOf('=')
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq)
+    const path = byFlag.get(name)
+    if (path === undefined) throw new CliError(`unknown option '--${name}' (hark settings lists every setting's flag)`, 2)
+    const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
+    if (value === undefined) throw new CliError(`option '--${name} <value>' argument missing`, 2)
+    flags[path] = value
   }
-  cmd.action(async (opts: CommonOptions & Record<string, string>) => {
-    const flags: Record<string, string> = {}
-    for (const [attribute, path] of flagToPath) if (opts[attribute] !== undefined) flags[path] = opts[attribute]!
-    const { source, config, flags: allFlags } = await settingsFor(opts, flags)
-    const engine = createEngine(config, { env: process.env, flags: allFlags, configSource: source })
+  return flags
+}
+
+export const startCommand = (program: Command) => {
+  const cmd = withCommon(
+    program
+      .command('start')
+      .description('run the engine (REST, gateway, MQTT) in the foreground; every setting has a flag (see hark settings)')
+      .argument('[--<setting> <value>...]', 'settings, e.g. --rest-port 9000 --mqtt-port 0')
+      .allowUnknownOption(true),
+  )
+  cmd.action(async (_settings: string[], opts: CommonOptions) => {
+    const { config } = await loadConfig(opts.config)
+    const descriptors = new SettingsSchema(config.extensions ?? []).descriptors.filter((d) => d.path !== 'dataDir') // --data
+    const flags = settingFlags(cmd.args, new Map(descriptors.map((d) => [d.flag, d.path])))
+    const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
+    const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
     let stopping = false
     const shutdown = (signal: string) => {
       if (stopping) return

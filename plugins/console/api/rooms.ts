@@ -6,7 +6,7 @@
  * (dispatch, list, stop), the providers' config schemas, and presets.
  */
 import type { FastifyInstance } from 'fastify'
-import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../../core/agents/presets.js'
+import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../../core/agentRuntime/presets.js'
 import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room, roomSettingsBody } from '../../../core/httpApi/fields.js'
 import { getRoom, listRooms, putRoomSettings, type DefaultAgentInput } from '../../../core/operations/rooms.js'
 import { createEphemeralClient } from '../../../core/operations/tokens.js'
@@ -78,7 +78,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
         ttlSeconds: Math.min(JOIN_TTL_SECONDS, services.settings.security.maxTokenTtlSeconds),
       })
       // The browser reaches the gateway on the host it reached the console on, at the gateway's port.
-      return reply.code(201).send({ ...joined, gateway: { port: services.ports.gateway ?? null } })
+      return reply.code(201).send({ ...joined, gateway: { port: services.listeners.port('gateway') ?? null } })
     },
   )
 

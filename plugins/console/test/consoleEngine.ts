@@ -40,9 +40,16 @@ export const startConsoleEngine = async (config: EngineConfig = {}, options: Eng
 
 export type ConsoleEngine = Awaited<ReturnType<typeof startConsoleEngine>>
 
-/** A console engine on a clock that moves only when the test says (expiries, throttles). */
-export const startConsoleEngineOnManualClock = async () => {
+/**
+ * A console engine on a clock that moves only when the test says (expiries, throttles).
+ * `advance` moves it firing every timer on the way; `jump` moves its wall time by hours or days
+ * without firing them: the console's expiries (sessions, invitations, sign-in throttles) are
+ * deadlines the engine clock's now() is compared with on each request, and an `advance` of days
+ * would run the engine's own timers (the change poll, every 50 ms in tests) millions of times.
+ */
+export const startConsoleEngineOnManualClock = async (config: EngineConfig = {}) => {
   const clock = new ManualClock(Date.parse('2026-11-20T09:00:00Z'))
-  const t = await startConsoleEngine({}, { clock })
-  return { t, clock }
+  const t = await startConsoleEngine(config, { clock })
+  const jump = (ms: number) => clock.set(clock.now() + ms)
+  return { t, clock, jump }
 }

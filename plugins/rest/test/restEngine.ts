@@ -2,13 +2,21 @@
  * A real engine with the REST plugin on a free port, plus helpers to seed a workspace and reach
  * it over HTTP with its API key, and to put a client online through the terminal hub.
  */
-import type { EngineConfig, EngineOptions } from '../../../core/index.js'
+import type { EngineConfig, EngineOptions, Extension } from '../../../core/index.js'
 import { RecordingLink, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { API_PREFIX, restPlugin, type RestPlugin } from '../index.js'
 import { Api } from './api.js'
 
-export const startRestEngine = async (config: EngineConfig = {}, options: EngineOptions = {}) => {
-  const t = await startTestEngine({ ...config, extensions: [restPlugin, ...(config.extensions ?? [])] }, options)
+/** Settings typed for the REST plugin plus `X`, the other extensions (the helper adds the plugin). */
+type RestConfig<X extends ReadonlyArray<Extension>> = Omit<EngineConfig<readonly [typeof restPlugin, ...X]>, 'extensions'> & {
+  readonly extensions?: X
+}
+
+export const startRestEngine = async <const X extends ReadonlyArray<Extension> = []>(
+  config: RestConfig<X> = {} as RestConfig<X>,
+  options: EngineOptions = {},
+) => {
+  const t = await startTestEngine({ ...config, extensions: [restPlugin, ...(config.extensions ?? [])] } as EngineConfig, options)
   const base = t.url(API_PREFIX)
   const workspace = (name = 'acme') => {
     const seed = seedWorkspace(t.engine, name)

@@ -17,8 +17,8 @@ import {
   UsernameInvalid,
   isHarkError,
   type HarkError,
-} from '../../../core/errors.js'
-import type { TerminalCredential } from '../../../core/security/security.js'
+  type TerminalCredential,
+} from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { OutboundEvents } from '../outboundEvents.js'
 import { Subscriptions } from '../subscriptions.js'
@@ -87,7 +87,7 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
   if (problem) return c.refuse(problem)
   const secret = packet.password!.toString('utf8')
   const credential: TerminalCredential = secret.startsWith(DEVICE_PASSWORD_PREFIX) ? { devicePassword: secret } : { token: secret }
-  const identity = await c.ctx.host.security.authenticateTerminal(credential)
+  const identity = await c.ctx.authenticate(credential)
   if (c.state !== 'authenticating') return // the socket went away meanwhile
 
   const v5 = c.version === 5

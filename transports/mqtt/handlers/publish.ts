@@ -15,7 +15,7 @@ import {
   TopicNotAuthorized,
   wireCodes,
   wireCodesOf,
-} from '../../../core/errors.js'
+} from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { handleControl } from '../control.js'
 import { isValidTopicName } from '../topics.js'
@@ -41,7 +41,7 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
 
   if (topic === c.ns.upAudio) {
     if (qos === 2 && !admitQos2(c, packet)) return
-    c.uplinkAudio(payload, performance.now())
+    c.uplinkAudio(payload, c.lastHeard)
     return acknowledge(c, packet, 0)
   }
 

@@ -4,7 +4,7 @@
  * (fixedHeader.ts) and never parsed; should one get here, it is the same protocol error.
  */
 import type { Packet } from 'mqtt-packet'
-import { ProtocolError } from '../../../core/errors.js'
+import { ProtocolError } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 
 export const handleServerOnly = (c: MqttConnection, packet: Packet): void =>

@@ -5,7 +5,7 @@
  * filter at all (empty, or a misplaced wildcard) makes the packet malformed: the connection closes.
  */
 import type { ISubscribePacket } from 'mqtt-packet'
-import { ProtocolError, SubscriptionIdentifiersUnsupported, wireCodes } from '../../../core/errors.js'
+import { ProtocolError, SubscriptionIdentifiersUnsupported, wireCodes } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
 import { filterProblem, isInNamespace } from '../topics.js'
 

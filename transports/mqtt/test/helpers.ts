@@ -7,16 +7,22 @@ import { connect as netConnect, type Socket } from 'node:net'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { generate, parser as createParser, type Packet } from 'mqtt-packet'
 import type { ServerEvent } from '../../../core/events.js'
+import type { EngineOptions } from '../../../core/engine.js'
 import type { Extension } from '../../../core/extension.js'
 import { Inbox, nextEvent, seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { mqttTransport } from '../index.js'
 import { topicNamespace } from '../topics.js'
+import { varint } from '../varint.js'
 
 export type TestEngine = Awaited<ReturnType<typeof startTestEngine>>
 
 /** An engine with the MQTT transport (and any other extensions given) on free ports, one workspace seeded. */
-export const startMqttEngine = async (mqttSettings: Record<string, unknown> = {}, extensions: ReadonlyArray<Extension> = [mqttTransport]) => {
-  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions })
+export const startMqttEngine = async (
+  mqttSettings: Record<string, unknown> = {},
+  extensions: ReadonlyArray<Extension> = [mqttTransport],
+  options: EngineOptions = {},
+) => {
+  const t = await startTestEngine({ mqtt: { port: 0, tlsPort: null, ...mqttSettings }, extensions }, options)
   const seed = seedWorkspace(t.engine)
   const port = t.engine.ports.mqtt!
   const token = async (clientId: string, ttl: number | null = null) =>
@@ -98,16 +104,7 @@ const str = (s: string | Buffer) => {
 }
 
 /** Encode a remaining length (MQTT variable byte integer). */
-export const varint = (n: number): number[] => {
-  const out: number[] = []
-  do {
-    let b = n % 128
-    n = Math.floor(n / 128)
-    if (n > 0) b |= 0x80
-    out.push(b)
-  } while (n > 0)
-  return out
-}
+export { varint }
 
 /** Wrap a body into a packet with the given first byte. */
 export const packetBytes = (first: number, body: Buffer | number[]): Buffer => {

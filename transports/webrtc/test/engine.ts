@@ -4,15 +4,14 @@
  * limits), with a seeded workspace and helpers for tokens, room moves and the transport itself.
  */
 import defaultConfig from '../../../engine.config.js'
-import type { EngineConfig } from '../../../core/config.js'
-import type { Extension } from '../../../core/extension.js'
+import type { EngineConfig, EngineOptions, Extension } from '../../../core/index.js'
 import { seedWorkspace, startTestEngine } from '../../../core/test/helpers.js'
 import { webrtcTransport } from '../index.js'
 import type { WebRtcTransport } from '../transport.js'
 
-export const startWebRtcEngine = async (config: EngineConfig = {}, webrtc: Extension = webrtcTransport) => {
-  const extensions = [...defaultConfig.extensions.filter((e) => e.name !== 'webrtc'), webrtc]
-  const t = await startTestEngine({ ...config, extensions })
+export const startWebRtcEngine = async (config: EngineConfig = {}, webrtc: Extension = webrtcTransport, options: EngineOptions = {}) => {
+  const extensions = [...(defaultConfig.extensions ?? []).filter((e) => e.name !== 'webrtc'), webrtc]
+  const t = await startTestEngine({ ...config, extensions }, options)
   const engine = t.engine
   const seed = seedWorkspace(engine)
   const { security, storage } = engine.host

@@ -3,9 +3,10 @@
  * first terminal joins, and stopped `stopDelaySeconds` after its last terminal left (a terminal
  * coming back in time cancels the stop). One default agent per room and occupancy cycle: one that
  * failed, or that a back end stopped, is started again only when the room empties and fills anew,
- * or when the room's setting changes. Driven by the hub's occupancy changes and by committed
+ * or when the room's setting changes. Driven by the workspace actors' `room.occupancy` and by committed
  * `room.updated` changes; work per room is serialized so joins, leaves and edits never race.
  */
+import type { ClockShape, Timer } from '../clock.js'
 import type { Settings } from '../config.js'
 import type { Logger } from '../log.js'
 import type { DefaultAgentSetting } from '../storage/roomSettings.js'
@@ -18,7 +19,7 @@ interface Cycle {
   /** The setting this cycle's agent was started from (JSON, to notice edits). */
   readonly setting: string
   agent: LiveAgent | null
-  stopTimer?: NodeJS.Timeout
+  stopTimer?: Timer
 }
 
 const keyOf = (workspaceId: string, room: string) => `${workspaceId}\u0000${room}`
@@ -34,12 +35,13 @@ export class RoomDefaultAgents {
     private readonly hub: TerminalHub,
     private readonly storage: StorageShape,
     private readonly settings: Settings,
+    private readonly clock: ClockShape,
     private readonly log: Logger,
   ) {}
 
   start(): void {
     this.unsubscribe.push(
-      this.hub.onRoomOccupancy((e) => this.schedule(e.workspaceId, e.room, false)),
+      this.hub.on('room.occupancy', (e) => this.schedule(e.workspaceId, e.room, false)),
       this.storage.onChange((change) => {
         if (change.kind === 'room.updated' && change.workspaceId && change.subject) {
           this.schedule(change.workspaceId, change.subject, true)
@@ -51,7 +53,7 @@ export class RoomDefaultAgents {
   stop(): void {
     this.stopped = true
     this.unsubscribe.splice(0).forEach((f) => f())
-    for (const cycle of this.cycles.values()) clearTimeout(cycle.stopTimer)
+    for (const cycle of this.cycles.values()) this.clock.clearTimeout(cycle.stopTimer)
     this.cycles.clear()
   }
 
@@ -63,7 +65,7 @@ export class RoomDefaultAgents {
   private schedule(workspaceId: string, room: string, settingChanged: boolean): void {
     if (this.stopped) return
     const key = keyOf(workspaceId, room)
-    // Deferred: occupancy is reported from inside the room actor's transition.
+    // Deferred: occupancy is announced from inside the workspace actor's step.
     const previous = this.queues.get(key) ?? Promise.resolve()
     const next = previous
       .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
@@ -90,15 +92,14 @@ export class RoomDefaultAgents {
       const setting = JSON.parse(cycle.setting) as DefaultAgentSetting
       const delayMs = (setting.stopDelaySeconds ?? this.settings.agents.defaultAgentStopDelaySeconds) * 1000
       const agent = cycle.agent
-      cycle.stopTimer = setTimeout(() => {
+      cycle.stopTimer = this.clock.setTimeout(() => {
         if (this.cycles.get(key) === cycle) this.cycles.delete(key)
         void agent.stop('room empty')
       }, delayMs)
-      cycle.stopTimer.unref()
       return
     }
     if (cycle?.stopTimer) {
-      clearTimeout(cycle.stopTimer)
+      this.clock.clearTimeout(cycle.stopTimer)
       cycle.stopTimer = undefined
     }
     // One default agent per occupancy cycle: more terminals joining change nothing.

@@ -110,6 +110,7 @@ export class MixedInput {
     this.emit(out)
   }
 
+  /** Audio pacing, on real time (data plane: see core/clock.ts), not the engine's clock. */
   private ensureTicker(): void {
     if (this.ticker || this.closed) return
     this.ticker = setInterval(() => this.tick(), AGENT_FRAME_MS)

@@ -107,6 +107,7 @@ export class LiveAgent {
       },
     })
     this.actor = createActor(machine, {
+      clock: deps.clock,
       input: {
         agentId: spec.agentId,
         room: spec.room,

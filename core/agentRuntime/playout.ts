@@ -156,6 +156,7 @@ export class AgentPlayout implements AgentAudioOut {
     this.pump()
   }
 
+  /** Audio pacing, on real time (data plane: see core/clock.ts), not the engine's clock. */
   private schedule(delayMs: number): void {
     this.timer = setTimeout(() => {
       this.timer = undefined

@@ -1,0 +1,213 @@
+/**
+ * A terminal session: what a transport gets back when it hands over an authenticated terminal
+ * (`TerminalSession`), and what a room holds as a member (`RoomMember`). Transports implement
+ * `TerminalLink` (how to reach the terminal); the session is how the terminal reaches its room.
+ * `pushAudio` is the data plane: plain calls only.
+ *
+ * A session keeps no copy of state another actor owns. Its room is read off the port its room
+ * issued (the room detaches the port when the member leaves); its end is its client actor's
+ * (core/actors/client.ts), its place in the workspace the workspace actor's.
+ */
+import type { RoomMember } from './actors/room.js'
+import type { ClockShape } from './clock.js'
+import { MAX_OPUS_BYTES } from './dataplane/frame.js'
+import type { SourcePort } from './dataplane/roomRouter.js'
+import { publicMessage, wireCodesOf, type HarkError } from './errors.js'
+import { PROTOCOL_VERSION, type AudioMode, type AudioParameters, type ParticipantInfo, type ServerEvent } from './events.js'
+import { randomBase62 } from './ids.js'
+import type { TerminalIdentity } from './security/security.js'
+
+export const AUDIO_PARAMETERS: AudioParameters = {
+  codec: 'opus',
+  sampleRate: 16000,
+  channels: 1,
+  frameMs: [20, 60],
+  maxOpusBytes: MAX_OPUS_BYTES,
+}
+
+/** How the engine reaches a terminal; implemented by each transport. */
+export interface TerminalLink {
+  /** Transport name for presence and metrics ("websocket", "mqtt", "webrtc"). */
+  readonly transport: string
+  /** Data plane: a downlink frame. Must not throw; drop (and count) when the terminal is backed up. */
+  deliverAudio(frame: Uint8Array): void
+  /** Control plane: an event, serialized the transport's way (JSON text, MQTT publish, data channel). */
+  sendEvent(event: ServerEvent): void
+  /** End the connection for `reason` (map it with wireCodes). Called at most once per session. */
+  close(reason: HarkError): void
+}
+
+/** How a terminal reaches its room; returned by `TerminalHub.open`. */
+export interface TerminalSession {
+  readonly sessionId: string
+  readonly workspaceId: string
+  readonly clientId: string
+  /** Current audio mode of this receiver. */
+  readonly audioMode: AudioMode
+  /** The room the terminal is in now (its room's membership, read through the port); null for none. */
+  readonly room: string | null
+  /**
+   * Data plane: one uplink frame (V|level byte + Opus), already checked (core/terminalInput.ts);
+   * `now` is its receive time (performance.now()) when the transport has read it already.
+   */
+  pushAudio(uplink: Uint8Array, now?: number): void
+  /** Ask for per-source frames (forward) or one mixed stream (mixed). */
+  setAudioMode(mode: AudioMode): void
+  /** The terminal is gone (socket closed, keepalive lost). Idempotent. */
+  end(): void
+  /** Close from the server side with a reason (sends session.closing first). Idempotent. */
+  close(reason: HarkError): void
+}
+
+export interface OpenOptions {
+  readonly audioMode?: AudioMode
+}
+
+/** The actor that ends a session's control side (its client actor, core/actors/client.ts). */
+export interface SessionLifecycle {
+  getSnapshot(): { readonly status: string }
+  send(event: { readonly type: 'END' }): void
+}
+
+/** A session as listeners and listings see it (no methods, nothing live). */
+export interface SessionInfo {
+  readonly sessionId: string
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly transport: string
+  /** Epoch milliseconds. */
+  readonly connectedAt: number
+}
+
+export class Session implements TerminalSession, RoomMember {
+  readonly sessionId = `ses_${randomBase62(16)}`
+  readonly kind = 'terminal' as const
+  readonly name: string | null
+  readonly connectedAt: number
+  audioMode: AudioMode
+  /** Where its frames go: the port its room issued, kept after a leave to name the room it left. */
+  private port: SourcePort | null = null
+  private introduced = false
+  private done = false
+  /** Its client actor, once the workspace actor admitted it. */
+  private client: SessionLifecycle | null = null
+
+  constructor(
+    readonly identity: TerminalIdentity,
+    readonly link: TerminalLink,
+    private readonly clock: ClockShape,
+    audioMode: AudioMode,
+  ) {
+    this.name = identity.client.name
+    this.audioMode = audioMode
+    this.connectedAt = clock.now()
+    this.audioSink = link.deliverAudio.bind(link)
+  }
+
+  get id() {
+    return this.identity.clientId
+  }
+  get workspaceId() {
+    return this.identity.workspaceId
+  }
+  get clientId() {
+    return this.identity.clientId
+  }
+
+  get room(): string | null {
+    const port = this.port
+    return port !== null && port.attached ? port.router.room : null
+  }
+
+  /** What listeners are told of this session (built once: it never changes). */
+  get info(): SessionInfo {
+    return (this.infoOnce ??= {
+      sessionId: this.sessionId,
+      workspaceId: this.workspaceId,
+      clientId: this.clientId,
+      transport: this.link.transport,
+      connectedAt: this.connectedAt,
+    })
+  }
+  private infoOnce: SessionInfo | undefined
+
+  /** The workspace actor admitted the session: this is the actor that ends it. */
+  admitted(client: SessionLifecycle): void {
+    this.client = client
+  }
+
+  pushAudio(uplink: Uint8Array, now = performance.now()): void {
+    const port = this.port
+    if (port !== null) port.router.forward(port, uplink, now)
+  }
+
+  deliver(frame: Uint8Array): void {
+    this.link.deliverAudio(frame)
+  }
+
+  /** Straight to the transport: one call per delivered frame instead of three. */
+  readonly audioSink: (frame: Uint8Array) => void
+
+  sendEvent(event: ServerEvent): void {
+    if (!this.done) this.link.sendEvent(event)
+  }
+
+  setAudioMode(mode: AudioMode): void {
+    this.audioMode = mode
+    // The room's sinks read audioMode through a getter; the router only needs to re-split them.
+    this.port?.router.refreshAudioModes()
+    this.sendEvent({ type: 'audio.mode', audioMode: mode })
+  }
+
+  private introduce(room: string | null, sourceId: number | null, participants: ReadonlyArray<ParticipantInfo>) {
+    this.introduced = true
+    this.sendEvent({
+      type: 'session',
+      protocol: PROTOCOL_VERSION,
+      sessionId: this.sessionId,
+      clientId: this.clientId,
+      room,
+      sourceId,
+      audioMode: this.audioMode,
+      audio: AUDIO_PARAMETERS,
+      participants,
+      serverTime: this.clock.now(),
+    })
+  }
+
+  /** RoomMember: the room took it in. */
+  joined(room: string, port: SourcePort, participants: ReadonlyArray<ParticipantInfo>): void {
+    const from = this.port?.router.room ?? null
+    this.port = port
+    if (!this.introduced) this.introduce(room, port.sourceId, participants)
+    else this.sendEvent({ type: 'room.changed', from, to: room, sourceId: port.sourceId, participants })
+  }
+
+  /** The workspace actor placed it in no room (the client has no mapping); it stays connected, silent. */
+  unassigned(): void {
+    const from = this.port?.router.room ?? null
+    this.port = null
+    if (!this.introduced) this.introduce(null, null, [])
+    else this.sendEvent({ type: 'room.changed', from, to: null, sourceId: null, participants: [] })
+  }
+
+  close(reason: HarkError): void {
+    if (this.done) return
+    this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
+    this.finish()
+    this.link.close(reason)
+  }
+
+  end(): void {
+    this.finish()
+  }
+
+  private finish(): void {
+    if (this.done) return
+    this.done = true
+    const client = this.client
+    this.client = null
+    // The client actor reports the end to the workspace (it may be closing us itself: then it already is).
+    if (client !== null && client.getSnapshot().status === 'active') client.send({ type: 'END' })
+  }
+}

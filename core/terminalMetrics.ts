@@ -1,0 +1,76 @@
+/**
+ * Prometheus collectors of sessions and rooms. Counts follow what the workspace actors announce
+ * (sessions opened and ended, rooms closed); gauges and frame totals are read off their snapshots
+ * when scraped, never per audio frame.
+ */
+import { HashMap } from 'effect'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { RoomTotals, WorkspaceContexts, WorkspaceEvents } from './actors/workspace.js'
+
+/** Register the collectors on `registry`; returns the function that unsubscribes them. */
+export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents, registry: Registry): (() => void) => {
+  const live = new Gauge({ name: 'hark_sessions', help: 'Live terminal sessions', labelNames: ['transport'], registers: [registry] })
+  const opened = new Counter({ name: 'hark_sessions_opened_total', help: 'Terminal sessions opened', labelNames: ['transport'], registers: [registry] })
+  const closed = new Counter({ name: 'hark_sessions_closed_total', help: 'Terminal sessions ended', labelNames: ['transport'], registers: [registry] })
+  const openRooms = function* () {
+    for (const context of hub.contexts()) yield* HashMap.values(context.rooms)
+  }
+  // Totals of rooms that have closed, so the counters never go backwards.
+  const retired: { -readonly [K in keyof RoomTotals]: number } = { framesIn: 0, framesOut: 0, framesDecoded: 0, framesEncoded: 0 }
+  const totals = (): RoomTotals => {
+    const sum = { ...retired }
+    for (const room of openRooms()) {
+      const router = room.getSnapshot().context.router
+      sum.framesIn += router.framesIn
+      sum.framesOut += router.framesOut
+      sum.framesDecoded += router.mixStats.framesDecoded
+      sum.framesEncoded += router.mixStats.framesEncoded
+    }
+    return sum
+  }
+  new Gauge({
+    name: 'hark_rooms',
+    help: 'Occupied rooms',
+    registers: [registry],
+    collect() {
+      let n = 0
+      for (const context of hub.contexts()) n += HashMap.size(context.rooms)
+      this.set(n)
+    },
+  })
+  /** A counter whose labels each read one of the room totals when scraped. */
+  const totalsCounter = (name: string, help: string, label: string, keys: Record<string, keyof RoomTotals>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        for (const [value, key] of Object.entries(keys)) this.inc({ [label]: value }, t[key])
+      },
+    })
+  totalsCounter('hark_audio_frames_routed_total', 'Audio frames received from sources and delivered to sinks by room routers', 'direction', {
+    in: 'framesIn',
+    out: 'framesOut',
+  })
+  totalsCounter('hark_audio_mixer_frames_total', 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream', 'op', {
+    decode: 'framesDecoded',
+    encode: 'framesEncoded',
+  })
+  const off = [
+    hub.on('session.opened', ({ session }) => {
+      live.inc({ transport: session.transport })
+      opened.inc({ transport: session.transport })
+    }),
+    hub.on('session.ended', ({ session }) => {
+      live.dec({ transport: session.transport })
+      closed.inc({ transport: session.transport })
+    }),
+    hub.on('room.closed', ({ totals: t }) => {
+      for (const k of Object.keys(retired) as Array<keyof RoomTotals>) retired[k] += t[k]
+    }),
+  ]
+  return () => off.forEach((f) => f())
+}

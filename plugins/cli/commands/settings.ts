@@ -1,0 +1,25 @@
+/**
+ * `hark settings [--markdown]`: every setting of the engine this config runs (the core's and its
+ * extensions'), with its default, environment variable, flag and doc; `--json` for one JSON array.
+ */
+import type { Command } from 'commander'
+import { SettingsSchema } from '../../../core/index.js'
+import { loadConfig, output, withCommon, type CommonOptions } from '../context.js'
+import { settingsTable } from '../docs.js'
+
+export const settingsCommand = (program: Command) => {
+  withCommon(program.command('settings'))
+    .description("every setting (the core's and the extensions'): default, environment variable, flag")
+    .option('--markdown', 'the settings table of README.md')
+    .action(async (opts: CommonOptions & { markdown?: boolean }) => {
+      const { config } = await loadConfig(opts.config)
+      const descriptors = new SettingsSchema(config.extensions ?? []).descriptors
+      if (opts.markdown && !opts.json) {
+        process.stdout.write(settingsTable(descriptors) + '\n')
+        return
+      }
+      output(opts, descriptors, () =>
+        descriptors.map((d) => `${d.path}\t${JSON.stringify(d.defaultValue)}\t${d.env}\t--${d.flag}\t${d.doc}`).join('\n'),
+      )
+    })
+}

@@ -1,0 +1,31 @@
+/**
+ * The REST plugin's settings and the engine services it is given (by injection, in index.ts);
+ * its route modules take them as one object.
+ */
+import { Schema } from 'effect'
+import type { Registry } from 'prom-client'
+import { defineSettings, setting } from '../../core/index.js'
+import type { AgentDispatcher, ClockShape, Logger, Presence, SecurityShape, Settings, StorageShape, TerminalHub } from '../../core/index.js'
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+
+/** Shares the `rest` node with the engine's own rest.port and rest.bodyLimitBytes (the REST-port server is core's). */
+export const restSettings = defineSettings('rest', {
+  rateLimitMax: setting(PositiveInt, 1200, 'requests allowed per workspace per window'),
+  rateLimitWindowSeconds: setting(PositiveInt, 60, 'the rate-limit window'),
+})
+
+export type RestSettings = typeof restSettings.Type
+
+export interface RestServices {
+  readonly settings: Settings
+  readonly rest: RestSettings
+  readonly log: Logger
+  readonly metrics: Registry
+  readonly clock: ClockShape
+  readonly storage: StorageShape
+  readonly security: SecurityShape
+  readonly presence: Presence
+  readonly terminals: TerminalHub
+  readonly agents: AgentDispatcher
+}

@@ -1,0 +1,33 @@
+/** The MQTT transport's settings (spec/mqtt.md). */
+import { defineSettings, intBetween, Port, setting } from '../../core/index.js'
+import { Schema } from 'effect'
+
+export const mqttSettings = defineSettings('mqtt', {
+  port: setting(Port, 2883, 'plain-TCP MQTT listener'),
+  tlsPort: setting(Schema.NullOr(Port), null, 'MQTT over TLS listener with the gateway certificate; null: off'),
+  maxPacketBytes: setting(
+    intBetween(2048, 268_435_455),
+    16_384,
+    'largest MQTT packet accepted (announced to MQTT 5 clients); a bigger one closes the connection',
+  ),
+  maxKeepAliveSeconds: setting(intBetween(1, 65_535), 1200, 'MQTT 5 Server Keep Alive for clients asking for 0 or longer'),
+  maxSessionExpirySeconds: setting(
+    intBetween(0, 4_294_967_295),
+    3600,
+    'how long the subscriptions and unacknowledged events of a non-clean session outlive its connection',
+  ),
+  connectTimeoutSeconds: setting(intBetween(1, 300), 10, 'a connection that sends no CONNECT within this time is closed'),
+  maxInflight: setting(intBetween(1, 65_535), 16, 'unacknowledged QoS 1 events per connection (the MQTT 5 Receive Maximum announced)'),
+  maxQueuedEvents: setting(
+    intBetween(1, 1_000_000),
+    1000,
+    'events waiting behind a full inflight window; one more closes the connection (quota exceeded)',
+  ),
+  maxBufferedAudioBytes: setting(
+    intBetween(1024, 67_108_864),
+    65_536,
+    'downlink audio is dropped (and counted) while more than this many bytes wait for the socket',
+  ),
+})
+
+export type MqttSettings = typeof mqttSettings.Type
