@@ -37,7 +37,7 @@ export const invitationsRepo = (db: Db) => {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byHash = db.prepare('SELECT * FROM invitations WHERE token_hash = ?')
   const byId = db.prepare('SELECT * FROM invitations WHERE workspace_id = ? AND invitation_id = ?')
-  const ofWorkspace = db.prepare('SELECT * FROM invitations WHERE workspace_id = ? ORDER BY created_at DESC, invitation_id')
+  const ofWorkspace = db.prepare('SELECT * FROM invitations WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC')
   const accept = db.prepare(
     'UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE invitation_id = ? AND accepted_at IS NULL AND revoked_at IS NULL')
   const revoke = db.prepare(
