@@ -66,9 +66,18 @@ export interface DispatcherDeps {
   readonly providers: ProviderDirectory
 }
 
+/** What the dispatcher announces of its agents' lifecycles (subscribe with `on`). */
+export interface AgentAnnouncement {
+  /** `agent.started`: it runs in its room; `agent.stopped`: it reached stopped or failed (its view says which, and why). */
+  readonly type: 'agent.started' | 'agent.stopped'
+  readonly workspaceId: string
+  readonly agent: AgentView
+}
+
 export class AgentDispatcher {
   /** workspaceId -> agentId -> agent (live and recently ended). */
   private readonly agents = new Map<string, Map<string, LiveAgent>>()
+  private readonly listeners = new Set<(event: AgentAnnouncement) => void>()
   private readonly endedAt = new Map<LiveAgent, number>()
   private closing = false
   private readonly started: Counter
@@ -191,9 +200,11 @@ export class AgentDispatcher {
         startTimeoutMs: a.startTimeoutMs,
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
+        running: (running) => this.announce('agent.started', running),
         ended: (ended) => {
           this.endedAt.set(ended, this.deps.clock.now())
           if (ended.state === 'failed') this.failed.inc({ provider: ended.spec.providerName })
+          this.announce('agent.stopped', ended)
         },
       },
     )
@@ -202,6 +213,25 @@ export class AgentDispatcher {
     agents.set(agent.agentId, agent)
     this.started.inc({ provider: resolved.providerName })
     return agent
+  }
+
+  /** Hear every agent start running and end, in every workspace. Returns the unsubscribe function. */
+  on(listener: (event: AgentAnnouncement) => void): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
+  }
+
+  /** Tell the listeners; one that throws is logged, the others still hear it. */
+  private announce(type: AgentAnnouncement['type'], agent: LiveAgent): void {
+    if (this.listeners.size === 0) return
+    const event: AgentAnnouncement = { type, workspaceId: agent.spec.workspaceId, agent: agent.view() }
+    for (const listener of this.listeners) {
+      try {
+        listener(event)
+      } catch (e) {
+        this.deps.log.error({ err: e, event: type }, 'agent listener failed')
+      }
+    }
   }
 
   /** Stop an agent of this workspace; waits until it has left its room. */

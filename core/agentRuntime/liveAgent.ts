@@ -58,6 +58,8 @@ export interface LiveAgentDeps {
   readonly leadMs: number
   readonly startTimeoutMs: number
   readonly stopTimeoutMs: number
+  /** Told once, when the agent runs (joined its room). */
+  readonly running?: (agent: LiveAgent) => void
   /** Told once, when the agent reached stopped or failed. */
   readonly ended?: (agent: LiveAgent) => void
   /** A frame from a room member that its decoder refused. */
@@ -122,6 +124,7 @@ export class LiveAgent {
           this.announcedRunning = true
           this.log.info({ identity: spec.identity }, 'agent running')
           this.broadcast({ type: 'agent.started', room: spec.room, agentId: spec.agentId, identity: spec.identity })
+          this.deps.running?.(this)
           if (this.pendingFailure !== null) this.actor.send({ type: 'FAILED', reason: this.pendingFailure })
         }
         if (snapshot.status === 'done') {

@@ -93,7 +93,7 @@ export class ConsolePlugin implements EnginePlugin {
     this.app = app
     const address = app.server.address()
     listeners.listening('console', typeof address === 'object' && address ? address.port : settings.port)
-    this.disconnect = connectLiveSources(this.services.live, this.services.terminals, this.services.storage)
+    this.disconnect = connectLiveSources(this.services.live, this.services.terminals, this.services.agents, this.services.storage)
     this.schedulePrune()
   }
 

@@ -1,11 +1,11 @@
 /**
  * The console's live feed over server-sent events, against a real engine: presence as terminals
- * come and go, client changes from the console and from the REST API, room membership;
- * only the workspace's own events; and a stream that ends at once when its user is removed or
- * signs out.
+ * come and go, client changes from the console and from the REST API, room membership, who
+ * speaks, agents starting and stopping; only the workspace's own events; and a stream that ends
+ * at once when its user is removed or signs out.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { RecordingLink } from '../../core/test/helpers.js'
+import { RecordingLink, uplink } from '../../core/test/helpers.js'
 import { startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
 
 let t: ConsoleEngine | undefined
@@ -14,12 +14,26 @@ afterEach(async () => {
   t = undefined
 })
 
+/** An admin and a viewer of workspace acme, both signed in. */
+const acme = async (engine: ConsoleEngine) => {
+  const admin = await engine.user('admin@example.com')
+  const viewer = await engine.user('viewer@example.com')
+  const ws = engine.workspace(admin.record.userId, 'acme', [[viewer.record.userId, 'viewer']])
+  return { admin, viewer, ws }
+}
+
+/** The same, with the viewer's event stream of acme open. */
+const acmeWatched = async (engine: ConsoleEngine) => {
+  const people = await acme(engine)
+  const stream = await people.viewer.client.events(people.ws)
+  await stream.next('ready')
+  return { ...people, stream }
+}
+
 describe('console live events', () => {
   it("tell a workspace's viewers about presence, clients and rooms, and nothing of other workspaces", async () => {
     t = await startConsoleEngine()
-    const admin = await t.user('admin@example.com')
-    const viewer = await t.user('viewer@example.com')
-    const ws = t.workspace(admin.record.userId, 'acme', [[viewer.record.userId, 'viewer']])
+    const { admin, viewer, ws } = await acme(t)
     const other = t.workspace(admin.record.userId, 'other')
     const stream = await viewer.client.events(ws)
     expect(stream.status).toBe(200)
@@ -55,9 +69,7 @@ describe('console live events', () => {
 
   it('ends the stream of a member who is removed, and of a user who signs out, at once', async () => {
     t = await startConsoleEngine()
-    const admin = await t.user('admin@example.com')
-    const viewer = await t.user('viewer@example.com')
-    const ws = t.workspace(admin.record.userId, 'acme', [[viewer.record.userId, 'viewer']])
+    const { admin, viewer, ws } = await acme(t)
     const removed = await viewer.client.events(ws)
     await removed.next('ready')
     const own = await admin.client.events(ws)
@@ -71,5 +83,29 @@ describe('console live events', () => {
     await own.next('ended')
     await own.next('(closed)')
     expect((await admin.client.events(ws)).status).toBe(401)
+  })
+
+  it('tell who starts and stops speaking, and which agents start and stop', async () => {
+    t = await startConsoleEngine()
+    const { admin, ws, stream } = await acmeWatched(t)
+    expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-1', room: 'lobby' })).status).toBe(201)
+    const { security, terminals } = t.engine.host
+    const session = terminals.open(await security.authenticateTerminal({ token: (await security.tokens.issue(ws, 'dev-1', null)).token }), new RecordingLink('websocket'))
+    await stream.next('presence', (d) => d.clientId === 'dev-1' && d.online === true)
+
+    // Two voiced frames start a talk spurt; it ends after the hangover without voice.
+    session.pushAudio(uplink([1], 0x80 | 30), performance.now())
+    session.pushAudio(uplink([1], 0x80 | 30), performance.now())
+    await stream.next('speaking', (d) => d.room === 'lobby' && d.participantId === 'dev-1' && d.speaking === true)
+    await stream.next('speaking', (d) => d.room === 'lobby' && d.participantId === 'dev-1' && d.speaking === false)
+
+    const dispatched = await admin.client.post(`/api/workspaces/${ws}/agents`, { room: 'lobby' })
+    expect(dispatched.status).toBe(201)
+    const agentId = dispatched.body.agentId as string
+    await stream.next('agent', (d) => d.agentId === agentId && d.room === 'lobby' && d.state === 'started')
+    expect((await admin.client.delete(`/api/workspaces/${ws}/agents/${agentId}`)).status).toBe(200)
+    await stream.next('agent', (d) => d.agentId === agentId && d.state === 'stopped')
+    session.end()
+    stream.close()
   })
 })

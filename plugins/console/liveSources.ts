@@ -1,22 +1,32 @@
 /**
  * Where the live feed's events come from, each from the owner of that state: what the workspace
  * actors and their rooms announce through the terminal hub (sessions opened and ended, room
- * occupancy), and the storage change log (clients created, changed or deleted, room settings,
- * from this process or the CLI). Nothing is remembered here. Returns the function that stops
- * listening.
+ * occupancy, speaking), what the agent dispatcher announces (agents running, agents ended), and
+ * the storage change log (clients created, changed or deleted, room settings, from this process
+ * or the CLI). Nothing is remembered here. Returns the function that stops listening.
  */
-import type { SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
+import type { AgentAnnouncement, AgentDispatcher, SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
 import type { LiveFeed } from './live.js'
 
 const CLIENT_CHANGES = { 'client.created': 'created', 'client.updated': 'updated', 'client.deleted': 'deleted' } as const
 
-export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, storage: StorageShape): (() => void) => {
+export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agents: AgentDispatcher, storage: StorageShape): (() => void) => {
   const presence = (online: boolean) => (e: { readonly session: SessionInfo }) =>
     feed.publish(e.session.workspaceId, { type: 'presence', clientId: e.session.clientId, online, transport: e.session.transport })
+  const agent = (e: AgentAnnouncement) =>
+    feed.publish(e.workspaceId, {
+      type: 'agent',
+      room: e.agent.room,
+      agentId: e.agent.agentId,
+      state: e.type === 'agent.started' ? 'started' : 'stopped',
+    })
   const stops = [
     terminals.on('session.opened', presence(true)),
     terminals.on('session.ended', presence(false)),
     terminals.on('room.occupancy', (e) => feed.publish(e.workspaceId, { type: 'room', room: e.room })),
+    terminals.on('room.speaking', (e) =>
+      feed.publish(e.workspaceId, { type: 'speaking', room: e.room, participantId: e.participantId, speaking: e.speaking })),
+    agents.on(agent),
     storage.onChange((change) => {
       if (change.workspaceId === null || change.subject === null) return
       if (change.kind in CLIENT_CHANGES) {
