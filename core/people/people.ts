@@ -113,6 +113,7 @@ export class People {
     return this.storage.transaction(() => {
       this.storage.users.setPasswordHash(userId, passwordHash, now)
       const ended = this.storage.userSessions.deleteForUser(userId, options.keepSession ?? '')
+      this.storage.recordChange('user.accessChanged', null, userId, now)
       recordAudit(this.storage, this.clock, actor, { action: options.action, workspaceId: null, target: user.email, subjectUserId: userId })
       return { userId, sessionsEnded: ended }
     })
@@ -125,6 +126,7 @@ export class People {
     return this.storage.transaction(() => {
       const changed = this.storage.users.disable(userId, now)
       const ended = this.storage.userSessions.deleteForUser(userId)
+      this.storage.recordChange('user.accessChanged', null, userId, now)
       if (changed) recordAudit(this.storage, this.clock, actor, { action: 'user.disabled', workspaceId: null, target: user.email, subjectUserId: userId })
       return { userId, disabled: true as const, sessionsEnded: ended }
     })
@@ -181,6 +183,7 @@ export class People {
       }
       for (const i of this.storage.invitations.list(workspaceId)) this.storage.invitations.revoke(workspaceId, i.invitationId, now)
       this.storage.memberships.deleteAll(workspaceId)
+      this.storage.recordChange('user.accessChanged', workspaceId, null, now)
       this.storage.workspaces.markDeleted(workspaceId, now)
       recordAudit(this.storage, this.clock, actor, { action: 'workspace.deleted', workspaceId, target: w.name })
     })
@@ -219,6 +222,7 @@ export class People {
       if (!current) throw new NotFound({ message: `no member ${userId} in this workspace` })
       this.keepAnAdmin(workspaceId, userId, null)
       this.storage.memberships.delete(workspaceId, userId)
+      this.storage.recordChange('user.accessChanged', workspaceId, userId, this.clock.now())
       const user = this.storage.users.get(userId)
       recordAudit(this.storage, this.clock, actor, {
         action: 'member.removed', workspaceId, target: user?.email ?? userId, subjectUserId: userId, detail: { role: current.role },

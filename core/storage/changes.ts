@@ -16,6 +16,8 @@ export type ChangeKind =
   | 'client.tokensRevoked'
   | 'devicePassword.reset'
   | 'room.updated'
+  /** A user's console sessions ended or a membership went (subject: the user; null with a workspace: all its members). */
+  | 'user.accessChanged'
 
 export interface ChangeRecord {
   readonly id: number

@@ -2,11 +2,12 @@
  * The console's live feed over server-sent events, against a real engine: presence as terminals
  * come and go, client changes from the console and from the REST API, room membership, who
  * speaks, agents starting and stopping; only the workspace's own events; and a stream that ends
- * at once when its user is removed or signs out.
+ * when its access does: at once when its user is removed or signs out, when the operator disables
+ * the user from the CLI (another process), and when its session expires unused (engine clock).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { RecordingLink, uplink } from '../../core/test/helpers.js'
-import { startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
+import { RecordingLink, runCli, uplink } from '../../core/test/helpers.js'
+import { startConsoleEngine, startConsoleEngineOnManualClock, type ConsoleEngine } from './test/consoleEngine.js'
 
 let t: ConsoleEngine | undefined
 afterEach(async () => {
@@ -107,5 +108,38 @@ describe('console live events', () => {
     await stream.next('agent', (d) => d.agentId === agentId && d.state === 'stopped')
     session.end()
     stream.close()
+  })
+
+  it('ends the stream of a user the operator disables from the CLI, at the engine\'s next change poll', async () => {
+    t = await startConsoleEngine()
+    const { stream } = await acmeWatched(t)
+    const disabled = await runCli(['user', 'disable', 'viewer@example.com', '--data', t.dir])
+    expect(disabled.code).toBe(0)
+    await stream.next('ended')
+    await stream.next('(closed)')
+  })
+
+  it('ends a stream when its session expires unused, on the engine clock; a request meanwhile moves the end', async () => {
+    const started = await startConsoleEngineOnManualClock({ console: { sessionIdleSeconds: 120 } })
+    t = started.t
+    const { clock } = started
+    const { admin, viewer, ws, stream } = await acmeWatched(t)
+    // An open stream is not a use of the session: only the request at 61 s is (the admin's keeps theirs too).
+    clock.advance(61_000)
+    expect((await viewer.client.get(`/api/workspaces/${ws}`)).status).toBe(200)
+    expect((await admin.client.get(`/api/workspaces/${ws}`)).status).toBe(200)
+    clock.advance(59_000)
+    // 120 s after sign-in the stream looks again, sees the session now ends at 181 s, and stays open.
+    expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-1' })).status).toBe(201)
+    await stream.next('client', (d) => d.clientId === 'dev-1')
+    expect(stream.inbox.items.some((e) => e.event === 'ended')).toBe(false)
+    clock.advance(60_999)
+    expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-2' })).status).toBe(201)
+    await stream.next('client', (d) => d.clientId === 'dev-2')
+    expect(stream.inbox.items.some((e) => e.event === 'ended')).toBe(false)
+    clock.advance(1)
+    await stream.next('ended')
+    await stream.next('(closed)')
+    expect((await viewer.client.get(`/api/workspaces/${ws}`)).status).toBe(401)
   })
 })

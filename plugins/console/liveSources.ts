@@ -2,8 +2,8 @@
  * Where the live feed's events come from, each from the owner of that state: what the workspace
  * actors and their rooms announce through the terminal hub (sessions opened and ended, room
  * occupancy, speaking), what the agent dispatcher announces (agents running, agents ended), and
- * the storage change log (clients created, changed or deleted, room settings, from this process
- * or the CLI). Nothing is remembered here. Returns the function that stops listening.
+ * the storage change log (clients created, changed or deleted, room settings, and sessions ended
+ * or memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
  */
 import type { AgentAnnouncement, AgentDispatcher, SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
 import type { LiveFeed } from './live.js'
@@ -28,6 +28,8 @@ export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agent
       feed.publish(e.workspaceId, { type: 'speaking', room: e.room, participantId: e.participantId, speaking: e.speaking })),
     agents.on(agent),
     storage.onChange((change) => {
+      // Sessions ended or memberships went (here or in the CLI): every open stream looks again at once.
+      if (change.kind === 'user.accessChanged') return feed.accessChanged()
       if (change.workspaceId === null || change.subject === null) return
       if (change.kind in CLIENT_CHANGES) {
         const kind = change.kind as keyof typeof CLIENT_CHANGES

@@ -65,8 +65,9 @@ export class ConsoleSessions {
   /**
    * The signed-in user of a cookie value, or null when there is no cookie. An unknown, expired
    * or ended session, or one whose user is disabled, is Unauthenticated (an expired one is removed).
+   * A request uses the session (`touch`, the default); an open event stream looking again does not.
    */
-  authenticate(sessionId: string | undefined): SignedIn | null {
+  authenticate(sessionId: string | undefined, { touch = true }: { readonly touch?: boolean } = {}): SignedIn | null {
     if (sessionId === undefined || sessionId === '') return null
     const expired = () => new Unauthenticated({ message: 'your session has ended; sign in again' })
     if (!SESSION_ID.test(sessionId)) throw expired()
@@ -80,7 +81,7 @@ export class ConsoleSessions {
     }
     const user = this.storage.users.get(session.userId)
     if (!user || user.disabledAt !== null) throw expired()
-    if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
+    if (touch && now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
       this.storage.userSessions.touch(hash, now)
       return { user, session: { ...session, lastSeenAt: now } }
     }
@@ -88,12 +89,24 @@ export class ConsoleSessions {
   }
 
   end(session: UserSessionRecord): void {
-    this.storage.userSessions.delete(session.sessionHash)
+    this.storage.transaction(() => {
+      this.storage.userSessions.delete(session.sessionHash)
+      this.storage.recordChange('user.accessChanged', null, session.userId, this.clock.now())
+    })
   }
 
   /** End every session of a user (sign out everywhere); returns how many. */
   endAll(userId: string): number {
-    return this.storage.userSessions.deleteForUser(userId)
+    return this.storage.transaction(() => {
+      const ended = this.storage.userSessions.deleteForUser(userId)
+      this.storage.recordChange('user.accessChanged', null, userId, this.clock.now())
+      return ended
+    })
+  }
+
+  /** When a session ends if nothing uses it: its idle limit or its absolute one, whichever is first (epoch ms). */
+  endsAt(session: UserSessionRecord): number {
+    return Math.min(session.expiresAt, session.lastSeenAt + this.times.sessionIdleSeconds * 1000)
   }
 
   /** Remove expired sessions; returns how many. */

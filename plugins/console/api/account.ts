@@ -95,7 +95,6 @@ export const accountRoutes = (services: ConsoleServices) => async (app: FastifyI
 
   app.delete('/session', access('user'), async (request, reply) => {
     sessions.end(signedInOf(request).session)
-    services.live.accessChanged()
     signOut(reply)
     return { signedOut: true }
   })
@@ -103,7 +102,6 @@ export const accountRoutes = (services: ConsoleServices) => async (app: FastifyI
   app.post('/session/end-all', { ...access('user'), schema: { body: { type: 'object', additionalProperties: false } } }, async (request, reply) => {
     const ended = sessions.endAll(signedInOf(request).user.userId)
     recordAudit(storage, clock, actorOf(request), { action: 'signout.everywhere', workspaceId: null, target: signedInOf(request).user.email, subjectUserId: signedInOf(request).user.userId, detail: { sessionsEnded: ended } })
-    services.live.accessChanged()
     signOut(reply)
     return { signedOut: true, sessionsEnded: ended }
   })
@@ -134,7 +132,6 @@ export const accountRoutes = (services: ConsoleServices) => async (app: FastifyI
         keepSession: session.sessionHash,
         action: 'user.password_changed',
       })
-      services.live.accessChanged()
       return { changed: true, otherSessionsEnded: r.sessionsEnded }
     },
   )

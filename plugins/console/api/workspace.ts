@@ -45,7 +45,6 @@ export const workspaceRoutes = (services: ConsoleServices) => async (app: Fastif
   app.delete('/', { config: { access: 'administer' } }, async (request) => {
     const { workspaceId } = membershipOf(request)
     people.deleteWorkspace(workspaceId, actorOf(request))
-    services.live.accessChanged()
     // API-dispatched agents are not tied to a client: stop them too.
     await Promise.all(agents.list(workspaceId, { live: true }).map((a) => agents.stop(workspaceId, a.agentId, 'workspace deleted')))
     return { workspaceId, deleted: true }
@@ -55,7 +54,6 @@ export const workspaceRoutes = (services: ConsoleServices) => async (app: Fastif
   app.post('/leave', { config: { access: 'read' }, schema: { body: emptyBody } }, async (request) => {
     const { workspaceId } = membershipOf(request)
     people.removeMember(workspaceId, signedInOf(request).user.userId, actorOf(request))
-    services.live.accessChanged()
     return { workspaceId, left: true }
   })
 
@@ -85,7 +83,6 @@ export const workspaceRoutes = (services: ConsoleServices) => async (app: Fastif
     { config: { access: 'administer' }, schema: { params: idParam('userId', '^usr_[0-9A-Za-z]{16}$') } },
     async (request) => {
       people.removeMember(membershipOf(request).workspaceId, request.params.userId, actorOf(request))
-      services.live.accessChanged()
       return { userId: request.params.userId, removed: true }
     },
   )
