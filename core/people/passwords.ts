@@ -5,8 +5,11 @@
  * takes as long as a wrong password.
  */
 import { randomBytes } from 'node:crypto'
-import { hash, verify, type Options } from '@node-rs/argon2'
+import type { Options } from '@node-rs/argon2'
 import { ValidationFailed } from '../errors.js'
+
+/** The native binding loads on the first hash, not with every CLI command that never hashes. */
+const argon2 = () => import('@node-rs/argon2')
 
 /** OWASP Password Storage Cheat Sheet, argon2id: m=19456 KiB, t=2, p=1. */
 export const ARGON2_OPTIONS: Options = {
@@ -32,12 +35,12 @@ export const checkPasswordPolicy = (password: unknown, field = 'password'): stri
   return password
 }
 
-export const hashPassword = (password: string): Promise<string> => hash(password, ARGON2_OPTIONS)
+export const hashPassword = async (password: string): Promise<string> => (await argon2()).hash(password, ARGON2_OPTIONS)
 
 /** True when `password` matches `passwordHash`; a malformed hash is a mismatch, never a throw. */
 export const verifyPassword = async (passwordHash: string, password: string): Promise<boolean> => {
   try {
-    return await verify(passwordHash, password)
+    return await (await argon2()).verify(passwordHash, password)
   } catch {
     return false
   }

@@ -31,7 +31,7 @@ import { People } from '../../core/people/people.js'
 import { verifyDecoy } from '../../core/people/passwords.js'
 import { LiveFeed } from './live.js'
 import { connectLiveSources } from './liveSources.js'
-import { createConsoleServer, type ConsoleRoute } from './server.js'
+import type { ConsoleRoute } from './server.js'
 import type { ConsoleServices } from './services.js'
 import { ConsoleSessions } from './sessions.js'
 import { consoleSettings, type ConsoleSettings } from './settings.js'
@@ -81,6 +81,8 @@ export class ConsolePlugin implements EnginePlugin {
     if (!settings.enabled) return
     // The decoy hash a sign-in with an unknown email verifies against, made before the first one.
     await verifyDecoy('')
+    // The server (fastify, its static files) loads only when the console starts: CLI commands that read the config never do.
+    const { createConsoleServer } = await import('./server.js')
     const server = await createConsoleServer(this.services)
     const app = server.app
     this.serverRoutes = server.routes
