@@ -90,7 +90,7 @@ export const installAccess = (app: FastifyInstance, sessions: ConsoleSessions, s
     } catch (e) {
       failure = e
       // An ended session's cookie is removed, so the browser stops sending it.
-      void reply.clearCookie(SESSION_COOKIE, { path: '/', secure: true, httpOnly: true, sameSite: 'lax' })
+      void reply.clearCookie(SESSION_COOKIE, sessions.cookieOptions())
     }
     const unsafe = UNSAFE.has(request.method)
     if (access !== 'public' && !state.signedIn) throw failure ?? new Unauthenticated({ message: 'sign in first' })
