@@ -245,7 +245,7 @@ describe('the console in Chromium', () => {
     await checkA11y(page, 'usage')
   })
 
-  it('joins a room from the Rooms page over WebRTC; a WebSocket terminal in the room hears the microphone', async () => {
+  it('joins a room from the Rooms page over WebRTC, shown speaking there; a WebSocket terminal in the room hears the microphone', async () => {
     const rest = (path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1${path}`, {
         method: 'POST',
@@ -265,8 +265,10 @@ describe('the console in Chromium', () => {
     const joined = await listener.event('participant.joined', (e) => e.participant.id.startsWith('eph_'), 20_000)
     const sourceId = joined.participant.sourceId
     await page.getByRole('button', { name: 'Leave room lobby' }).waitFor()
-    // The room's card shows the browser too, live.
+    // The room's card shows the browser too, live, and marks it speaking while its microphone's tone plays.
     await page.locator(`[data-participant="${joined.participant.id}"]`).waitFor()
+    await listener.event('speaking.started', (e) => e.participantId === joined.participant.id, 20_000)
+    await page.locator(`[data-participant="${joined.participant.id}"][data-speaking="true"]`).waitFor({ timeout: 10_000 })
 
     await listener.frames.next(() => listener.frames.items.filter((f) => f.sourceId === sourceId).length >= 60, 20_000, '60 frames from the browser')
     const sink = new PcmSink()
