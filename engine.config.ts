@@ -9,6 +9,7 @@ import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'
+import { consolePlugin } from './plugins/console/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { webhooksPlugin } from './plugins/webhooks/index.js'
 import { webrtcTransport } from './transports/webrtc/index.js'
@@ -17,12 +18,13 @@ import { websocketTransport } from './transports/websocket/index.js'
 import { xiaozhi } from './transports/xiaozhi/index.js'
 
 export default defineConfig({
-  extensions: [restPlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info', format: 'auto' },
   rest: { port: 8080, rateLimitMax: 1200 },
   gateway: { port: 8443 },
   mqtt: { port: 2883, tlsPort: null },
+  console: { enabled: true, port: 8090 },
   agents: { defaultProvider: 'echo', openaiRealtime: { apiKeyEnv: 'OPENAI_API_KEY' } },
 })

@@ -142,6 +142,27 @@ export class StorageUnavailable extends Data.TaggedError('StorageUnavailable')<{
   readonly message: string
   readonly cause?: unknown
 }> {}
+/** A console request without a valid sign-in session (none, unknown, expired, or its user disabled). */
+export class Unauthenticated extends Data.TaggedError('Unauthenticated')<{ readonly message: string }> {}
+
+/** A signed-in user whose role in the workspace does not allow the action. */
+export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly message: string }> {}
+
+/** A state-changing console request without the session's CSRF token, or from another origin. */
+export class CsrfRejected extends Data.TaggedError('CsrfRejected')<{ readonly message: string }> {}
+
+/** A sign-in with an unknown email, a wrong password or a disabled account: one answer for all three. */
+export class InvalidCredentials extends Data.TaggedError('InvalidCredentials')<{ readonly message: string }> {}
+
+export class UserExists extends Data.TaggedError('UserExists')<{ readonly message: string }> {}
+
+export class UserNotFound extends Data.TaggedError('UserNotFound')<{ readonly message: string }> {}
+
+/** The change would leave a workspace without an admin (the last admin leaving or being demoted). */
+export class LastAdmin extends Data.TaggedError('LastAdmin')<{ readonly message: string }> {}
+
+/** An invitation link that is unknown, expired, already used or revoked: one answer for all four. */
+export class InvitationInvalid extends Data.TaggedError('InvitationInvalid')<{ readonly message: string }> {}
 
 export class StorageFailure extends Data.TaggedError('StorageFailure')<{
   readonly message: string
@@ -198,6 +219,14 @@ export type HarkError =
   | AuthenticationMethodUnsupported
   | SubscriptionIdentifiersUnsupported
   | StorageUnavailable
+  | Unauthenticated
+  | Forbidden
+  | CsrfRejected
+  | InvalidCredentials
+  | UserExists
+  | UserNotFound
+  | LastAdmin
+  | InvitationInvalid
   | StorageFailure
   | Internal
 
@@ -252,6 +281,14 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },
   SubscriptionIdentifiersUnsupported: { code: 'subscription_identifiers_unsupported', http: 400, mqtt5: 0xa1, mqtt311: 0x01, ws: 1002 },
   StorageUnavailable: { code: 'storage_unavailable', http: 503, mqtt5: 0x89, mqtt311: 0x03, ws: 1013 },
+  Unauthenticated: { code: 'unauthenticated', http: 401, mqtt5: 0x87, mqtt311: 0x05, ws: 4001 },
+  Forbidden: { code: 'forbidden', http: 403, mqtt5: 0x87, mqtt311: 0x05, ws: 4403 },
+  CsrfRejected: { code: 'csrf_rejected', http: 403, mqtt5: 0x87, mqtt311: 0x05, ws: 4403 },
+  InvalidCredentials: { code: 'invalid_credentials', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },
+  UserExists: { code: 'user_exists', http: 409, mqtt5: 0x80, mqtt311: 0x03, ws: 4009 },
+  UserNotFound: { code: 'user_not_found', http: 404, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
+  LastAdmin: { code: 'last_admin', http: 409, mqtt5: 0x80, mqtt311: 0x03, ws: 4009 },
+  InvitationInvalid: { code: 'invitation_invalid', http: 410, mqtt5: 0x87, mqtt311: 0x05, ws: 4004 },
   StorageFailure: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
   Internal: { code: 'internal', http: 500, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
 }

@@ -43,6 +43,8 @@ export const newWorkspaceId = () => `ws_${randomBase62(16)}`
 export const newKeyId = () => `key_${randomBase62(16)}`
 export const newSecretKid = () => `sk_${randomBase62(12)}`
 export const newEphemeralClientId = () => `eph_${randomBase62(20)}`
+export const newUserId = () => `usr_${randomBase62(16)}`
+export const newInvitationId = () => `inv_${randomBase62(16)}`
 
 /** A token id: a ULID stamped with the issuing clock's time. */
 export const newJti = (nowMs: number) => ulid(nowMs, pooledRandom)

@@ -46,7 +46,7 @@ export * from './agentProvider.js'
 
 // ---- What a transport builds on (spec/extensions.md) ----
 export type { TerminalHub } from './terminals.js'
-export type { RoomView, WorkspaceEmitted } from './actors/workspace.js'
+export type { RoomView, WorkspaceEmitted, WorkspaceAnnouncement } from './actors/workspace.js'
 export type { TerminalLink, TerminalSession, OpenOptions, SessionInfo } from './session.js'
 export { TerminalInput, PROTOCOL_LIMITS, type InputLimits, type TerminalInputOptions, type ControlRefusal, type EventSink } from './terminalInput.js'
 export { parseClientMessage, answerClientMessage, type ClientMessageResult } from './clientMessages.js'
@@ -64,7 +64,7 @@ export type { StorageShape } from './storage/storage.js'
 export type { TlsMaterial } from './tls.js'
 export type { Logger } from './log.js'
 export type { Presence, PresenceEntry } from './presence.js'
-export type { AgentDispatcher } from './agentRuntime/dispatcher.js'
+export type { AgentDispatcher, AgentLifecycleEvent } from './agentRuntime/dispatcher.js'
 export {
   GatewayRoutes,
   DEFAULT_MAX_BODY_BYTES,

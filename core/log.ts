@@ -20,6 +20,7 @@ export type LogFormat = 'auto' | 'pretty' | 'json'
 /** Field names whose values are never written, at any depth we log. */
 export const redactedFields = [
   'token', 'apiKey', 'password', 'secret', 'masterKey', 'authorization', 'sdp', 'authToken',
+  'cookie', 'csrfToken', 'currentPassword', 'newPassword',
 ] as const
 
 /** Each field at the top and up to four levels down (the settings object nests three deep). */

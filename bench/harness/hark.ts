@@ -139,7 +139,8 @@ export const startHark = async (
       ...(heapSnapshotDir() ? heapSnapshotArgs(heapSnapshotDir()!) : []),
       harkBin, 'start', '--data', opts.dataDir, '--host', '127.0.0.1',
       '--rest-port', String(rest), '--gateway-port', String(gateway), '--mqtt-port', String(mqtt),
-      '--log-level', 'warn', ...(opts.extraArgs ?? []),
+      // The web console is not under test: it stays off (and off any port another process holds).
+      '--console-enabled', 'false', '--log-level', 'warn', ...(opts.extraArgs ?? []),
     ],
     cpus: opts.cpus,
     cwd: repoRoot,

@@ -112,8 +112,10 @@ describe('room actor', () => {
     expect(b.frames).toHaveLength(1)
   })
 
-  it('reports speaking started and stopped from voice activity', () => {
+  it('reports speaking started and stopped from voice activity, to its members and to its subscribers', () => {
     const { ref, clock } = startRoom()
+    const announced: string[] = []
+    ref.on('room.speaking', (e) => announced.push(`${e.workspaceId}/${e.room} ${e.participantId} ${e.speaking}`))
     const [a, b] = [member('a'), member('b')]
     ref.send({ type: 'JOIN', member: a })
     ref.send({ type: 'JOIN', member: b })
@@ -123,6 +125,7 @@ describe('room actor', () => {
     expect(b.events.some((e) => e.type === 'speaking.started')).toBe(false)
     port.router.forward(port, uplink([1], 0x80 | 30), 40)
     expect(b.events).toContainEqual({ type: 'speaking.started', room: 'lobby', participantId: 'a', sourceId: 1 })
+    expect(announced).toEqual(['ws/lobby a true'])
     expect(ref.getSnapshot().matches({ occupied: 'speaking' })).toBe(true)
     // The sweep runs every 100 ms while anyone speaks; the spurt ends once its hangover is over.
     clock.advance(100)
@@ -132,6 +135,7 @@ describe('room actor', () => {
     expect(b.events.filter((e) => e.type === 'speaking.stopped')).toEqual([
       { type: 'speaking.stopped', room: 'lobby', participantId: 'a', sourceId: 1 },
     ])
+    expect(announced).toEqual(['ws/lobby a true', 'ws/lobby a false'])
     expect(ref.getSnapshot().matches({ occupied: 'quiet' })).toBe(true)
     expect(clock.pendingTimers).toBe(0)
   })

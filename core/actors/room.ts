@@ -3,7 +3,8 @@
  * it assigns source ids, rebuilds its router's sink array (copy-on-write), tells the members, and
  * announces its terminal count with `emit` (`room.occupancy`); it tells its host (the workspace
  * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
- * events, sweeping for ended talk spurts while anyone speaks. The router is the room's own:
+ * events for its members and announces them (`room.speaking`), sweeping for ended talk spurts
+ * while anyone speaks. The router is the room's own:
  * created with the actor, disposed at close.
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
@@ -11,7 +12,7 @@
  *   occupied --last LEAVE--> empty
  *   empty | occupied --CLOSE--> closed (final: router disposed, ports detached)
  */
-import { assertEvent, assign, createEmptyActor, emit, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
+import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { systemClock, type ClockShape } from '../clock.js'
 import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
@@ -77,19 +78,30 @@ export type RoomHost = ActorRef<Snapshot<unknown>, RoomParentEvent>
 /** Where a room without a host reports: nobody. */
 const noHost: RoomHost = createEmptyActor()
 
-/** What the room announces (`actor.on`): how many terminals are in it after a join or a leave. */
-export interface RoomEmitted {
-  readonly type: 'room.occupancy'
-  readonly workspaceId: string
-  readonly room: string
-  readonly terminals: number
-  /** Terminals before this join or leave: 0 → more is the room's first terminal, more → 0 its last leaving. */
-  readonly terminalsBefore: number
-  /** The member that joined or left (a terminal's id is its client id). */
-  readonly member: { readonly id: string; readonly kind: RoomMember['kind'] }
-  /** When the terminal count last rose from 0 (engine clock, epoch ms); on the event that empties the room, still that time. */
-  readonly occupiedSince: number | null
-}
+/**
+ * What the room announces (`actor.on`): how many terminals are in it after a join or a leave, and
+ * who started or stopped speaking (once per talk spurt, as its members hear it; never per frame).
+ */
+export type RoomEmitted =
+  | {
+      readonly type: 'room.occupancy'
+      readonly workspaceId: string
+      readonly room: string
+      readonly terminals: number
+      /** Terminals before this join or leave: 0 → more is the room's first terminal, more → 0 its last leaving. */
+      readonly terminalsBefore: number
+      /** The member that joined or left (a terminal's id is its client id). */
+      readonly member: { readonly id: string; readonly kind: RoomMember['kind'] }
+      /** When the terminal count last rose from 0 (engine clock, epoch ms); on the event that empties the room, still that time. */
+      readonly occupiedSince: number | null
+    }
+  | {
+      readonly type: 'room.speaking'
+      readonly workspaceId: string
+      readonly room: string
+      readonly participantId: string
+      readonly speaking: boolean
+    }
 
 export interface RoomInput {
   readonly workspaceId: string
@@ -182,29 +194,26 @@ export const roomMachine = setup({
       members.delete(event.member.id)
       return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals }
     }),
-    announceSpeaking: ({ context, event }) => {
+    // The members hear it (a custom action, run in order with the others) and so does whoever subscribed (emit).
+    announceSpeaking: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'SPEAKING_STARTED')
       const entry = [...context.members.values()].find((e) => e.port.sourceId === event.sourceId)
       if (!entry) return
-      broadcast(context.members, {
-        type: 'speaking.started',
-        room: context.room,
-        participantId: entry.member.id,
-        sourceId: event.sourceId,
-      })
-    },
-    sweepSpeakers: ({ context }) => {
+      const { workspaceId, room, members } = context
+      const participantId = entry.member.id
+      enqueue(() => broadcast(members, { type: 'speaking.started', room, participantId, sourceId: event.sourceId }))
+      enqueue.emit({ type: 'room.speaking', workspaceId, room, participantId, speaking: true })
+    }),
+    sweepSpeakers: enqueueActions(({ context, enqueue }) => {
+      const { workspaceId, room, members } = context
       for (const port of context.router.expireSpeakers(context.now())) {
-        const entry = [...context.members.values()].find((e) => e.port === port)
+        const entry = [...members.values()].find((e) => e.port === port)
         if (!entry) continue
-        broadcast(context.members, {
-          type: 'speaking.stopped',
-          room: context.room,
-          participantId: entry.member.id,
-          sourceId: port.sourceId,
-        })
+        const participantId = entry.member.id
+        enqueue(() => broadcast(members, { type: 'speaking.stopped', room, participantId, sourceId: port.sourceId }))
+        enqueue.emit({ type: 'room.speaking', workspaceId, room, participantId, speaking: false })
       }
-    },
+    }),
     relay: ({ context, event }) => {
       assertEvent(event, 'BROADCAST')
       broadcast(context.members, event.event)

@@ -56,6 +56,17 @@ export class Security extends Context.Service<Security, SecurityShape>()('hark/S
 
 const WORKSPACE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$/u
 
+/** A workspace name as given, or ValidationFailed (creation and rename share the rule). */
+export const checkWorkspaceName = (name: string): string => {
+  if (!WORKSPACE_NAME.test(name)) {
+    throw new ValidationFailed({
+      field: 'name',
+      message: 'workspace name: 1-64 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit',
+    })
+  }
+  return name
+}
+
 export const makeSecurity = (
   storage: StorageShape,
   masterKey: MasterKeyShape,
@@ -88,12 +99,7 @@ export const makeSecurity = (
       open: (sealed) => masterKey.open('webhook-secret', sealed).toString(),
     },
     createWorkspace: (name) => {
-      if (!WORKSPACE_NAME.test(name)) {
-        throw new ValidationFailed({
-          field: 'name',
-          message: 'workspace name: 1-64 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit',
-        })
-      }
+      checkWorkspaceName(name)
       const record = { workspaceId: newWorkspaceId(), name, createdAt: clock.now() }
       storage.transaction(() => {
         storage.workspaces.insert(record)

@@ -21,6 +21,8 @@ export type ChangeKind =
   | 'webhook.deleted'
   /** New webhook deliveries were committed (events, a test, a redelivery): the worker reads past its cursor. */
   | 'webhook.queued'
+  /** A user's console sessions ended or a membership went (subject: the user; null with a workspace: all its members). */
+  | 'user.accessChanged'
 
 export interface ChangeRecord {
   readonly id: number

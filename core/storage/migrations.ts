@@ -218,6 +218,72 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE UNIQUE INDEX device_bindings_by_client ON device_bindings(workspace_id, client_id);
     `,
   },
+  {
+    version: 7,
+    name: 'people: users, console sessions, memberships, invitations, audit log',
+    sql: `
+      ALTER TABLE workspaces ADD COLUMN deleted_at INTEGER;
+      CREATE TABLE users (
+        user_id TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        email_key TEXT NOT NULL UNIQUE,
+        name TEXT,
+        password_hash TEXT NOT NULL,
+        disabled_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE user_sessions (
+        session_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+        csrf_token TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        ip TEXT,
+        user_agent TEXT
+      );
+      CREATE INDEX user_sessions_by_user ON user_sessions(user_id);
+      CREATE TABLE memberships (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'developer', 'viewer')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace_id, user_id)
+      );
+      CREATE INDEX memberships_by_user ON memberships(user_id);
+      CREATE TABLE invitations (
+        invitation_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        email TEXT NOT NULL,
+        email_key TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'developer', 'viewer')),
+        token_hash TEXT NOT NULL UNIQUE,
+        invited_by TEXT REFERENCES users(user_id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        accepted_at INTEGER,
+        accepted_by TEXT REFERENCES users(user_id) ON DELETE SET NULL,
+        revoked_at INTEGER
+      );
+      CREATE INDEX invitations_by_workspace ON invitations(workspace_id, created_at);
+      CREATE TABLE audit_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        workspace_id TEXT,
+        at INTEGER NOT NULL,
+        actor_user_id TEXT,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        subject_user_id TEXT,
+        ip TEXT,
+        detail TEXT
+      );
+      CREATE INDEX audit_events_by_workspace ON audit_events(workspace_id, id);
+      CREATE INDEX audit_events_by_subject ON audit_events(subject_user_id, id) WHERE subject_user_id IS NOT NULL;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

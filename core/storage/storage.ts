@@ -9,19 +9,24 @@ import { Context, Effect, Layer } from 'effect'
 import { randomBase62 } from '../ids.js'
 import { agentPresetsRepo } from './agentPresets.js'
 import { apiKeysRepo } from './apiKeys.js'
+import { auditEventsRepo } from './auditEvents.js'
 import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
 import { clientsRepo } from './clients.js'
 import { atomically, openDb, type Db } from './db.js'
 import { deviceEnrollmentsRepo } from './deviceEnrollments.js'
 import { checkPrimary, openReplica, type PrimaryState, type RemoteDatabase } from './replica.js'
 import { devicePasswordsRepo } from './devicePasswords.js'
+import { invitationsRepo } from './invitations.js'
 import { issuedTokensRepo } from './issuedTokens.js'
+import { membershipsRepo } from './memberships.js'
 import { migrate } from './migrations.js'
 import { roomSettingsRepo } from './roomSettings.js'
 import { signingSecretsRepo } from './signingSecrets.js'
 import { usageRepo } from './usage.js'
 import { webhookEndpointsRepo } from './webhookEndpoints.js'
 import { webhookOutboxRepo } from './webhookOutbox.js'
+import { userSessionsRepo } from './userSessions.js'
+import { usersRepo } from './users.js'
 import { workspacesRepo } from './workspaces.js'
 
 export const makeRepositories = (db: Db) => ({
@@ -38,6 +43,11 @@ export const makeRepositories = (db: Db) => ({
   webhookEndpoints: webhookEndpointsRepo(db),
   webhookOutbox: webhookOutboxRepo(db),
   deviceEnrollments: deviceEnrollmentsRepo(db),
+  users: usersRepo(db),
+  userSessions: userSessionsRepo(db),
+  memberships: membershipsRepo(db),
+  invitations: invitationsRepo(db),
+  auditEvents: auditEventsRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>

@@ -1,4 +1,7 @@
-/** Workspaces: the only organisational boundary. */
+/**
+ * Workspaces: the only organisational boundary. A deleted workspace keeps its row (its audit log
+ * and usage history refer to it) with `deleted_at` set, and reads no longer see it.
+ */
 import { guard, type Db } from './db.js'
 
 export interface WorkspaceRecord {
@@ -12,8 +15,10 @@ const toRecord = (r: Row): WorkspaceRecord => ({ workspaceId: r.workspace_id, na
 
 export const workspacesRepo = (db: Db) => {
   const insert = db.prepare('INSERT INTO workspaces (workspace_id, name, created_at) VALUES (?, ?, ?)')
-  const byId = db.prepare('SELECT * FROM workspaces WHERE workspace_id = ?')
-  const all = db.prepare('SELECT * FROM workspaces ORDER BY created_at, workspace_id')
+  const byId = db.prepare('SELECT * FROM workspaces WHERE workspace_id = ? AND deleted_at IS NULL')
+  const all = db.prepare('SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY created_at, workspace_id')
+  const rename = db.prepare('UPDATE workspaces SET name = ? WHERE workspace_id = ? AND deleted_at IS NULL')
+  const markDeleted = db.prepare('UPDATE workspaces SET deleted_at = ? WHERE workspace_id = ? AND deleted_at IS NULL')
   return {
     insert: (w: WorkspaceRecord) => guard('insert workspace', () => void insert.run(w.workspaceId, w.name, w.createdAt)),
     get: (workspaceId: string) =>
@@ -22,5 +27,10 @@ export const workspacesRepo = (db: Db) => {
         return r ? toRecord(r) : null
       }),
     list: () => guard('list workspaces', () => (all.all() as Row[]).map(toRecord)),
+    /** False when there is no such (live) workspace. */
+    rename: (workspaceId: string, name: string) => guard('rename workspace', () => rename.run(name, workspaceId).changes === 1),
+    /** Soft delete; false when there is no such (live) workspace. */
+    markDeleted: (workspaceId: string, at: number) =>
+      guard('delete workspace', () => markDeleted.run(at, workspaceId).changes === 1),
   }
 }

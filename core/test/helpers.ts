@@ -219,24 +219,25 @@ export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => (
   ...env,
 })
 
-/** Run `hark …` as a real process (the compiled CLI, as installed). */
-export const runCli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+/** Run `hark …` as a real process (the compiled CLI, as installed); `input` is written to its stdin. */
+export const runCli = (args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin/hark.js'), ...args], {
       env: cliEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (input !== undefined) child.stdin!.end(input)
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
+    child.stdout!.on('data', (d) => (stdout += d))
+    child.stderr!.on('data', (d) => (stderr += d))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
 
 /** Run the CLI with --json and parse its single JSON value. */
-export const cliJson = async <T = unknown>(args: string[], env: Record<string, string> = {}): Promise<T> => {
-  const r = await runCli([...args, '--json'], env)
+export const cliJson = async <T = unknown>(args: string[], env: Record<string, string> = {}, input?: string): Promise<T> => {
+  const r = await runCli([...args, '--json'], env, input)
   if (r.code !== 0) throw new Error(`hark ${args.join(' ')} failed (${r.code}): ${r.stderr}`)
   return JSON.parse(r.stdout) as T
 }

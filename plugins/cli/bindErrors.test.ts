@@ -29,8 +29,9 @@ describe('hark start with a port held by another process', () => {
     ['gateway', 'gateway-port', 'HARK_GATEWAY_PORT'],
     ['mqtt', 'mqtt-port', 'HARK_MQTT_PORT'],
     ['mqtt-tls', 'mqtt-tls-port', 'HARK_MQTT_TLS_PORT'],
+    ['console', 'console-port', 'HARK_CONSOLE_PORT'],
   ])('%s: one fatal line naming --%s, exit 1, nothing after it', async (listener, flag, env) => {
-    const ports = { 'rest-port': 0, 'gateway-port': 0, 'mqtt-port': 0, 'mqtt-tls-port': 0, [flag]: port }
+    const ports = { 'rest-port': 0, 'gateway-port': 0, 'mqtt-port': 0, 'mqtt-tls-port': 0, 'console-port': 0, [flag]: port }
     const hark = spawnHark([
       process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dir.path, '--log-format', 'json',
       ...Object.entries(ports).flatMap(([f, p]) => [`--${f}`, String(p)]),
@@ -50,7 +51,7 @@ describe('hark start with a port held by another process', () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
     const hark = spawnHark([
       process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dir.path, '--host', '192.0.2.1',
-      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0',
+      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
     ])
     expect(await hark.exited).toBe(1)
     expect(hark.lines.items.at(-1)).toBe(

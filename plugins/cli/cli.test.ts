@@ -110,7 +110,7 @@ describe('hark CLI (real process)', () => {
     writeFileSync(file, JSON.stringify({ log: { level: 'warn' } }))
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin/hark.js'), 'start', '--config', file, ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0'],
+      [join(repoRoot, 'bin/hark.js'), 'start', '--config', file, ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0'],
       { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
     )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
@@ -130,7 +130,7 @@ describe('hark CLI (real process)', () => {
   it('hark start brings /healthz to 200 and exits 0 on SIGTERM (graceful stop inside its 4.5 s budget)', async () => {
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin/hark.js'), 'start', ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'warn'],
+      [join(repoRoot, 'bin/hark.js'), 'start', ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'warn'],
       { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
     )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import { loadProviderModules, providerModuleList } from '../../core/agentRuntime/isolation/modules.js'
 import { openDataDirChecked, type DataDir } from '../../core/dataDir.js'
-import { resolveSettings, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
+import { resolveSettings, systemClock, type ClockShape, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
 export interface CommonOptions {
   readonly data?: string
@@ -87,6 +87,8 @@ export const settingsFor = async (opts: CommonOptions, flags: Record<string, str
 
 export interface Operator extends DataDir {
   readonly settings: Settings
+  /** The operator's clock (real time): when an audit record or a membership was made. */
+  readonly clock: ClockShape
   /** The extensions of the config the engine runs with (engine.config.ts or --config). */
   readonly extensions: ReadonlyArray<Extension>
 }
@@ -102,7 +104,7 @@ export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
     providerModuleList(settings.agents.providerModules),
     (path, reason) => new CliError(`invalid setting agents.providerModules: provider module ${path}: ${reason}`, 2),
   )
-  return { settings, extensions: [...(config.extensions ?? []), ...modules], ...(await openDataDirChecked(settings)) }
+  return { settings, clock: systemClock, extensions: [...(config.extensions ?? []), ...modules], ...(await openDataDirChecked(settings, systemClock)) }
 }
 
 /** Print a result: the JSON value with --json, else the human lines. */

@@ -23,7 +23,7 @@ afterAll(() => dir.remove())
 
 const token = (ttl: string) => ['token', 'issue', 'dev-1', '--workspace', ws, '--ttl', ttl, ...data()]
 const list = (...more: string[]) => ['workspace', 'list', ...more, ...data()]
-const start = (...more: string[]) => ['start', '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', ...more, ...data()]
+const start = (...more: string[]) => ['start', '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', ...more, ...data()]
 
 describe('hark exits 2 with one line for a usage or config error', () => {
   it.each<[string, () => string[], RegExp]>([

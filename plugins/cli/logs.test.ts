@@ -18,7 +18,7 @@ afterEach(() => {
 const start = (extra: string[], options: { tty?: boolean; env?: Record<string, string> } = {}) =>
   spawnHark(
     [process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dir.path,
-      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', ...extra],
+      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', ...extra],
     options,
   )
 

@@ -1,6 +1,6 @@
 /**
  * The `hark` command line: run the engine and operate on its data dir (workspaces, API keys,
- * clients, device passwords, secrets, tokens, agent presets, xiaozhi devices). Errors go to stderr as one line, exit code ≠ 0.
+ * clients, device passwords, secrets, tokens, agent presets, xiaozhi devices, console users, the audit log). Errors go to stderr as one line, exit code ≠ 0.
  */
 import { Command, CommanderError } from 'commander'
 import { ConfigError, settingNames } from '../../core/config.js'
@@ -8,6 +8,7 @@ import { isHarkError, wireCodesOf } from '../../core/errors.js'
 import { ListenError } from '../../core/transport.js'
 import { CliError } from './context.js'
 import { apikeyCommands } from './commands/apikey.js'
+import { auditCommand } from './commands/audit.js'
 import { benchCommand } from './commands/bench.js'
 import { clientCommands } from './commands/client.js'
 import { devicePasswordCommands } from './commands/devicePassword.js'
@@ -18,6 +19,7 @@ import { startCommand } from './commands/start.js'
 import { tokenCommands } from './commands/token.js'
 import { usageCommand } from './commands/usage.js'
 import { webhookCommands } from './commands/webhook.js'
+import { userCommands } from './commands/user.js'
 import { workspaceCommands } from './commands/workspace.js'
 import { xiaozhiCommands } from './commands/xiaozhi.js'
 
@@ -41,6 +43,8 @@ export const buildProgram = (): Command => {
   presetCommands(program)
   webhookCommands(program)
   xiaozhiCommands(program)
+  userCommands(program)
+  auditCommand(program)
   benchCommand(program)
   const override = (cmd: Command): void => {
     cmd.exitOverride()

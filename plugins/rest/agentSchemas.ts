@@ -3,22 +3,9 @@
  * patterns and the shared response schemas, added to the REST scope like schemas.ts's and listed
  * under components.schemas of the OpenAPI document. spec/agents.md gives the rules behind them.
  */
-import { PRESET_ID_PATTERN } from '../../core/agentRuntime/dispatcher.js'
+import { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, providerName } from '../../core/httpApi/fields.js'
 
-/** agentId: `ag_` + 16 base62 (core/agentRuntime/dispatcher.ts). */
-export const AGENT_ID_PATTERN = '^ag_[0-9A-Za-z]{16}$'
-
-export const agentId = { type: 'string', pattern: AGENT_ID_PATTERN, minLength: 19, maxLength: 19 } as const
-export const presetId = { type: 'string', pattern: PRESET_ID_PATTERN, minLength: 1, maxLength: 64 } as const
-export const providerName = { type: 'string', pattern: '^[a-z][a-z0-9-]{0,31}$', minLength: 1, maxLength: 32 } as const
-/** A provider config or overrides: an object whose fields the provider's schema decides. */
-export const configObject = {
-  type: 'object',
-  additionalProperties: true,
-  description: "Fields of the provider's config schema (GET /agent-providers); never keys or endpoints.",
-} as const
-
-export const AGENT_STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'] as const
+export { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, providerName }
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 

@@ -9,7 +9,7 @@ import type { RestServices } from './services.js'
 import { NotFound } from '../../core/errors.js'
 import { principalOf } from './auth.js'
 import { agentId, AGENT_STATES, configObject, presetId } from './agentSchemas.js'
-import { agentView } from './agentView.js'
+import { agentView } from '../../core/operations/views.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 
 interface DispatchBody {

@@ -6,7 +6,7 @@ import { fastify } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StorageFailure } from '../../core/errors.js'
 import { createLogger } from '../../core/log.js'
-import { errorHandler } from './errors.js'
+import { errorHandler } from '../../core/httpApi/errorHandler.js'
 import { Api, openApi, type CallOptions } from './test/api.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 

@@ -5,13 +5,13 @@
  * on `client.deleted`; the client's tokens stop working because admission loads the client).
  */
 import type { FastifyInstance } from 'fastify'
-import { ClientExists, ClientNotFound, StorageFailure } from '../../core/errors.js'
 import type { RestServices } from './services.js'
-import type { ClientPatch, ClientRecord } from '../../core/storage/clients.js'
-import { isUniqueViolation } from '../../core/storage/db.js'
+import { createClient, deleteClient, listClients, requireClient, updateClient } from '../../core/operations/clients.js'
+import { clientView } from '../../core/operations/views.js'
+import type { ClientPatch } from '../../core/storage/clients.js'
 import { principalOf } from './auth.js'
 import { CURSOR_PATTERN, decodeCursor, encodeCursor } from './clientCursor.js'
-import { clientView, isLive } from './clientView.js'
+import { nullable } from '../../core/httpApi/fields.js'
 import { bodyErrors, clientId, clientIdParams, errorResponses, kind, name, room } from './schemas.js'
 
 export const LIST_LIMIT_DEFAULT = 50
@@ -35,51 +35,8 @@ interface IdParams {
 }
 type UpdateBody = ClientPatch
 
-const nullable = <S extends { type: string }>(s: S) => ({ ...s, type: [s.type, 'null'] })
-
-/** The 404 of a client id; the same words whether the id exists in another workspace or nowhere. */
-const missing = (id: string) => new ClientNotFound({ message: `no client ${id} in this workspace` })
-
-/** Load a live client of the workspace or fail with that 404. */
-export const requireClient = (host: RestServices, workspaceId: string, id: string): ClientRecord => {
-  const client = host.storage.clients.get(workspaceId, id)
-  if (!client || !isLive(client, host.clock.now())) throw missing(id)
-  return client
-}
-
 export const clientRoutes = (host: RestServices) => async (app: FastifyInstance) => {
-  const { storage, presence, clock } = host
-
-  /** One page of clients, in clientId order, after `after`; one extra row tells whether more exist. */
-  const page = (workspaceId: string, q: ListQuery, after: string): ClientRecord[] => {
-    const now = clock.now()
-    const wanted = q.limit + 1
-    const out: ClientRecord[] = []
-    if (q.status === 'online') {
-      // Online clients are few next to all clients: walk presence, not the table.
-      const ids = presence.list(workspaceId).map((e) => e.clientId).filter((id) => id > after).sort()
-      for (const id of ids) {
-        const c = storage.clients.get(workspaceId, id)
-        if (!c || !isLive(c, now) || (q.room && c.room !== q.room) || (q.kind && c.kind !== q.kind)) continue
-        out.push(c)
-        if (out.length === wanted) break
-      }
-      return out
-    }
-    let cursor = after
-    for (;;) {
-      const batch = storage.clients.list(workspaceId, {
-        room: q.room ?? null, kind: q.kind ?? null, after: cursor, limit: wanted, activeAt: now,
-      })
-      for (const c of batch) {
-        if (q.status === 'offline' && presence.isOnline(workspaceId, c.clientId)) continue
-        out.push(c)
-        if (out.length === wanted) return out
-      }
-      if (batch.length < wanted) return out
-      cursor = batch[batch.length - 1]!.clientId
-    }
-  }
+  const { presence } = host
 
   app.get<{ Querystring: ListQuery }>(
     '/clients',
@@ -120,10 +77,9 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
     async (request) => {
       const { workspaceId } = principalOf(request)
       const q = request.query
-      const rows = page(workspaceId, q, q.cursor === undefined ? '' : decodeCursor(q.cursor))
-      const more = rows.length > q.limit
-      const clients = (more ? rows.slice(0, q.limit) : rows).map((c) => clientView(c, presence))
-      return { clients, nextCursor: more ? encodeCursor(clients[clients.length - 1]!.clientId) : null }
+      const page = listClients(host, workspaceId, q, q.cursor === undefined ? '' : decodeCursor(q.cursor))
+      const clients = page.clients.map((c) => clientView(c, presence))
+      return { clients, nextCursor: page.more ? encodeCursor(clients[clients.length - 1]!.clientId) : null }
     },
   )
 
@@ -146,24 +102,7 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
     },
     async (request, reply) => {
       const { workspaceId } = principalOf(request)
-      const b = request.body
-      const now = clock.now()
-      const record: ClientRecord = {
-        workspaceId, clientId: b.clientId, name: b.name ?? null, kind: b.kind ?? null, room: b.room ?? null,
-        ephemeral: false, expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
-      }
-      try {
-        storage.transaction(() => {
-          storage.clients.insert(record)
-          storage.recordChange('client.created', workspaceId, record.clientId, now)
-        })
-      } catch (e) {
-        if (e instanceof StorageFailure && isUniqueViolation(e.cause)) {
-          throw new ClientExists({ message: `client ${record.clientId} already exists in this workspace` })
-        }
-        throw e
-      }
-      return reply.code(201).send(clientView(record, presence))
+      return reply.code(201).send(clientView(createClient(host, workspaceId, request.body), presence))
     },
   )
 
@@ -206,18 +145,7 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      const id = request.params.id
-      const now = clock.now()
-      const updated = storage.transaction(() => {
-        const current = storage.clients.get(workspaceId, id)
-        if (!current || !isLive(current, now)) throw missing(id)
-        const { name: n, kind: k, room: r } = request.body
-        const record = storage.clients.update(workspaceId, id, { name: n, kind: k, room: r }, now)
-        if (!record) throw missing(id)
-        storage.recordChange('client.updated', workspaceId, id, now)
-        return record
-      })
-      return clientView(updated, presence)
+      return clientView(updateClient(host, workspaceId, request.params.id, request.body), presence)
     },
   )
 
@@ -242,16 +170,6 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
         },
       },
     },
-    async (request) => {
-      const { workspaceId } = principalOf(request)
-      const id = request.params.id
-      const now = clock.now()
-      storage.transaction(() => {
-        const current = storage.clients.get(workspaceId, id)
-        if (!current || !isLive(current, now) || !storage.clients.delete(workspaceId, id)) throw missing(id)
-        storage.recordChange('client.deleted', workspaceId, id, now)
-      })
-      return { clientId: id, deleted: true }
-    },
+    async (request) => deleteClient(host, principalOf(request).workspaceId, request.params.id),
   )
 }

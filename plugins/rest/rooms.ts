@@ -10,12 +10,9 @@ import type { FastifyInstance } from 'fastify'
 import type { RestServices } from './services.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
-import type { DefaultAgentSetting } from '../../core/storage/roomSettings.js'
-import type { RoomView } from '../../core/actors/workspace.js'
+import { getRoom, listRooms, putRoomSettings } from '../../core/operations/rooms.js'
 import { principalOf } from './auth.js'
-import { configObject, presetId } from './agentSchemas.js'
-import { agentView } from './agentView.js'
-import { isoTime } from './clientView.js'
+import { roomSettingsBody } from '../../core/httpApi/fields.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 
 export const ROOM_LIST_LIMIT_DEFAULT = 50
@@ -83,25 +80,6 @@ const decodeRoomCursor = (cursor: string): string => {
 }
 
 export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) => {
-  const { terminals, presence, storage, agents, clock } = host
-
-  const view = (workspaceId: string, r: RoomView) => ({
-    room: r.room,
-    agents: agents.list(workspaceId, { room: r.room, live: true }).map(agentView),
-    defaultAgent: storage.roomSettings.get(workspaceId, r.room)?.defaultAgent ?? null,
-    participants: r.participants.map((p) => {
-      const live = p.kind === 'terminal' ? presence.get(workspaceId, p.id) : undefined
-      return {
-        id: p.id,
-        kind: p.kind,
-        name: p.name,
-        sourceId: p.sourceId,
-        transport: p.transport,
-        connectedAt: live ? isoTime(live.connectedAt) : null,
-      }
-    }),
-  })
-
   app.get<{ Querystring: ListQuery }>(
     '/rooms',
     {
@@ -138,14 +116,8 @@ export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) =
     async (request) => {
       const { workspaceId } = principalOf(request)
       const { limit, cursor } = request.query
-      const after = cursor === undefined ? null : decodeRoomCursor(cursor)
-      const names = terminals.roomNames(workspaceId).filter((name) => after === null || name > after)
-      const pageNames = names.slice(0, limit)
-      const rooms = pageNames.flatMap((name) => {
-        const r = terminals.roomView(workspaceId, name)
-        return r ? [view(workspaceId, r)] : []
-      })
-      return { rooms, nextCursor: names.length > limit ? encodeRoomCursor(pageNames[pageNames.length - 1]!) : null }
+      const page = listRooms(host, workspaceId, cursor === undefined ? null : decodeRoomCursor(cursor), limit)
+      return { rooms: page.rooms, nextCursor: page.last === null ? null : encodeRoomCursor(page.last) }
     },
   )
 
@@ -163,11 +135,7 @@ export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) =
         response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(400) },
       },
     },
-    async (request) => {
-      const { workspaceId } = principalOf(request)
-      const r = terminals.roomView(workspaceId, request.params.room)
-      return view(workspaceId, r ?? { room: request.params.room, participants: [] })
-    },
+    async (request) => getRoom(host, principalOf(request).workspaceId, request.params.room),
   )
 
   app.put<{ Params: { room: string }; Body: PutBody }>(
@@ -182,40 +150,10 @@ export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) =
           'Applies at once to an occupied room (starts, swaps or stops its default agent).',
         tags: ['rooms'],
         params: { type: 'object', properties: { room }, required: ['room'], additionalProperties: false },
-        body: {
-          type: 'object',
-          properties: {
-            defaultAgent: {
-              type: ['object', 'null'],
-              properties: {
-                presetId: { ...presetId, type: ['string', 'null'] },
-                overrides: { ...configObject, type: ['object', 'null'] },
-                stopDelaySeconds: { type: ['integer', 'null'], minimum: 0, maximum: 86_400 },
-              },
-              additionalProperties: false,
-            },
-          },
-          required: ['defaultAgent'],
-          additionalProperties: false,
-        },
+        body: roomSettingsBody,
         response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(...bodyErrors, 404) },
       },
     },
-    async (request) => {
-      const { workspaceId } = principalOf(request)
-      const name = request.params.room
-      const d = request.body.defaultAgent
-      let setting: DefaultAgentSetting | null = null
-      if (d !== null) {
-        setting = { presetId: d.presetId ?? null, overrides: d.overrides ?? null, stopDelaySeconds: d.stopDelaySeconds ?? null }
-        agents.resolve(workspaceId, setting)
-      }
-      const now = clock.now()
-      storage.transaction(() => {
-        storage.roomSettings.put({ workspaceId, room: name, defaultAgent: setting }, now)
-        storage.recordChange('room.updated', workspaceId, name, now)
-      })
-      return view(workspaceId, terminals.roomView(workspaceId, name) ?? { room: name, participants: [] })
-    },
+    async (request) => putRoomSettings(host, principalOf(request).workspaceId, request.params.room, request.body.defaultAgent),
   )
 }

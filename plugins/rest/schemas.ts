@@ -1,7 +1,7 @@
 /**
  * JSON Schemas shared by the REST routes: identifier patterns, the client representation and
  * the error envelope. Request schemas are inlined into each route (they are validated by our
- * own Ajv, see validation.ts); response schemas refer to the shared ones by `$id`, which the
+ * own Ajv, see core/httpApi/validation.ts); response schemas refer to the shared ones by `$id`, which the
  * OpenAPI document lists under components.schemas. spec/rest.md explains every rule here.
  */
 
@@ -16,12 +16,9 @@ import {
 
 export { ANY_CLIENT_ID_PATTERN, CLIENT_ID_PATTERN, JTI_PATTERN, KIND_PATTERN, NAME_PATTERN, ROOM_PATTERN }
 
-export const clientId = { type: 'string', pattern: CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
-export const anyClientId = { type: 'string', pattern: ANY_CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
-export const room = { type: 'string', pattern: ROOM_PATTERN, minLength: 1, maxLength: 128 } as const
-export const kind = { type: 'string', pattern: KIND_PATTERN, minLength: 1, maxLength: 32 } as const
-export const name = { type: 'string', pattern: NAME_PATTERN, minLength: 1, maxLength: 200 } as const
-export const jti = { type: 'string', pattern: JTI_PATTERN, minLength: 26, maxLength: 26 } as const
+import { anyClientId, clientId, jti, kind, name, room } from '../../core/httpApi/fields.js'
+
+export { anyClientId, clientId, jti, kind, name, room }
 
 /** `{id}` in /clients/{id}… paths. */
 export const clientIdParams = {

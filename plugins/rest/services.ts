@@ -4,8 +4,8 @@
  */
 import { Schema } from 'effect'
 import type { Registry } from 'prom-client'
-import { defineSettings, setting } from '../../core/index.js'
-import type { AgentDispatcher, ApiRoutes, ClockShape, Logger, Presence, SecurityShape, Settings, StorageShape, TerminalHub } from '../../core/index.js'
+import { defineSettings, setting, type ApiRoutes, type Logger } from '../../core/index.js'
+import type { OperationServices } from '../../core/operations/services.js'
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
@@ -17,17 +17,11 @@ export const restSettings = defineSettings('rest', {
 
 export type RestSettings = typeof restSettings.Type
 
-export interface RestServices {
-  readonly settings: Settings
+/** The workspace operations' services (core/operations), and the plugin's own settings, log and metrics. */
+export interface RestServices extends OperationServices {
   readonly rest: RestSettings
   readonly log: Logger
   readonly metrics: Registry
-  readonly clock: ClockShape
-  readonly storage: StorageShape
-  readonly security: SecurityShape
-  readonly presence: Presence
-  readonly terminals: TerminalHub
-  readonly agents: AgentDispatcher
   /** Resources other plugins add under /api/v1 (registered inside this plugin's scope). */
   readonly apiRoutes: ApiRoutes
 }

@@ -6,22 +6,20 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { RestServices } from './services.js'
-import { newEphemeralClientId } from '../../core/ids.js'
-import type { ClientRecord } from '../../core/storage/clients.js'
+import {
+  createEphemeralClient,
+  EPHEMERAL_TTL_DEFAULT_SECONDS,
+  issueClientToken,
+  revokeAllClientTokens,
+} from '../../core/operations/tokens.js'
 import { principalOf } from './auth.js'
-import { isoTime, isoTimeOrNull } from './clientView.js'
-import { requireClient } from './clients.js'
 import { bodyErrors, clientIdParams, errorResponses, jti, kind, room } from './schemas.js'
 
-export const EPHEMERAL_TTL_DEFAULT_SECONDS = 3600
+export { EPHEMERAL_TTL_DEFAULT_SECONDS }
 
 interface IdParams {
   id: string
 }
-
-/** A TTL that makes a token minted now (exp = floor(now/1000) + ttl) expire at `expiresAtMs`, at least 1 s. */
-const ttlUntil = (expiresAtMs: number, now: number): number =>
-  Math.max(1, Math.floor(expiresAtMs / 1000) - Math.floor(now / 1000))
 
 const tokenProperties = {
   token: { type: 'string', description: 'The client token (HS256 JWT).' },
@@ -35,7 +33,7 @@ const tokenProperties = {
 } as const
 
 export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) => {
-  const { storage, security, clock, settings } = host
+  const { security, settings } = host
   const maxTtl = settings.security.maxTokenTtlSeconds
   const ttlSeconds = (description: string) =>
     ({ type: 'integer', minimum: 1, maximum: maxTtl, description }) as const
@@ -70,15 +68,7 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
     },
     async (request, reply) => {
       const { workspaceId } = principalOf(request)
-      const client = requireClient(host, workspaceId, request.params.id)
-      let ttl = request.body?.ttlSeconds ?? null
-      if (client.expiresAt !== null) {
-        // An ephemeral client's token expires with the client at the latest.
-        const left = ttlUntil(client.expiresAt, clock.now())
-        ttl = ttl === null ? left : Math.min(ttl, left)
-      }
-      const t = await security.tokens.issue(workspaceId, client.clientId, ttl)
-      return reply.code(201).send({ token: t.token, clientId: t.clientId, jti: t.jti, expiresAt: isoTimeOrNull(t.expiresAt) })
+      return reply.code(201).send(await issueClientToken(host, workspaceId, request.params.id, request.body?.ttlSeconds ?? null))
     },
   )
 
@@ -121,19 +111,7 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
     async (request, reply) => {
       const { workspaceId } = principalOf(request)
       const { room: roomName, kind: kindName, ttlSeconds: ttl } = request.body
-      const now = clock.now()
-      // Whole seconds, like the token's exp claim, so both expire at the same instant.
-      const expiresAt = (Math.floor(now / 1000) + ttl) * 1000
-      const record: ClientRecord = {
-        workspaceId, clientId: newEphemeralClientId(), name: null, kind: kindName ?? null, room: roomName,
-        ephemeral: true, expiresAt, tokensNotBefore: now, createdAt: now, updatedAt: now,
-      }
-      storage.transaction(() => {
-        storage.clients.insert(record)
-        storage.recordChange('client.created', workspaceId, record.clientId, now)
-      })
-      const t = await security.tokens.issue(workspaceId, record.clientId, ttlUntil(expiresAt, clock.now()))
-      return reply.code(201).send({ token: t.token, clientId: record.clientId, room: roomName, jti: t.jti, expiresAt: isoTime(expiresAt) })
+      return reply.code(201).send(await createEphemeralClient(host, workspaceId, { room: roomName, kind: kindName ?? null, ttlSeconds: ttl }))
     },
   )
 
@@ -194,19 +172,6 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
         },
       },
     },
-    async (request) => {
-      const { workspaceId } = principalOf(request)
-      const client = requireClient(host, workspaceId, request.params.id)
-      const notBefore = clock.now()
-      storage.transaction(() => {
-        storage.clients.revokeAllTokens(workspaceId, client.clientId, notBefore)
-        // Tokens minted earlier in this same millisecond pass the not-before check: revoke them by jti.
-        for (const jti of storage.issuedTokens.mintedSince(workspaceId, client.clientId, notBefore)) {
-          security.tokens.revoke(workspaceId, jti)
-        }
-        storage.recordChange('client.tokensRevoked', workspaceId, client.clientId, notBefore)
-      })
-      return { clientId: client.clientId, tokensNotBefore: isoTime(notBefore) }
-    },
+    async (request) => revokeAllClientTokens(host, principalOf(request).workspaceId, request.params.id),
   )
 }

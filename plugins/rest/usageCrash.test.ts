@@ -30,7 +30,7 @@ afterEach(() => {
 const start = (dataDir: string): Promise<Running> => {
   const child = spawn(
     process.execPath,
-    [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0',
+    [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
       '--log-level', 'debug', '--usage-checkpoint-ms', String(CHECKPOINT_MS)],
     { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
   )

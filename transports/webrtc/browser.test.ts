@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { joinPcm, PcmSink, tonePower, ToneTalker } from '../../core/test/audio.js'
+import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
 import { voiceFlag } from '../../core/dataplane/frame.js'
 import type { ServerEvent } from '../../core/events.js'
 import { startWebRtcEngine, type WebRtcEngine } from './test/engine.js'
@@ -20,8 +21,6 @@ import { BROWSER_PAGE } from './test/browserPage.js'
 import { writeToneWav } from './test/wav.js'
 import { WsTerminal } from './test/wsTerminal.js'
 
-/** Debian's chromium (`.ci/system-deps` installs it); HARK_TEST_CHROMIUM names another. */
-const CHROMIUM = process.env.HARK_TEST_CHROMIUM || '/usr/bin/chromium'
 /** The browser's fake microphone plays this tone; the WebSocket terminal talks at the other. */
 const BROWSER_HZ = 1000
 const DEVICE_HZ = 440
@@ -79,23 +78,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-audio-capture=${wav}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-      // The gateway's certificate is self-signed (generated into the engine's data dir).
-      '--ignore-certificate-errors',
-    ],
+    args: chromiumArgs(wav),
   })
   page = context.pages()[0] ?? (await context.newPage())
 }, 60_000)

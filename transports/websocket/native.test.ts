@@ -25,7 +25,7 @@ describe('uWebSockets.js loading', () => {
   it('makes hark start refuse to run on the fallback', async () => {
     const dir = tempDir()
     try {
-      const r = await runCli(['start', '--data', dir.path, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'silent'], {
+      const r = await runCli(['start', '--data', dir.path, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'silent'], {
         UWS_USE_FALLBACK: '1',
       })
       expect(r.code).not.toBe(0)

@@ -1,5 +1,7 @@
 /** `hark apikey create|list|revoke` */
 import type { Command } from 'commander'
+import { createApiKey, revokeApiKey } from '../../../core/operations/credentials.js'
+import { OPERATOR } from '../../../core/people/audit.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -10,7 +12,7 @@ export const apikeyCommands = (program: Command) => {
     .action(
       withOperator((op, opts: CommonOptions & { workspace: string; name?: string }) => {
         requireWorkspace(op, opts.workspace)
-        const k = op.security.apiKeys.create(opts.workspace, opts.name ?? null)
+        const k = createApiKey(op, opts.workspace, opts.name ?? null, OPERATOR)
         output(opts, { keyId: k.keyId, apiKey: k.apiKey }, () => `${k.keyId}\t${k.apiKey}`)
       }),
     )
@@ -32,7 +34,7 @@ export const apikeyCommands = (program: Command) => {
     .action(
       withOperator((op, keyId: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        op.security.apiKeys.revoke(opts.workspace, keyId)
+        revokeApiKey(op, opts.workspace, keyId, OPERATOR)
         output(opts, { keyId, revoked: true }, () => `revoked ${keyId}`)
       }),
     )

@@ -1,8 +1,8 @@
 /** `hark client create|list|show|delete`: the operator's view of clients (the REST API is the back end's). */
 import type { Command } from 'commander'
-import { ClientExists, ClientNotFound, ValidationFailed } from '../../../core/errors.js'
+import { ValidationFailed } from '../../../core/errors.js'
 import { isClientId, isDisplayName, isKind, isRoomName } from '../../../core/naming.js'
-import { isUniqueViolation } from '../../../core/storage/db.js'
+import { createClient, deleteClient } from '../../../core/operations/clients.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -31,23 +31,8 @@ export const clientCommands = (program: Command) => {
           for (const [field, value, valid, rule] of checks) {
             if (value !== undefined && !valid(value)) throw new ValidationFailed({ field, message: `${field}: ${rule}` })
           }
-          const now = Date.now()
-          const record = {
-            workspaceId: opts.workspace, clientId, name: opts.name ?? null, kind: opts.kind ?? null,
-            room: opts.room ?? null, ephemeral: false, expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
-          }
-          try {
-            op.storage.transaction(() => {
-              op.storage.clients.insert(record)
-              op.storage.recordChange('client.created', opts.workspace, clientId, now)
-            })
-          } catch (e) {
-            if (isUniqueViolation((e as { cause?: unknown }).cause)) {
-              throw new ClientExists({ message: `client ${clientId} already exists in this workspace` })
-            }
-            throw e
-          }
-          const out = { clientId, name: record.name, kind: record.kind, room: record.room, createdAt: iso(now) }
+          const record = createClient(op, opts.workspace, { clientId, name: opts.name, kind: opts.kind, room: opts.room })
+          const out = { clientId, name: record.name, kind: record.kind, room: record.room, createdAt: iso(record.createdAt) }
           output(opts, out, () => `${clientId}\t${record.room ?? '(no room)'}`)
         },
       ),
@@ -68,12 +53,7 @@ export const clientCommands = (program: Command) => {
     .action(
       withOperator((op, clientId: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        const deleted = op.storage.transaction(() => {
-          const ok = op.storage.clients.delete(opts.workspace, clientId)
-          if (ok) op.storage.recordChange('client.deleted', opts.workspace, clientId, Date.now())
-          return ok
-        })
-        if (!deleted) throw new ClientNotFound({ message: `no client ${clientId} in this workspace` })
+        deleteClient(op, opts.workspace, clientId)
         output(opts, { clientId, deleted: true }, () => `deleted ${clientId}`)
       }),
     )

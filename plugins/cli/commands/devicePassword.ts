@@ -1,5 +1,7 @@
 /** `hark device-password reset|show` */
 import type { Command } from 'commander'
+import { resetDevicePassword, revealDevicePassword } from '../../../core/operations/credentials.js'
+import { OPERATOR } from '../../../core/people/audit.js'
 import { output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -10,7 +12,7 @@ export const devicePasswordCommands = (program: Command) => {
     .action(
       withOperator((op, clientId: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        const r = op.security.devicePasswords.reset(opts.workspace, clientId)
+        const r = resetDevicePassword(op, opts.workspace, clientId, OPERATOR)
         output(opts, r, () => `${r.clientId}\t${r.password}`)
       }),
     )
@@ -19,7 +21,7 @@ export const devicePasswordCommands = (program: Command) => {
     .action(
       withOperator((op, clientId: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        const r = op.security.devicePasswords.show(opts.workspace, clientId)
+        const r = revealDevicePassword(op, opts.workspace, clientId, OPERATOR, { generate: false })
         output(opts, r, () => `${r.clientId}\t${r.password}`)
       }),
     )

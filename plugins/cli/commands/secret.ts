@@ -1,6 +1,8 @@
 /** `hark secret rotate` */
 import type { Command } from 'commander'
-import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
+import { rotateSigningSecret } from '../../../core/operations/credentials.js'
+import { OPERATOR } from '../../../core/people/audit.js'
+import { output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
 export const secretCommands = (program: Command) => {
@@ -10,8 +12,8 @@ export const secretCommands = (program: Command) => {
     .action(
       withOperator(async (op, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        const r = op.security.keyring.rotate(opts.workspace)
-        const out = { workspaceId: opts.workspace, kid: r.kid, previousRetiresAt: iso(r.previousRetiresAt) }
+        const r = rotateSigningSecret(op, opts.workspace, OPERATOR)
+        const out = { workspaceId: opts.workspace, kid: r.kid, previousRetiresAt: r.previousRetiresAt }
         output(opts, out, () => `rotated: new kid ${r.kid}; previous secret verifies until ${out.previousRetiresAt}`)
       }),
     )

@@ -1,5 +1,5 @@
 /**
- * The one error handler of the REST API: every failure — a domain error from core, a schema
+ * The one error handler of Hark's JSON APIs (the REST API and the console's): every failure — a domain error from core, a schema
  * violation, a body the parser refused, the rate limiter — leaves as the envelope
  * `{ "error": { "message", "code" } }` with the status of core/errors.ts's wire table.
  * Internal failures are logged and answered 500 without details.
@@ -15,8 +15,8 @@ import {
   ProtocolError,
   UnsupportedMediaType,
   wireCodesOf,
-} from '../../core/errors.js'
-import type { Logger } from '../../core/log.js'
+} from '../errors.js'
+import type { Logger } from '../log.js'
 import { validationFailure } from './validation.js'
 
 /** Translate what fastify throws into a domain error; anything unknown stays as it is (→ 500). */
@@ -54,7 +54,12 @@ export const errorHandler =
     const domain = toDomainError(error)
     const status = wireCodesOf(domain).http
     if (status >= 500) {
-      log.error({ err: error, method: request.method, url: request.url }, 'REST request failed')
+      // The route's pattern, not the URL: a path may hold a secret (an invitation link's token).
+      log.error({ err: error, method: request.method, route: request.routeOptions.url ?? '(no route)' }, 'HTTP API request failed')
+    }
+    // A refusal that says when to come back (429, 503) says it in Retry-After too, unless a limiter already did.
+    if (isHarkError(domain) && 'retryAfterSeconds' in domain && !reply.hasHeader('retry-after')) {
+      void reply.header('retry-after', String(domain.retryAfterSeconds))
     }
     return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(domain))
   }

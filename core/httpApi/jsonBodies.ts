@@ -1,13 +1,13 @@
 /**
- * The REST API speaks JSON in UTF-8 only: fastify's built-in text/plain parser is removed from the
+ * Hark's JSON APIs (REST, console) speak JSON in UTF-8 only: fastify's built-in text/plain parser is removed from the
  * scope (so such bodies get 415 like every other non-JSON type), a body sent without any
  * Content-Type — which fastify would silently ignore — is refused with 415 too, and so is
  * `application/json` with a charset other than UTF-8. A parsed body nesting objects and arrays
  * deeper than MAX_JSON_DEPTH levels is refused (400) before validation or any handler walks it.
  */
 import type { FastifyInstance } from 'fastify'
-import { UnsupportedMediaType, ValidationFailed } from '../../core/errors.js'
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../core/jsonDepth.js'
+import { UnsupportedMediaType, ValidationFailed } from '../errors.js'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../jsonDepth.js'
 
 const notJson = () => new UnsupportedMediaType({ message: 'request body must be application/json (UTF-8)' })
 

@@ -1,5 +1,5 @@
 /**
- * Request validation for the REST scope. Fastify's default Ajv silently strips unknown fields and
+ * Request validation for Hark's JSON APIs (REST, console). Fastify's default Ajv silently strips unknown fields and
  * coerces body types; the API instead rejects both, so bodies get a strict Ajv (no coercion, no
  * removal) and only the query string and path parameters (always strings on the wire) are coerced.
  * Coercion would read `1e2`, `0x10`, `+5` or ` 5` as numbers: an integer parameter must be written
@@ -9,7 +9,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import formatsPlugin from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import { ValidationFailed } from '../../core/errors.js'
+import { ValidationFailed } from '../errors.js'
 
 // ajv-formats ships CommonJS whose default export TypeScript sees as the module namespace.
 const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv

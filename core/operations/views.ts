@@ -1,9 +1,12 @@
 /**
- * The JSON representation of a client: its stored record (times as ISO-8601 UTC strings) plus
- * its online state from presence. The `Client` schema in schemas.ts describes the same shape.
+ * The JSON representations shared by the REST API and the console: a client (its stored record,
+ * times as ISO-8601 UTC strings, plus its online state from presence), an agent, a room. The
+ * REST plugin's schemas (`Client`, `Agent`, `Room`) describe the same shapes.
  */
-import type { Presence } from '../../core/presence.js'
-import type { ClientRecord } from '../../core/storage/clients.js'
+import type { AgentView } from '../agentRuntime/liveAgent.js'
+import type { Presence } from '../presence.js'
+import type { ClientRecord } from '../storage/clients.js'
+import type { DefaultAgentSetting } from '../storage/roomSettings.js'
 
 export interface ClientView {
   readonly clientId: string
@@ -41,3 +44,33 @@ export const clientView = (c: ClientRecord, presence: Presence): ClientView => {
 
 /** An ephemeral client past its expiry is gone for the API even before the sweep deletes its row. */
 export const isLive = (c: ClientRecord, now: number): boolean => c.expiresAt === null || c.expiresAt > now
+
+export const agentView = (a: AgentView) => ({
+  agentId: a.agentId,
+  room: a.room,
+  identity: a.identity,
+  name: a.name,
+  provider: a.provider,
+  presetId: a.presetId,
+  origin: a.origin,
+  state: a.state,
+  reason: a.reason,
+  startedAt: isoTime(a.startedAt),
+  endedAt: isoTimeOrNull(a.endedAt),
+})
+
+export interface ParticipantView {
+  readonly id: string
+  readonly kind: 'terminal' | 'agent'
+  readonly name: string | null
+  readonly sourceId: number
+  readonly transport: string | null
+  readonly connectedAt: string | null
+}
+
+export interface RoomViewJson {
+  readonly room: string
+  readonly participants: ReadonlyArray<ParticipantView>
+  readonly agents: ReadonlyArray<ReturnType<typeof agentView>>
+  readonly defaultAgent: DefaultAgentSetting | null
+}

@@ -1,0 +1,361 @@
+/**
+ * Agents: the running ones (stop), dispatching one into a room with a preset and overrides;
+ * presets, edited with a form made from their provider's config schema; room default agents.
+ * Three views under /agents, /agents/presets and /agents/defaults.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, get, post } from '../api'
+import { useDebounced, useLive } from '../live'
+import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
+import type { Agent, Preset, Provider, Room } from '../types'
+import { ErrorText, Field, Link, PageTitle, SelectField, time, useAction } from '../ui'
+import { can, type PageProps } from './page'
+
+export const AgentsPage = (props: PageProps) => {
+  const view = props.rest[0] ?? 'running'
+  const base = `/w/${props.workspace.workspaceId}/agents`
+  return (
+    <>
+      <PageTitle workspace={props.workspace.name}>Agents</PageTitle>
+      <nav aria-label="Agent views" class="tabs">
+        <Link href={base} aria-current={view === 'running' ? 'page' : undefined}>
+          Running agents
+        </Link>
+        <Link href={`${base}/presets`} aria-current={view === 'presets' ? 'page' : undefined}>
+          Presets
+        </Link>
+        <Link href={`${base}/defaults`} aria-current={view === 'defaults' ? 'page' : undefined}>
+          Room default agents
+        </Link>
+      </nav>
+      {view === 'presets' ? <Presets {...props} /> : view === 'defaults' ? <RoomDefaults {...props} /> : <Running {...props} />}
+    </>
+  )
+}
+
+const usePresets = (ws: string) => {
+  const [presets, setPresets] = useState<ReadonlyArray<Preset>>([])
+  const [providers, setProviders] = useState<ReadonlyArray<Provider>>([])
+  const load = useAction()
+  const refresh = () =>
+    void load.run(async () => {
+      const [p, v] = await Promise.all([get<{ presets: Preset[] }>(`/workspaces/${ws}/agent-presets`), get<{ providers: Provider[] }>(`/workspaces/${ws}/agent-providers`)])
+      setPresets(p.presets)
+      setProviders(v.providers)
+    })
+  useEffect(refresh, [ws])
+  return { presets, providers, error: load.error, refresh }
+}
+
+const parseOverrides = (text: string): Record<string, unknown> | null => {
+  if (text.trim() === '') return null
+  const value = JSON.parse(text) as unknown
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('Overrides must be a JSON object, e.g. {"voice": "alloy"}.')
+  return value as Record<string, unknown>
+}
+
+const Running = ({ workspace, live }: PageProps) => {
+  const ws = workspace.workspaceId
+  const [agents, setAgents] = useState<ReadonlyArray<Agent> | null>(null)
+  const { presets } = usePresets(ws)
+  const [room, setRoom] = useState('')
+  const [presetId, setPresetId] = useState('')
+  const [overrides, setOverrides] = useState('')
+  const load = useAction()
+  const dispatch = useAction()
+  const stop = useAction()
+  const refresh = () => void load.run(async () => setAgents((await get<{ agents: Agent[] }>(`/workspaces/${ws}/agents`)).agents))
+  const soon = useDebounced(refresh)
+  useEffect(refresh, [ws])
+  useLive(live, (e) => {
+    if (e.type === 'agent' || e.type === 'room') soon()
+  })
+  const operate = can(workspace, 'operate')
+  return (
+    <>
+      <ErrorText error={load.error} />
+      <ErrorText error={stop.error} />
+      {agents === null ? (
+        <p>Loading…</p>
+      ) : agents.length === 0 ? (
+        <p>No agents are running or ended lately.</p>
+      ) : (
+        <table>
+          <caption class="sr-only">Agents</caption>
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Room</th>
+              <th scope="col">Preset</th>
+              <th scope="col">State</th>
+              <th scope="col">Started</th>
+              {operate && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {agents.map((a) => (
+              <tr key={a.agentId}>
+                <td class="mono">{a.identity}</td>
+                <td>{a.room}</td>
+                <td>{a.presetId ?? 'platform default'}</td>
+                <td>
+                  {a.state}
+                  {a.reason ? ` (${a.reason})` : ''}
+                </td>
+                <td>{time(a.startedAt)}</td>
+                {operate && (
+                  <td>
+                    {(a.state === 'running' || a.state === 'starting') && (
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Stop ${a.identity} in ${a.room}`}
+                        onClick={() =>
+                          void stop.run(async () => {
+                            await api('DELETE', `/workspaces/${ws}/agents/${a.agentId}`)
+                            refresh()
+                          })
+                        }
+                      >
+                        Stop
+                      </button>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {operate && (
+        <section aria-labelledby="dispatch-heading">
+          <h2 id="dispatch-heading">Dispatch an agent</h2>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault()
+              void dispatch.run(async () => {
+                await post(`/workspaces/${ws}/agents`, { room: room.trim(), presetId: presetId || null, overrides: parseOverrides(overrides) })
+                refresh()
+              })
+            }}
+          >
+            <Field label="Room" required value={room} onInput={(e) => setRoom(e.currentTarget.value)} />
+            <SelectField label="Preset" value={presetId} onChange={(e) => setPresetId(e.currentTarget.value)}>
+              <option value="">platform default</option>
+              {presets.map((p) => (
+                <option key={p.presetId} value={p.presetId}>
+                  {p.name ?? p.presetId}
+                </option>
+              ))}
+            </SelectField>
+            <div class="field">
+              <label for="overrides">Overrides (JSON)</label>
+              <textarea id="overrides" rows={3} value={overrides} onInput={(e) => setOverrides(e.currentTarget.value)} placeholder='{"voice": "alloy"}' />
+            </div>
+            <ErrorText error={dispatch.error} />
+            <button type="submit" disabled={dispatch.busy}>
+              Dispatch agent
+            </button>
+          </form>
+        </section>
+      )}
+    </>
+  )
+}
+
+const Presets = ({ workspace }: PageProps) => {
+  const ws = workspace.workspaceId
+  const { presets, providers, error, refresh } = usePresets(ws)
+  const [editing, setEditing] = useState<Preset | null>(null)
+  const [presetId, setPresetId] = useState('')
+  const [name, setName] = useState('')
+  const [provider, setProvider] = useState('')
+  const [values, setValues] = useState<Record<string, string | boolean>>({})
+  const save = useAction()
+  const remove = useAction()
+  const operate = can(workspace, 'operate')
+  const chosen = providers.find((p) => p.name === provider) ?? providers[0]
+  useEffect(() => {
+    if (provider === '' && providers[0]) setProvider(providers[0].name)
+  }, [providers])
+  const startEdit = (p: Preset) => {
+    setEditing(p)
+    setPresetId(p.presetId)
+    setName(p.name ?? '')
+    setProvider(p.provider)
+    setValues(valuesFrom(providers.find((v) => v.name === p.provider)?.configSchema ?? {}, p.config))
+  }
+  const reset = () => {
+    setEditing(null)
+    setPresetId('')
+    setName('')
+    setValues({})
+  }
+  return (
+    <>
+      <ErrorText error={error} />
+      <ErrorText error={remove.error} />
+      {presets.length === 0 ? (
+        <p>No presets yet.</p>
+      ) : (
+        <table>
+          <caption class="sr-only">Presets</caption>
+          <thead>
+            <tr>
+              <th scope="col">Preset</th>
+              <th scope="col">Name</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Settings</th>
+              {operate && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {presets.map((p) => (
+              <tr key={p.presetId}>
+                <td class="mono">{p.presetId}</td>
+                <td>{p.name ?? '—'}</td>
+                <td>{p.provider}</td>
+                <td class="mono small">{JSON.stringify(p.config)}</td>
+                {operate && (
+                  <td class="row">
+                    <button type="button" class="secondary small" aria-label={`Edit preset ${p.presetId}`} onClick={() => startEdit(p)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="danger small"
+                      aria-label={`Delete preset ${p.presetId}`}
+                      onClick={() =>
+                        void remove.run(async () => {
+                          await api('DELETE', `/workspaces/${ws}/agent-presets/${encodeURIComponent(p.presetId)}`)
+                          refresh()
+                        })
+                      }
+                    >
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {operate && chosen && (
+        <section aria-labelledby="preset-heading">
+          <h2 id="preset-heading">{editing ? `Edit preset ${editing.presetId}` : 'New preset'}</h2>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault()
+              void save.run(async () => {
+                const config = configFrom(chosen.configSchema, values)
+                if (editing) await api('PATCH', `/workspaces/${ws}/agent-presets/${encodeURIComponent(editing.presetId)}`, { name: name.trim() || null, provider: chosen.name, config })
+                else await post(`/workspaces/${ws}/agent-presets`, { presetId: presetId.trim(), name: name.trim() || null, provider: chosen.name, config })
+                reset()
+                refresh()
+              })
+            }}
+          >
+            {!editing && <Field label="Preset ID" required value={presetId} onInput={(e) => setPresetId(e.currentTarget.value)} hint="Letters, digits, “.”, “_” or “-”; agents of it are agent@<preset ID>." />}
+            <Field label="Preset name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <SelectField
+              label="Provider"
+              value={chosen.name}
+              onChange={(e) => {
+                setProvider(e.currentTarget.value)
+                setValues({})
+              }}
+            >
+              {providers.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name}
+                </option>
+              ))}
+            </SelectField>
+            {chosen.description && <p class="hint">{chosen.description}</p>}
+            <SchemaFields schema={chosen.configSchema} values={values} onChange={setValues} />
+            <ErrorText error={save.error} />
+            <div class="row">
+              <button type="submit" disabled={save.busy}>
+                Save preset
+              </button>
+              {editing && (
+                <button type="button" class="secondary" onClick={reset}>
+                  Cancel editing
+                </button>
+              )}
+            </div>
+          </form>
+        </section>
+      )}
+    </>
+  )
+}
+
+const RoomDefaults = ({ workspace }: PageProps) => {
+  const ws = workspace.workspaceId
+  const { presets } = usePresets(ws)
+  const [roomName, setRoomName] = useState('')
+  const [room, setRoom] = useState<Room | null>(null)
+  const [presetId, setPresetId] = useState('')
+  const [delay, setDelay] = useState('')
+  const look = useAction()
+  const save = useAction()
+  const operate = can(workspace, 'operate')
+  const path = (r: string) => `/workspaces/${ws}/rooms/${encodeURIComponent(r)}`
+  return (
+    <>
+      <p>A room’s default agent joins with the first terminal and leaves after the last one.</p>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void look.run(async () => {
+            const r = await get<Room>(path(roomName.trim()))
+            setRoom(r)
+            setPresetId(r.defaultAgent === null ? 'none' : (r.defaultAgent.presetId ?? ''))
+            setDelay(r.defaultAgent?.stopDelaySeconds === null || r.defaultAgent === null ? '' : String(r.defaultAgent.stopDelaySeconds))
+          })
+        }}
+      >
+        <Field label="Room name" required value={roomName} onInput={(e) => setRoomName(e.currentTarget.value)} />
+        <button type="submit" class="secondary">
+          Show default agent
+        </button>
+      </form>
+      <ErrorText error={look.error} />
+      {room && (
+        <section aria-labelledby="default-heading">
+          <h2 id="default-heading">Default agent of {room.room}</h2>
+          <p>{room.defaultAgent ? `Now: ${room.defaultAgent.presetId ?? 'platform default'}.` : 'Now: none.'}</p>
+          {operate && (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault()
+                void save.run(async () => {
+                  const body = presetId === 'none' ? { defaultAgent: null } : { defaultAgent: { presetId: presetId || null, stopDelaySeconds: delay.trim() === '' ? null : Number(delay) } }
+                  setRoom(await api<Room>('PUT', path(room.room), body))
+                })
+              }}
+            >
+              <SelectField label="Default agent" value={presetId} onChange={(e) => setPresetId(e.currentTarget.value)}>
+                <option value="none">none</option>
+                <option value="">platform default</option>
+                {presets.map((p) => (
+                  <option key={p.presetId} value={p.presetId}>
+                    {p.name ?? p.presetId}
+                  </option>
+                ))}
+              </SelectField>
+              <Field label="Stop delay (seconds)" type="number" min={0} max={86400} value={delay} onInput={(e) => setDelay(e.currentTarget.value)} hint="How long it stays after the last terminal left; empty: the engine’s default." />
+              <ErrorText error={save.error} />
+              <button type="submit" disabled={save.busy}>
+                Save default agent
+              </button>
+            </form>
+          )}
+        </section>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,37 @@
+/**
+ * The pages of a workspace, in navigation order: a slug (its path under /w/{id}/), the link's
+ * name, the permission its role needs (the server checks it anyway), and the component. A new
+ * page (webhooks, later) is one more row here and one route module on the server.
+ */
+import type { FunctionComponent } from 'preact'
+import type { Permission } from '../types'
+import { AgentsPage } from './Agents'
+import { ApiKeysPage } from './ApiKeys'
+import { AuditPage } from './Audit'
+import { ClientsPage } from './Clients'
+import { MembersPage } from './Members'
+import { RoomsPage } from './Rooms'
+import { SettingsPage } from './Settings'
+import type { PageProps } from './page'
+import { UsagePage } from './Usage'
+
+export { can, type PageProps } from './page'
+
+export interface PageDefinition {
+  readonly slug: string
+  readonly label: string
+  readonly permission: Permission
+  readonly component: FunctionComponent<PageProps>
+}
+
+export const PAGES: ReadonlyArray<PageDefinition> = [
+  { slug: 'clients', label: 'Clients', permission: 'read', component: ClientsPage },
+  { slug: 'rooms', label: 'Rooms', permission: 'read', component: RoomsPage },
+  { slug: 'agents', label: 'Agents', permission: 'read', component: AgentsPage },
+  { slug: 'usage', label: 'Usage', permission: 'read', component: UsagePage },
+  { slug: 'api-keys', label: 'API keys', permission: 'apiKeys', component: ApiKeysPage },
+  { slug: 'members', label: 'Members', permission: 'administer', component: MembersPage },
+  { slug: 'audit', label: 'Audit log', permission: 'administer', component: AuditPage },
+  { slug: 'settings', label: 'Settings', permission: 'administer', component: SettingsPage },
+]
+

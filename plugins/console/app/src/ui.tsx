@@ -1,0 +1,166 @@
+/**
+ * The console's small set of building blocks: links that route in place, labelled fields, the
+ * server's error shown where the action was, a copy button, a confirmation dialog, and times.
+ * Every control has a visible label or an accessible name; status changes are announced.
+ */
+import type { AnchorHTMLAttributes, ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { ApiError } from './api'
+import { navigate } from './router'
+
+export const Link = ({ href, children, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) => (
+  <a
+    {...rest}
+    href={href}
+    onClick={(e) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+      e.preventDefault()
+      navigate(href)
+    }}
+  >
+    {children}
+  </a>
+)
+
+/** A labelled input; extra props go to the input. */
+export const Field = ({ label, hint, ...input }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) => {
+  const id = useId()
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  )
+}
+
+export const SelectField = ({ label, children, ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ComponentChildren }) => {
+  const id = useId()
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} {...select}>
+        {children}
+      </select>
+    </div>
+  )
+}
+
+/** A secret or a value shown read-only, with its label and a copy button. */
+export const ShownValue = ({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) => {
+  const id = useId()
+  return (
+    <div class="field shown">
+      <label for={id}>{label}</label>
+      <div class="row">
+        <input id={id} readOnly value={value} class="mono" onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton value={value} label={copyLabel} />
+      </div>
+    </div>
+  )
+}
+
+export const CopyButton = ({ value, label }: { value: string; label: string }) => {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(value)
+            setState('copied')
+          } catch {
+            setState('failed')
+          }
+        }}
+      >
+        {label}
+      </button>
+      <span role="status" class="status">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copying failed: select the text and copy it' : ''}
+      </span>
+    </>
+  )
+}
+
+/** The server's words for a failed action, announced where the action was. */
+export const ErrorText = ({ error }: { error: unknown }) =>
+  error ? (
+    <p role="alert" class="error">
+      {error instanceof ApiError || error instanceof Error ? error.message : String(error)}
+    </p>
+  ) : null
+
+/** Run an action, keep its error and whether it runs; the form stays usable. */
+export const useAction = () => {
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  const run = async (f: () => Promise<unknown>) => {
+    setBusy(true)
+    setError(null)
+    try {
+      await f()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { error, busy, run, setError }
+}
+
+/** A modal confirmation (native <dialog>): the question, a confirm and a cancel button. */
+export const Confirm = ({
+  open,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: {
+  open: boolean
+  title: string
+  children: ComponentChildren
+  confirmLabel: string
+  onConfirm: () => void
+  onCancel: () => void
+}) => {
+  const ref = useRef<HTMLDialogElement>(null)
+  const id = useId()
+  useEffect(() => {
+    const d = ref.current
+    if (!d) return
+    if (open && !d.open) d.showModal()
+    if (!open && d.open) d.close()
+  }, [open])
+  return (
+    <dialog ref={ref} role="alertdialog" aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`} onCancel={onCancel}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <div id={`${id}-body`}>{children}</div>
+      <div class="row end">
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  )
+}
+
+export const time = (iso: string | null) => (iso === null ? '—' : new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }))
+
+/** The page's heading; also names the document. */
+export const PageTitle = ({ children, workspace }: { children: string; workspace?: string }) => {
+  useEffect(() => {
+    document.title = workspace ? `${children} · ${workspace} · Hark console` : `${children} · Hark console`
+  }, [children, workspace])
+  return <h1>{children}</h1>
+}

@@ -1,0 +1,346 @@
+/**
+ * The console end to end, in Debian's Chromium (headless, playwright-core, never a downloaded
+ * browser) against a real engine with every built-in transport: the first admin made with the CLI
+ * signs in, creates a workspace and an API key (used on /api/v1/clients), a client and its device
+ * password; an mqtt.js device connects with it and the Clients page shows it online within 1 s;
+ * "Reset device password" kicks the device and its old password is refused; a viewer invited by
+ * the admin sees the clients but no "Create API key", and the server refuses the viewer's direct
+ * call with 403; the Usage page draws its chart; the Rooms page joins a room over WebRTC with the
+ * browser's fake microphone and a WebSocket terminal in that room hears its tone. Every page is
+ * checked with axe-core: no serious or critical WCAG 2.1 A/AA violation. Waits are on events and
+ * page conditions, never sleeps.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import mqtt, { type MqttClient } from 'mqtt'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import defaultConfig from '../../engine.config.js'
+import { joinPcm, PcmSink, tonePower } from '../../core/test/audio.js'
+import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
+import { cliJson, startTestEngine } from '../../core/test/helpers.js'
+import { writeToneWav } from '../../transports/webrtc/test/wav.js'
+import { WsTerminal } from '../../transports/webrtc/test/wsTerminal.js'
+import { bundleDir } from './server.js'
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const TONE_HZ = 1000
+const ADMIN = { email: 'admin@example.com', password: 'first admin passphrase' }
+const VIEWER = { email: 'viewer@example.com', password: 'viewer passphrase!' }
+
+let t: Awaited<ReturnType<typeof startTestEngine>>
+let scratch: string
+let browser: Browser
+let adminContext: BrowserContext
+let page: Page
+let base: string
+const state = {} as { workspaceId: string; apiKey: string; devicePassword: string; device: MqttClient; inviteLink: string }
+
+const newContext = async () => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } })
+  // axe-core comes in as an init script, like a test tool's: the page's CSP allows no inline script.
+  await context.addInitScript({ content: AXE_SOURCE })
+  return context
+}
+
+interface Axe {
+  run(context: unknown, options: object): Promise<{
+    passes: unknown[]
+    incomplete: unknown[]
+    violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }>
+  }>
+}
+
+/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now. */
+const checkA11y = async (p: Page, where: string) => {
+  const result = await p.evaluate(async () => {
+    // In the page: axe (the init script) and the document; this project's types have no DOM.
+    const page = globalThis as unknown as { axe: Axe; document: unknown }
+    const r = await page.axe.run(page.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
+    return { ...r, checked: r.passes.length + r.violations.length + r.incomplete.length }
+  })
+  // axe really looked (a page with no rule applicable would pass vacuously).
+  expect(result.checked, where).toBeGreaterThan(10)
+  const bad = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${where}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
+  expect(bad).toEqual([])
+}
+
+const connectDevice = (password: string) =>
+  mqtt.connectAsync(`mqtt://127.0.0.1:${t.engine.ports.mqtt}`, { clientId: 'dev-1', username: 'dev-1', password, reconnectPeriod: 0, connectTimeout: 10_000 })
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/system-deps\` (installs Debian's chromium)`)
+  if (bundleDir() === null) throw new Error('the console bundle is not built: run npm run build')
+  t = await startTestEngine({ extensions: defaultConfig.extensions })
+  base = `https://127.0.0.1:${t.engine.ports.console}`
+  scratch = mkdtempSync(join(tmpdir(), 'hark-console-'))
+  const wav = join(scratch, 'tone.wav')
+  writeToneWav(wav, TONE_HZ)
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: chromiumArgs(wav) })
+  adminContext = await newContext()
+  page = await adminContext.newPage()
+}, 60_000)
+
+afterAll(async () => {
+  state.device?.end(true)
+  await browser?.close()
+  await t?.stop()
+  if (scratch) rmSync(scratch, { recursive: true, force: true })
+})
+
+describe('the console in Chromium', () => {
+  it('the first admin, made with the CLI, signs in and lands where a workspace is created', async () => {
+    const user = await cliJson<{ userId: string; email: string }>(['user', 'create', ADMIN.email, '--password-stdin', '--data', t.dir], {}, ADMIN.password)
+    expect(user.email).toBe(ADMIN.email)
+    await page.goto(`${base}/`)
+    await page.getByLabel('Email').waitFor()
+    expect(new URL(page.url()).pathname).toBe('/sign-in')
+    await checkA11y(page, 'sign-in')
+    await page.getByLabel('Email').fill(ADMIN.email)
+    await page.getByLabel('Password').fill('not the password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('wrong email or password')
+    await page.getByLabel('Password').fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByLabel('Workspace name').waitFor()
+    expect(await page.getByRole('button', { name: 'Create workspace' }).isVisible()).toBe(true)
+    await checkA11y(page, 'workspaces (none yet)')
+    await page.getByLabel('Workspace name').fill('Acme')
+    await page.getByRole('button', { name: 'Create workspace' }).click()
+    await page.getByRole('heading', { name: 'Clients' }).waitFor()
+    state.workspaceId = /\/w\/(ws_[0-9A-Za-z]{16})\/clients$/.exec(page.url())![1]!
+    for (const name of ['Clients', 'Rooms', 'Agents', 'Usage', 'API keys', 'Members', 'Audit log', 'Settings']) {
+      expect(await page.getByRole('link', { name, exact: true }).count(), name).toBe(1)
+    }
+    await checkA11y(page, 'clients (empty)')
+  })
+
+  it('creates an API key, shown once, that works on /api/v1/clients', async () => {
+    await page.getByRole('link', { name: 'API keys', exact: true }).click()
+    await page.getByLabel('Key name').fill('backend')
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    state.apiKey = await page.getByLabel('New API key').inputValue()
+    expect(state.apiKey).toMatch(/^hk_[A-Za-z0-9_-]{43}$/)
+    expect(await page.getByText('shown only this once').isVisible()).toBe(true)
+    await checkA11y(page, 'API keys (new key shown)')
+    const rest = await fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1/clients`, { headers: { authorization: `Bearer ${state.apiKey}` } })
+    expect(rest.status).toBe(200)
+    expect(await rest.json()).toEqual({ clients: [], nextCursor: null })
+    // Reloaded, the page lists the key but never shows it again.
+    await page.reload()
+    await page.getByRole('cell', { name: 'backend', exact: true }).waitFor()
+    expect(await page.content()).not.toContain(state.apiKey)
+  })
+
+  it('creates a client, shows the server’s refusal of a duplicate, and reveals its device password', async () => {
+    await page.getByRole('link', { name: 'Clients', exact: true }).click()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    await page.getByLabel('Client ID').fill('dev-1')
+    await page.getByLabel('Room', { exact: true }).fill('lobby')
+    await checkA11y(page, 'new client')
+    await page.getByRole('button', { name: 'Create client' }).click()
+    await page.getByRole('heading', { name: 'Client dev-1' }).waitFor()
+    await page.getByRole('button', { name: 'Reveal device password' }).click()
+    state.devicePassword = await page.getByLabel('Device password').inputValue()
+    expect(state.devicePassword).toMatch(/^hkd_[0-9A-Za-z]{24}$/)
+    await checkA11y(page, 'client detail (password shown)')
+
+    await page.goto(`${base}/w/${state.workspaceId}/clients/new`)
+    await page.getByLabel('Client ID').fill('dev-1')
+    await page.getByRole('button', { name: 'Create client' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('client dev-1 already exists in this workspace')
+  })
+
+  it('shows an mqtt.js device that connects with that password online within 1 s', async () => {
+    await page.getByRole('link', { name: 'Clients', exact: true }).click()
+    const row = page.locator('tr[data-client="dev-1"]')
+    await row.waitFor()
+    expect(await row.getAttribute('data-status')).toBe('offline')
+    state.device = await connectDevice(state.devicePassword)
+    await page.locator('tr[data-client="dev-1"][data-status="online"]').waitFor({ timeout: 1000 })
+    expect(await row.getByRole('img').getAttribute('aria-label')).toBe('online over mqtt')
+    await checkA11y(page, 'clients (one online)')
+  })
+
+  it('"Reset device password", confirmed, kicks the device; its old password is refused', async () => {
+    await page.getByRole('link', { name: 'dev-1' }).click()
+    const closed = new Promise<void>((resolve) => state.device.once('close', () => resolve()))
+    await page.getByRole('button', { name: 'Reset device password' }).click()
+    const dialog = page.getByRole('alertdialog')
+    await dialog.waitFor()
+    await checkA11y(page, 'reset confirmation')
+    await dialog.getByRole('button', { name: 'Yes, reset the password' }).click()
+    await closed
+    const fresh = await page.getByLabel('Device password').inputValue()
+    expect(fresh).toMatch(/^hkd_/)
+    expect(fresh).not.toBe(state.devicePassword)
+    await expect(connectDevice(state.devicePassword)).rejects.toThrow(/Not authorized|Bad username or password/i)
+    state.device = await connectDevice(fresh)
+    state.device.end(true)
+  })
+
+  it('invites a viewer, who sees the clients but cannot create an API key, in the page or on the server', async () => {
+    await page.getByRole('link', { name: 'Members', exact: true }).click()
+    await page.getByLabel('Email').fill(VIEWER.email)
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    state.inviteLink = await page.getByLabel('Invitation link').inputValue()
+    expect(state.inviteLink).toMatch(new RegExp(`^${base}/invitations/[A-Za-z0-9_-]{43}$`))
+    await checkA11y(page, 'members (link shown)')
+
+    const viewerContext = await newContext()
+    const viewer = await viewerContext.newPage()
+    await viewer.goto(state.inviteLink)
+    await viewer.getByText('as viewer').waitFor()
+    await checkA11y(viewer, 'invitation')
+    await viewer.getByLabel('Name').fill('Vic')
+    await viewer.getByLabel('Password').fill(VIEWER.password)
+    await viewer.getByRole('button', { name: 'Create account and join' }).click()
+    await viewer.getByRole('link', { name: 'Sign in' }).click()
+    await viewer.getByLabel('Email').fill(VIEWER.email)
+    await viewer.getByLabel('Password').fill(VIEWER.password)
+    await viewer.getByRole('button', { name: 'Sign in' }).click()
+    await viewer.locator('tr[data-client="dev-1"]').waitFor()
+    expect(await viewer.getByRole('button', { name: 'Create client' }).count()).toBe(0)
+    expect(await viewer.getByRole('link', { name: 'API keys' }).count()).toBe(0)
+    await checkA11y(viewer, 'clients as viewer')
+    await viewer.goto(`${base}/w/${state.workspaceId}/api-keys`)
+    await viewer.getByRole('heading', { name: 'API keys' }).waitFor()
+    expect(await viewer.getByRole('button', { name: 'Create API key' }).count()).toBe(0)
+    // The page hid the button; the server refuses the call whatever the page shows.
+    const direct = await viewer.evaluate(async (ws) => {
+      const session = (await (await fetch('/api/session')).json()) as { csrfToken: string }
+      const res = await fetch(`/api/workspaces/${ws}/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+        body: JSON.stringify({ name: 'sneaky' }),
+      })
+      return { status: res.status, body: (await res.json()) as unknown }
+    }, state.workspaceId)
+    expect(direct).toEqual({ status: 403, body: { error: { message: `your role (viewer) does not allow this in workspace ${state.workspaceId}`, code: 'forbidden' } } })
+    await viewerContext.close()
+  })
+
+  it('draws the 90-day usage chart, with the totals and a CSV download', async () => {
+    await page.getByRole('link', { name: 'Usage', exact: true }).click()
+    const canvas = page.locator('.chart canvas')
+    await canvas.waitFor()
+    const drawn = await canvas.evaluate((element) => {
+      const c = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } }
+      const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data
+      let painted = 0
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++
+      return { width: c.width, height: c.height, painted }
+    })
+    expect(drawn.width).toBeGreaterThan(300)
+    expect(drawn.painted).toBeGreaterThan(1000)
+    expect(await page.getByText(/\d+ sessions\./).textContent()).toMatch(/[1-9]\d* sessions\./)
+    const csv = await page.evaluate(async (ws) => (await fetch(`/api/workspaces/${ws}/usage.csv`)).text(), state.workspaceId)
+    expect(csv.split('\r\n')[0]).toBe('date,minutes,sessions')
+    expect(csv.trim().split('\r\n')).toHaveLength(92)
+    await checkA11y(page, 'usage')
+  })
+
+  it('joins a room from the Rooms page over WebRTC, shown speaking there; a WebSocket terminal in the room hears the microphone', async () => {
+    const rest = (path: string, body: unknown) =>
+      fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ token: string }>)
+    await rest('/clients', { clientId: 'listener', room: 'lobby' })
+    const { token } = await rest('/clients/listener/token', {})
+    const listener = await WsTerminal.connect(t.engine.ports.gateway!, token, t.engine.host.tls.cert)
+    await listener.event('session')
+
+    await page.getByRole('link', { name: 'Rooms', exact: true }).click()
+    await page.locator('[data-participant="listener"]').waitFor()
+    await checkA11y(page, 'rooms')
+    await page.getByLabel('Room', { exact: true }).fill('lobby')
+    await page.getByRole('button', { name: 'Join room' }).click()
+    const joined = await listener.event('participant.joined', (e) => e.participant.id.startsWith('eph_'), 20_000)
+    const sourceId = joined.participant.sourceId
+    await page.getByRole('button', { name: 'Leave room lobby' }).waitFor()
+    // The room's card shows the browser too, live, and marks it speaking while its microphone's tone plays.
+    await page.locator(`[data-participant="${joined.participant.id}"]`).waitFor()
+    await listener.event('speaking.started', (e) => e.participantId === joined.participant.id, 20_000)
+    await page.locator(`[data-participant="${joined.participant.id}"][data-speaking="true"]`).waitFor({ timeout: 10_000 })
+
+    await listener.frames.next(() => listener.frames.items.filter((f) => f.sourceId === sourceId).length >= 60, 20_000, '60 frames from the browser')
+    const sink = new PcmSink()
+    for (const frame of listener.frames.items.filter((f) => f.sourceId === sourceId)) sink.decode(frame.opus)
+    const heard = joinPcm(sink.frames.slice(20))
+    expect(tonePower(heard, TONE_HZ)).toBeGreaterThan(tonePower(heard, 2500) * 100)
+
+    await page.getByRole('button', { name: 'Leave room lobby' }).click()
+    await listener.event('participant.left', (e) => e.participant.id === joined.participant.id)
+    listener.close()
+  }, 60_000)
+
+  it('saves a preset through the form made from its provider\'s schema, dispatches it into a room and stops it', async () => {
+    await page.getByRole('link', { name: 'Agents', exact: true }).click()
+    await page.getByRole('link', { name: 'Presets' }).click()
+    await page.getByLabel('Preset ID').fill('greeter')
+    await page.getByLabel('Preset name').fill('Greeter')
+    expect(await page.getByLabel('Provider').inputValue()).toBe('echo')
+    // One labelled control per property of the echo provider's config schema.
+    for (const field of ['silenceMs', 'thresholdDbov', 'prerollMs', 'minSpeechMs', 'maxUtteranceMs']) expect(await page.getByLabel(field, { exact: true }).count(), field).toBe(1)
+    await page.getByLabel('silenceMs', { exact: true }).fill('800')
+    await checkA11y(page, 'agents: new preset')
+    await page.getByRole('button', { name: 'Save preset' }).click()
+    await page.getByRole('cell', { name: 'greeter', exact: true }).waitFor()
+    expect(t.engine.host.storage.agentPresets.get(state.workspaceId, 'greeter')).toMatchObject({ name: 'Greeter', provider: 'echo', config: { silenceMs: 800 } })
+
+    await page.getByRole('link', { name: 'Running agents' }).click()
+    await page.getByLabel('Room', { exact: true }).fill('lobby')
+    await page.getByLabel('Preset', { exact: true }).selectOption('greeter')
+    await page.getByRole('button', { name: 'Dispatch agent' }).click()
+    const stop = page.getByRole('button', { name: 'Stop agent@greeter in lobby' })
+    await stop.waitFor()
+    await checkA11y(page, 'agents: one running')
+    await stop.click()
+    await page.getByRole('cell', { name: /^stopped/ }).waitFor()
+    expect(t.engine.host.agents.list(state.workspaceId).map((a) => [a.identity, a.state])).toEqual([['agent@greeter', 'stopped']])
+  })
+
+  it('checks every other page, and brings an ended session back to the same page after signing in', async () => {
+    for (const [link, heading] of [
+      ['Agents', 'Agents'],
+      ['Audit log', 'Audit log'],
+      ['Settings', 'Settings'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click()
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor()
+      await checkA11y(page, link)
+    }
+    for (const view of ['Presets', 'Room default agents']) {
+      await page.getByRole('link', { name: 'Agents', exact: true }).click()
+      await page.getByRole('link', { name: view }).click()
+      await page.getByRole('link', { name: view, exact: true }).and(page.locator('[aria-current="page"]')).waitFor()
+      await checkA11y(page, `agents: ${view}`)
+    }
+    await page.getByRole('link', { name: ADMIN.email }).click()
+    await page.getByRole('heading', { name: 'Account' }).waitFor()
+    await checkA11y(page, 'account')
+
+    // The session ends on the server (as at its expiry); the next action goes to sign-in, then back.
+    await page.goto(`${base}/w/${state.workspaceId}/members`)
+    await page.getByRole('heading', { name: 'Members' }).waitFor()
+    const admin = t.engine.host.storage.users.findByEmail(ADMIN.email)!
+    t.engine.host.storage.userSessions.deleteForUser(admin.userId)
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click()
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    expect(new URL(page.url()).searchParams.get('next')).toBe(`/w/${state.workspaceId}/audit`)
+    await page.getByLabel('Email').fill(ADMIN.email)
+    await page.getByLabel('Password').fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/w/${state.workspaceId}/audit`)
+    const actions = await page.locator('tbody td.mono').allTextContents()
+    expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined']))
+  })
+})

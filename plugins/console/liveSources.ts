@@ -1,0 +1,43 @@
+/**
+ * Where the live feed's events come from, each from the owner of that state: what the workspace
+ * actors and their rooms announce through the terminal hub (sessions opened and ended, room
+ * occupancy, speaking), what the agent dispatcher announces (agents running, agents ended), and
+ * the storage change log (clients created, changed or deleted, room settings, and sessions ended
+ * or memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
+ */
+import type { AgentDispatcher, AgentLifecycleEvent, SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
+import type { LiveFeed } from './live.js'
+
+const CLIENT_CHANGES = { 'client.created': 'created', 'client.updated': 'updated', 'client.deleted': 'deleted' } as const
+
+export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agents: AgentDispatcher, storage: StorageShape): (() => void) => {
+  const presence = (online: boolean) => (e: { readonly session: SessionInfo }) =>
+    feed.publish(e.session.workspaceId, { type: 'presence', clientId: e.session.clientId, online, transport: e.session.transport })
+  const agent = (e: AgentLifecycleEvent) =>
+    feed.publish(e.workspaceId, {
+      type: 'agent',
+      room: e.agent.room,
+      agentId: e.agent.agentId,
+      state: e.type === 'started' ? 'started' : 'stopped',
+    })
+  const stops = [
+    terminals.on('session.opened', presence(true)),
+    terminals.on('session.ended', presence(false)),
+    terminals.on('room.occupancy', (e) => feed.publish(e.workspaceId, { type: 'room', room: e.room })),
+    terminals.on('room.speaking', (e) =>
+      feed.publish(e.workspaceId, { type: 'speaking', room: e.room, participantId: e.participantId, speaking: e.speaking })),
+    agents.onAgent(agent),
+    storage.onChange((change) => {
+      // Sessions ended or memberships went (here or in the CLI): every open stream looks again at once.
+      if (change.kind === 'user.accessChanged') return feed.accessChanged()
+      if (change.workspaceId === null || change.subject === null) return
+      if (change.kind in CLIENT_CHANGES) {
+        const kind = change.kind as keyof typeof CLIENT_CHANGES
+        feed.publish(change.workspaceId, { type: 'client', clientId: change.subject, change: CLIENT_CHANGES[kind] })
+      } else if (change.kind === 'room.updated') {
+        feed.publish(change.workspaceId, { type: 'room', room: change.subject })
+      }
+    }),
+  ]
+  return () => stops.forEach((stop) => stop())
+}

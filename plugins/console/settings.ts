@@ -1,0 +1,12 @@
+/** The console plugin's settings (spec/console.md, Serving and Sessions). */
+import { Schema } from 'effect'
+import { defineSettings, intBetween, Port, setting } from '../../core/index.js'
+
+export const consoleSettings = defineSettings('console', {
+  enabled: setting(Schema.Boolean, true, 'serve the web console when its plugin is registered; false: the plugin starts nothing'),
+  port: setting(Port, 8090, 'HTTPS listener of the web console and its JSON API, with the engine certificate'),
+  sessionIdleSeconds: setting(intBetween(60, 2_592_000), 43_200, 'a console session unused this long ends (sign in again)'),
+  sessionMaxSeconds: setting(intBetween(300, 31_536_000), 604_800, 'a console session ends this long after sign-in, used or not'),
+})
+
+export type ConsoleSettings = typeof consoleSettings.Type
