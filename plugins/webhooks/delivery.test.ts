@@ -53,12 +53,12 @@ describe('webhook delivery', () => {
   })
 
   it('tells agent.started and agent.stopped of a dispatched agent, and agent.failed (no start) of one whose provider fails', async () => {
-    const thrower = defineAgentProvider('thrower', () => ({
+    const thrower = defineAgentProvider('thrower', { isolate: false, create: () => ({
       configSchema: Schema.Struct({}),
       start: () => {
         throw new Error('upstream said no')
       },
-    }))
+    }) })
     const { t, receiver } = await setup({ config: { extensions: [echoAgent, thrower], agents: { startTimeoutMs: 2000 } } })
     const ws = await t.workspaceWithEndpoint(receiver, 'agents', ['agent.started', 'agent.stopped', 'agent.failed'])
     const started = await ws.api.post('/agents', { room: 'lobby' })

@@ -17,7 +17,7 @@ import { XiaozhiDevice } from './test/device.js'
 import type { XiaozhiTransport } from './transport.js'
 
 /** A silent agent provider; the platform default here. */
-const quietAgent = defineAgentProvider('quiet', () => ({ configSchema: Schema.Struct({}), start: () => ({}) }))
+const quietAgent = defineAgentProvider('quiet', { isolate: false, create: () => ({ configSchema: Schema.Struct({}), start: () => ({}) }) })
 
 const STOP_DELAY_MS = 30_000
 const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000)

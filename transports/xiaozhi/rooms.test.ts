@@ -22,13 +22,13 @@ import { pollOta, XiaozhiDevice, type DeviceIdentity } from './test/device.js'
 /** A quiet agent that records what it hears and lets the test speak for it. */
 const probeEvents = new Inbox<{ agentId: string; event: ServerEvent }>()
 const probes = new Map<string, AgentContext>()
-const probeAgent = defineAgentProvider('probe', () => ({
+const probeAgent = defineAgentProvider('probe', { isolate: false, create: () => ({
   configSchema: Schema.Struct({}),
   start: (ctx) => {
     probes.set(ctx.room, ctx)
     return { onEvent: (event) => probeEvents.push({ agentId: ctx.agentId, event }) }
   },
-}))
+}) })
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let seed: ReturnType<typeof seedWorkspace>
