@@ -46,7 +46,7 @@ export const spawnNode = (o: NodeOptions): Promise<NodeProcess> =>
       harkBin(), 'start',
       '--data', o.dataDir,
       '--log-level', 'warn',
-      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0',
+      '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
       '--cluster-nats-url', o.natsUrl, '--cluster-node-id', o.nodeId,
       ...(o.leaseTtlMs ? ['--cluster-lease-ttl-ms', String(o.leaseTtlMs)] : []),
       ...(o.flags ?? []),

@@ -112,7 +112,7 @@ describe('hark CLI on a libSQL server (real processes)', () => {
     const sqld = await server()
     const hark = spawnHark(
       [process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir(), '--database-url', sqld.url,
-        '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'warn'],
+        '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'warn'],
       { env: { HARK_SECURITY_MASTER_KEY: masterKey() } },
     )
     const line = await hark.line(/^hark: running on /)

@@ -16,7 +16,7 @@ afterEach(killLeftovers)
 
 const start = async (dataDir: string) => {
   const hark = spawnHark(
-    [process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--log-level', 'debug'],
+    [process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'debug'],
     { env: { HARK_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } },
   )
   return { hark, ports: await hark.running() }
