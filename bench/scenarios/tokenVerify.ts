@@ -8,6 +8,9 @@
  * @fastify/jwt, synchronous node:crypto HMAC). Hark verifies with jose (WebCrypto HMAC, whose
  * every call is an async job), so the ratio is the price of jose plus everything Hark adds around
  * the signature check (kid/iss lookup, exp/nbf/iat on the engine clock, revocation, jti time).
+ * The second peer, bare jose with a cached CryptoKey, is the floor of Hark's own verifier under
+ * the same conditions: Hark ÷ jose is what Hark's checks around jose cost, jose ÷ fast-jwt what
+ * jose and WebCrypto (an async HMAC job on libuv's pool per call) cost.
  * The goal is absolute: a 10k-terminal connect storm in 5 s needs 2k verifies/s; 30k/s is 15×.
  */
 import { join } from 'node:path'
@@ -87,6 +90,12 @@ export default defineScenario<Fixture>({
       label: 'bare fast-jwt 6 verifier (node:crypto HMAC, cache off)',
       measure: (ctx, f) =>
         measureVerifier(ctx, f, 'fast-jwt-verify', 'workers/verifyFastJwt', ['--data', f.seed.dataDir, '--workspace', f.seed.workspaceId]),
+    },
+    {
+      name: 'jose',
+      label: 'bare jose 6 jwtVerify (WebCrypto HMAC, one CryptoKey per kid imported once; aud and iss only)',
+      measure: (ctx, f) =>
+        measureVerifier(ctx, f, 'jose-verify', 'workers/verifyJose', ['--data', f.seed.dataDir, '--workspace', f.seed.workspaceId]),
     },
   ],
 })

@@ -21,6 +21,8 @@ export { TOKEN_AUDIENCE }
 export const MAX_TOKEN_CHARS = 4096
 /** How far a token's `iat` may lie ahead of the engine clock (clock skew between nodes). */
 export const TOKEN_IAT_LEEWAY_SECONDS = 60
+/** Encoded token headers remembered with the secret they name (see ClientTokens.knownHeaders). */
+const MAX_KNOWN_HEADERS = 4096
 
 /** One member of a base64url JSON segment (the header's kid, the payload's iss), read only to find the secret. */
 const memberOf = (segment: string, name: string): unknown => {
@@ -99,6 +101,18 @@ export class ClientTokens {
     return this.commit
   }
 
+  /**
+   * Encoded headers of tokens that verified → the secret they name. Only a valid signature adds
+   * one, so only holders of a secret can grow it (one entry per secret for tokens minted here);
+   * still capped, and cleared when full.
+   */
+  private readonly knownHeaders = new Map<string, { readonly kid: string; readonly workspaceId: string }>()
+
+  private rememberHeader(header: string, kid: string, workspaceId: string): void {
+    if (this.knownHeaders.size >= MAX_KNOWN_HEADERS) this.knownHeaders.clear()
+    this.knownHeaders.set(header, { kid, workspaceId })
+  }
+
   /** Verify signature and claims; throws TokenInvalid, TokenExpired or TokenRevoked. */
   async verify(token: string): Promise<VerifiedToken> {
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) throw invalid('malformed token')
@@ -107,8 +121,18 @@ export class ClientTokens {
     const headerEnd = token.indexOf('.')
     const payloadEnd = token.indexOf('.', headerEnd + 1)
     if (headerEnd < 0 || payloadEnd < 0) throw invalid('malformed token')
-    const kid = memberOf(token.slice(0, headerEnd), 'kid')
-    const workspaceId = memberOf(token.slice(headerEnd + 1, payloadEnd), 'iss')
+    const header = token.slice(0, headerEnd)
+    // A header seen on a token that verified names its secret already: a kid is one secret of one
+    // workspace (the table's key), so (its workspace, kid) is the (iss, kid) any valid token with
+    // it carries, and jose's issuer check refuses any other iss. Saves decoding both segments.
+    const known = this.knownHeaders.get(header)
+    let kid: unknown
+    let workspaceId: unknown
+    if (known) ({ kid, workspaceId } = known)
+    else {
+      kid = memberOf(header, 'kid')
+      workspaceId = memberOf(token.slice(headerEnd + 1, payloadEnd), 'iss')
+    }
     if (typeof kid !== 'string' || typeof workspaceId !== 'string') throw invalid('token lacks kid or iss')
     const key = this.keyring.verificationKey(workspaceId, kid)
     if (!key) throw invalid('token signed by an unknown or retired secret')
@@ -137,6 +161,7 @@ export class ClientTokens {
     if (this.revocations.has(jti)) throw new TokenRevoked({ message: 'token revoked' })
     const issuedAt = jtiTime(jti)
     if (issuedAt === null) throw invalid('token has a foreign jti')
+    if (!known) this.rememberHeader(header, kid, workspaceId)
     return { workspaceId, clientId: sub, jti, issuedAt, expiresAt: exp === undefined ? null : exp * 1000 }
   }
 

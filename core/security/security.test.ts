@@ -135,6 +135,31 @@ describe('client tokens', () => {
     }
   })
 
+  it('reject the same forgeries once a valid token with that header has verified (kid → secret remembered)', async () => {
+    const t = await security.tokens.issue(workspaceId, 'dev-1', null)
+    await expect(security.tokens.verify(t.token)).resolves.toMatchObject({ workspaceId, clientId: 'dev-1' })
+    const [h, p, s] = t.token.split('.')
+    const claims = decodeJwt(t.token)
+    const segment = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const other = security.createWorkspace('other').workspaceId
+    // Same header, so the remembered (workspace, kid) is used: the payload's iss must still match it.
+    const crossWorkspace = `${h}.${segment({ ...claims, iss: other })}.${s}`
+    const tampered = `${h}.${segment({ ...claims, sub: 'dev-2' })}.${s}`
+    const noIss = `${h}.${segment({ ...claims, iss: undefined })}.${s}`
+    const raw = masterKey.open('signing-secret', storage.signingSecrets.live(workspaceId, clock.now())[0]!.secretEnc)
+    // Signed with the right secret and the same header, but claiming the other workspace.
+    const resigned = await new SignJWT({ ...claims, iss: other }).setProtectedHeader(decodeProtectedHeader(t.token) as { alg: string }).sign(raw)
+    expect(resigned.split('.')[0]).toBe(h)
+    const wrongAud = await new SignJWT({ ...claims, aud: 'someone-else' }).setProtectedHeader(decodeProtectedHeader(t.token) as { alg: string }).sign(raw)
+    for (const bad of [crossWorkspace, tampered, noIss, resigned, wrongAud, `${h}.${p}.`, `${h}.${p}`]) {
+      await expect(security.tokens.verify(bad)).rejects.toMatchObject({ _tag: 'TokenInvalid' })
+    }
+    // and the remembered header does not outlive its secret's grace period
+    security.keyring.rotate(workspaceId)
+    clock.advance(3600_000)
+    await expect(security.tokens.verify(t.token)).rejects.toMatchObject({ _tag: 'TokenInvalid' })
+  })
+
   it('keep verifying through a rotation until the grace period ends', async () => {
     const before = await security.tokens.issue(workspaceId, 'dev-1', null)
     const { kid } = security.keyring.rotate(workspaceId)
