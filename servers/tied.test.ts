@@ -12,7 +12,12 @@ import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import { repoRoot } from '../core/test/helpers.js'
 
+/** Processes this file started and has not yet seen gone (a PID seen gone may belong to another process by now). */
 const pids: number[] = []
+const forget = (pid: number) => {
+  const i = pids.indexOf(pid)
+  if (i >= 0) pids.splice(i, 1)
+}
 afterEach(() => {
   // A failed test may leave either process: stop them by PID.
   for (const pid of pids.splice(0)) {
@@ -62,8 +67,10 @@ const diesWithItsParent = async (module: string, starter: string) => {
   socket.resume()
   parent.kill('SIGKILL')
   await exited
+  forget(parent.pid!)
   await closed
   expect(running(server.pid)).toBe(false)
+  forget(server.pid)
 }
 
 describe('a started server dies with its parent (kill -9)', () => {
