@@ -4,6 +4,9 @@
  * the default its declaration gives it (core/config.ts for the engine's own, each extension's
  * settings.ts for its section); `hark settings` lists them all. `hark start` loads this file
  * (compiled) unless --config names another; HARK_* variables and flags override it.
+ *
+ * The transports come from their descriptors (`extension.js`): their implementations (werift,
+ * uWebSockets.js, …) are imported when the engine starts them, not when a command reads this file.
  */
 import { defineConfig } from './core/index.js'
 import { echoAgent } from './agents/echo/index.js'
@@ -12,10 +15,10 @@ import { pipelineAgent } from './agents/pipeline/index.js'
 import { consolePlugin } from './plugins/console/index.js'
 import { restPlugin } from './plugins/rest/index.js'
 import { webhooksPlugin } from './plugins/webhooks/index.js'
-import { webrtcTransport } from './transports/webrtc/index.js'
-import { mqttTransport } from './transports/mqtt/index.js'
-import { websocketTransport } from './transports/websocket/index.js'
-import { xiaozhi } from './transports/xiaozhi/index.js'
+import { webrtcTransport } from './transports/webrtc/extension.js'
+import { mqttTransport } from './transports/mqtt/extension.js'
+import { websocketTransport } from './transports/websocket/extension.js'
+import { xiaozhi } from './transports/xiaozhi/extension.js'
 
 export default defineConfig({
   extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],

@@ -109,6 +109,40 @@ describe('embedding the engine', () => {
     await expect(startTestEngine({ extensions: [definePlugin('careless', Careless)] })).rejects.toThrow(/Careless/)
   })
 
+  it('imports an extension defined with load only when the engine starts it, once; a failing load stops the start naming it', async () => {
+    calls.length = 0
+    let loads = 0
+    const lazy = definePlugin('lazy-greeter', {
+      settings: greeterSettings,
+      load: async () => {
+        loads++
+        calls.push('loaded')
+        return Greeter
+      },
+    })
+    expect(lazy.create).toBeNull()
+    const dir = tempDir()
+    const engine = createTestEngine({ dataDir: dir.path, extensions: [lazy], greeter: { greeting: 'lazy' } })
+    // Building the engine (settings decoded, section known) imports nothing.
+    expect(loads).toBe(0)
+    await engine.start()
+    try {
+      expect(loads).toBe(1)
+      expect(await (await fetch(`http://127.0.0.1:${engine.ports.rest}/hello`)).json()).toEqual({ lazy: '127.0.0.1' })
+      expect(engine.host.resolve('plugin', 'lazy-greeter')).toBeInstanceOf(Greeter)
+    } finally {
+      await engine.stop()
+      dir.remove()
+    }
+    expect(calls).toEqual(['loaded', 'plugin start', 'plugin stop'])
+
+    const broken = defineTransport('broken', { load: () => import('./no-such-module.js' as string) })
+    await expect(startTestEngine({ extensions: [broken] })).rejects.toThrow(/the transport broken could not be loaded: .*no-such-module/)
+    expect(() => defineTransport('both', { create: () => ({ start: async () => {}, stop: async () => {} }), load: async () => () => ({ start: async () => {}, stop: async () => {} }) })).toThrow(
+      /gives both create and load/,
+    )
+  })
+
   it('refuses two extensions of one kind under one name', async () => {
     const a = definePlugin('dup', () => ({}))
     await expect(startTestEngine({ extensions: [a, a] })).rejects.toThrow(/already registered/)

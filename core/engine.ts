@@ -262,6 +262,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     }
     registry = new ExtensionRegistry(services, extensions)
     const r = registry
+    // Extensions defined with `load` are imported now, not when the config was read.
+    yield* Effect.tryPromise({ try: () => r.load(), catch: (e) => e as Error })
     const host: EngineHost = { ...services, resolve: (kind, name) => r.resolve(kind, name), names: (kind) => r.names(kind) }
     if (r.names('agentProvider').length > 0) {
       // A provider's own timers and sockets must fail its agent, not the process.

@@ -17,6 +17,16 @@
  * `create` is an injectable class (every constructor parameter named with `@inject(token)`), or a
  * function given `resolve`, which resolves tokens and builds injectable classes in that container.
  * Without settings, `defineTransport(name, create)` is short for `defineTransport(name, { create })`.
+ *
+ * An extension whose implementation is heavy (a WebRTC stack, a native module) gives `load`
+ * instead of `create`: a function that imports the implementation (`import()`) and returns its
+ * create. The descriptor — name, settings, CLI-visible schema — then loads without it, and the
+ * engine calls `load` only when it starts (`hark client list` never imports werift):
+ *
+ *   export const lineTransport = defineTransport('line', {
+ *     settings: lineSettings,
+ *     load: async () => (await import('./transport.js')).LineTransport,
+ *   })
  */
 import type { AgentProvider } from './agentProvider.js'
 import type { SectionInput, SettingsInput, SettingsSection, SettingsTree } from './config.js'
@@ -32,8 +42,14 @@ export type Create<T> = Constructor<T> | ((resolve: Resolve) => T)
 export interface ExtensionSpec<T, P extends string, S extends SettingsTree> {
   /** Its settings, validated with the engine's and given HARK_* variables and flags (config.ts). */
   readonly settings?: SettingsSection<P, S>
-  /** Built once per engine start, in the engine's container. */
-  readonly create: Create<T>
+  /** Built once per engine start, in the engine's container. Give this or `load`. */
+  readonly create?: Create<T>
+  /**
+   * Instead of `create`: import the implementation (dynamic `import()`) and return its create.
+   * Called once, when an engine (or a provider worker, or a CLI command that builds the
+   * extension) starts it; a config that only lists the extension never imports it.
+   */
+  readonly load?: () => Promise<Create<T>>
   /**
    * Agent providers only: run each session in a provider worker thread (true, the default) or in
    * the engine's own thread (false, for providers that must share memory with the engine).
@@ -54,7 +70,10 @@ export interface Extension<K extends ExtensionKind = ExtensionKind, T = unknown,
   readonly kind: K
   readonly name: string
   readonly settings: SettingsSection | null
-  readonly create: Create<T>
+  /** How its instance is made; null when it is loaded on start (`load`). */
+  readonly create: Create<T> | null
+  /** Imports the implementation and returns its create (ExtensionSpec.load); null when `create` is given. */
+  readonly load: (() => Promise<Create<T>>) | null
   /** Agent providers: whether sessions run in a provider worker (see ExtensionSpec.isolate). */
   readonly isolate: boolean
   /** Agent providers: the module a provider worker imports to build it, when known. */
@@ -80,9 +99,18 @@ const make =
     spec: ExtensionSpec<T, P, S> | Create<T>,
   ): Extension<K, T, SettingsInputOf<P, S>> => {
     if (!NAME.test(name)) throw new Error(`extension name "${name}" must match ${NAME}`)
-    const { settings, create, isolate, module } = typeof spec === 'function' ? ({ create: spec } as ExtensionSpec<T, P, S>) : spec
-    if (typeof create !== 'function') throw new Error(`extension "${name}" needs a create class or function`)
-    return { kind, name, settings: settings ?? null, create, isolate: kind === 'agentProvider' && isolate !== false, module: module ?? null }
+    const { settings, create, load, isolate, module } = typeof spec === 'function' ? ({ create: spec } as ExtensionSpec<T, P, S>) : spec
+    if (create !== undefined && load !== undefined) throw new Error(`extension "${name}" gives both create and load: give one`)
+    if (typeof create !== 'function' && typeof load !== 'function') throw new Error(`extension "${name}" needs a create class or function, or a load function`)
+    return {
+      kind,
+      name,
+      settings: settings ?? null,
+      create: create ?? null,
+      load: create === undefined ? load! : null,
+      isolate: kind === 'agentProvider' && isolate !== false,
+      module: module ?? null,
+    }
   }
 
 export const defineTransport = make<'transport', Transport>('transport')

@@ -3,17 +3,21 @@
  * engine's services are registered under their tokens (tokens.ts), each extension's settings
  * section under its own token, and every transport, plugin and agent provider under
  * "<kind>:<name>" as a singleton built on first resolve — built-in and embedder extensions alike.
+ * An extension defined with `load` is imported by `load()`, which whoever starts the extensions
+ * awaits before resolving them (the engine at start, a provider worker, a CLI command).
  */
 import 'reflect-metadata' // before tsyringe, which needs the Reflect metadata API
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
 import { sectionOf, type Settings } from './config.js'
-import { isClass, type Extension, type ExtensionKind } from './extension.js'
+import { isClass, type Create, type Extension, type ExtensionKind } from './extension.js'
 import type { Resolve, Token } from './inject.js'
 import { tokens, type EngineServiceMap } from './tokens.js'
 
 export class ExtensionRegistry {
   private readonly container: DependencyContainer = rootContainer.createChildContainer()
   private readonly registered: Record<ExtensionKind, string[]> = { transport: [], plugin: [], agentProvider: [] }
+  /** Extensions defined with `load`, by "<kind>:<name>": what their load returned, once `load()` ran. */
+  private readonly lazy = new Map<string, { readonly ext: Extension; create: Create<unknown> | null }>()
   /** Resolve a token or build an injectable class in this engine's container. */
   readonly resolveToken: Resolve = (what) => this.container.resolve(what as Token<never>)
 
@@ -33,10 +37,37 @@ export class ExtensionRegistry {
     if (names.includes(ext.name)) throw new Error(`a ${ext.kind} named "${ext.name}" is already registered`)
     names.push(ext.name)
     if (ext.settings) this.container.register(ext.settings.token, { useValue: sectionOf(settings, ext.settings) })
-    const create = ext.create
-    this.container.register(`${ext.kind}:${ext.name}`, {
-      useFactory: instanceCachingFactory((c) => (isClass(create) ? c.resolve(create) : create(this.resolveToken))),
+    const key = `${ext.kind}:${ext.name}`
+    const entry = ext.create === null ? { ext, create: null as Create<unknown> | null } : null
+    if (entry) this.lazy.set(key, entry)
+    this.container.register(key, {
+      useFactory: instanceCachingFactory((c) => {
+        const create = entry ? entry.create : ext.create
+        if (create === null) throw new Error(`the ${ext.kind} ${ext.name} is not loaded yet: await the registry's load() before resolving it`)
+        return isClass(create) ? c.resolve(create) : create(this.resolveToken)
+      }),
     })
+  }
+
+  /**
+   * Import the implementation of every extension defined with `load` (once; concurrently). A load
+   * that fails rejects with the extension named.
+   */
+  async load(): Promise<void> {
+    await Promise.all(
+      [...this.lazy.values()]
+        .filter((entry) => entry.create === null)
+        .map(async (entry) => {
+          let create: unknown
+          try {
+            create = await entry.ext.load!()
+          } catch (e) {
+            throw new Error(`the ${entry.ext.kind} ${entry.ext.name} could not be loaded: ${(e as Error).message ?? String(e)}`, { cause: e })
+          }
+          if (typeof create !== 'function') throw new Error(`the ${entry.ext.kind} ${entry.ext.name}: load() must return a create class or function`)
+          entry.create = create as Create<unknown>
+        }),
+    )
   }
 
   names(kind: ExtensionKind): ReadonlyArray<string> {

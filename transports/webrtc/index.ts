@@ -12,7 +12,7 @@ export { WebRtcTransport, DEFAULT_PEER_LIMITS } from './transport.js'
 export type { PeerLimits } from './peer.js'
 export { webrtcSettings, type WebRtcSettings } from './settings.js'
 
-export const webrtcTransport = defineTransport('webrtc', { settings: webrtcSettings, create: WebRtcTransport })
+export { webrtcTransport } from './extension.js'
 
 /** The transport with other per-peer limits (tests, benchmarks, embedders). */
 export const defineWebRtcTransport = (limits: Partial<PeerLimits> = {}) =>

@@ -11,7 +11,7 @@ export { WebSocketGateway } from './gateway.js'
 export { DEFAULT_LIMITS, type ConnectionLimits } from './connection.js'
 export { gatewaySettings, type GatewaySettings } from './settings.js'
 
-export const websocketTransport = defineTransport('websocket', { settings: gatewaySettings, create: WebSocketGateway })
+export { websocketTransport } from './extension.js'
 
 /** The transport with other per-connection limits (tests, benchmarks, embedders). */
 export const defineWebSocketTransport = (limits: Partial<ConnectionLimits> = {}) =>

@@ -6,9 +6,9 @@
  * `extensions: [websocketTransport, ...xiaozhi]`, and set `xiaozhi: { plainPort: 8090 }` in the
  * config (or `HARK_XIAOZHI_PLAIN_PORT`, `--xiaozhi-plain-port`).
  */
-import { definePlugin, defineTransport } from '../../core/index.js'
+import { defineTransport } from '../../core/index.js'
 import type { ConnectionLimits } from './connection.js'
-import { XiaozhiOta } from './ota.js'
+import { xiaozhiOta } from './extension.js'
 import { xiaozhiSettings } from './settings.js'
 import { XiaozhiTransport } from './transport.js'
 
@@ -16,21 +16,7 @@ export { XiaozhiTransport } from './transport.js'
 export { XiaozhiOta } from './ota.js'
 export { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
 
-export const xiaozhiTransport = defineTransport('xiaozhi', { settings: xiaozhiSettings, create: XiaozhiTransport })
-
-export const xiaozhiOta = definePlugin('xiaozhi-ota', {
-  create: (resolve) => {
-    try {
-      resolve(xiaozhiSettings.token)
-    } catch {
-      throw new Error('the xiaozhi-ota plugin reads the settings of the xiaozhi transport: register both (extensions: [...xiaozhi])')
-    }
-    return resolve(XiaozhiOta)
-  },
-})
-
-/** The transport and its OTA plugin. */
-export const xiaozhi = [xiaozhiTransport, xiaozhiOta] as const
+export { xiaozhi, xiaozhiOta, xiaozhiTransport } from './extension.js'
 
 /** The transport (and its plugin) with other per-connection limits (tests, benchmarks, embedders). */
 export const defineXiaozhi = (limits: Partial<ConnectionLimits> = {}) =>

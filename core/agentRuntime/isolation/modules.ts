@@ -38,7 +38,7 @@ export const isAgentProviderExtension = (u: unknown): u is Extension =>
   u !== null &&
   (u as { kind?: unknown }).kind === 'agentProvider' &&
   typeof (u as { name?: unknown }).name === 'string' &&
-  typeof (u as { create?: unknown }).create === 'function'
+  (typeof (u as { create?: unknown }).create === 'function' || typeof (u as { load?: unknown }).load === 'function')
 
 /** A path or file: URL of `agents.providerModules`, as a file URL (paths relative to the working directory). */
 export const moduleUrlOf = (spec: string, cwd = process.cwd()): string =>

@@ -52,6 +52,7 @@ const providerOf = (name: string, module: string): Promise<AgentProvider> => {
         { settings: boot.settings as Settings, log: loggerAt('info'), clock: systemClock, metrics: new Registry() },
         [ext],
       )
+      await registry.load()
       return registry.resolve<AgentProvider>('agentProvider', name)
     })()
     providers.set(name, p)

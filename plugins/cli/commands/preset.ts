@@ -12,7 +12,7 @@ import {
 } from '../../../core/agentRuntime/presets.js'
 import { ValidationFailed } from '../../../core/errors.js'
 import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
-import { offlineExtension } from '../offlineExtensions.js'
+import { loadOfflineExtension } from '../offlineExtensions.js'
 import { requireWorkspace } from './shared.js'
 
 type PresetOptions = CommonOptions & { workspace: string; provider?: string; name?: string; agentConfig?: string }
@@ -29,9 +29,13 @@ const parseConfig = (text: string | undefined): Record<string, unknown> | undefi
   return value as Record<string, unknown>
 }
 
-/** Validate against the providers registered in the config the engine runs with. */
-const validatorFor = (op: Operator): PresetValidator => {
+/**
+ * Validate against the providers registered in the config the engine runs with. The provider the
+ * preset will name (`provider`) is built first: one defined with `load` is imported only here.
+ */
+const validatorFor = async (op: Operator, provider: string): Promise<PresetValidator> => {
   const providers = op.extensions.filter((e) => e.kind === 'agentProvider')
+  const built = providers.some((e) => e.name === provider) ? await loadOfflineExtension<AgentProvider>(op, 'agentProvider', provider) : null
   return (name, presetConfig) => {
     const ext = providers.find((e) => e.name === name)
     if (!ext) {
@@ -40,7 +44,8 @@ const validatorFor = (op: Operator): PresetValidator => {
         message: `no agent provider named ${name} (registered: ${providers.map((p) => p.name).join(', ') || 'none'})`,
       })
     }
-    validateAgentConfig(name, offlineExtension<AgentProvider>(op, 'agentProvider', name), presetConfig, 'config')
+    if (built === null || name !== provider) throw new Error(`provider ${name} was not built before validating (expected ${provider})`)
+    validateAgentConfig(name, built, presetConfig, 'config')
   }
 }
 
@@ -61,7 +66,7 @@ export const presetCommands = (program: Command) => {
     .action(
       withOperator(async (op, presetId: string, opts: PresetOptions) => {
         requireWorkspace(op, opts.workspace)
-        const validate = validatorFor(op)
+        const validate = await validatorFor(op, opts.provider!)
         const view = createPreset(op.storage, validate, opts.workspace, {
           presetId, provider: opts.provider!, name: opts.name ?? null, config: parseConfig(opts.agentConfig),
         }, Date.now())
@@ -99,7 +104,7 @@ export const presetCommands = (program: Command) => {
     .action(
       withOperator(async (op, presetId: string, opts: PresetOptions) => {
         requireWorkspace(op, opts.workspace)
-        const validate = validatorFor(op)
+        const validate = await validatorFor(op, opts.provider ?? getPreset(op.storage, opts.workspace, presetId).provider)
         const view = updatePreset(op.storage, validate, opts.workspace, presetId, {
           ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
           ...(opts.name !== undefined ? { name: opts.name } : {}),

@@ -1,0 +1,84 @@
+/**
+ * A server started for a test dies with the process that started it, even when that process is
+ * killed with -9 (a test worker vitest kills runs no exit hook): nats-server and sqld, each
+ * started by a real parent process (the compiled starters), whose kill -9 closes the server's
+ * listening socket — a connection to it ends — and leaves no server process behind.
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterEach, describe, expect, it } from 'vitest'
+import { repoRoot } from '../core/test/helpers.js'
+
+/** Processes this file started and has not yet seen gone (a PID seen gone may belong to another process by now). */
+const pids: number[] = []
+const forget = (pid: number) => {
+  const i = pids.indexOf(pid)
+  if (i >= 0) pids.splice(i, 1)
+}
+afterEach(() => {
+  // A failed test may leave either process: stop them by PID.
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+})
+
+/** A node process that starts a server with `starter` (compiled) and prints its `{pid, port}`. */
+const parentStarting = async (module: string, starter: string) => {
+  const url = new URL(join(repoRoot, 'dist/servers', module), 'file://').href
+  const parent = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `const s = await (await import(${JSON.stringify(url)})).${starter}(); console.log(JSON.stringify({ pid: s.pid, port: s.port })); setInterval(() => {}, 1 << 30)`],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  pids.push(parent.pid!)
+  const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()))
+  const server = await new Promise<{ pid: number; port: number }>((resolve, reject) => {
+    createInterface({ input: parent.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { pid: number; port: number }))
+    void exited.then(() => reject(new Error(`the parent exited before starting ${module}`)))
+  })
+  pids.push(server.pid)
+  return { parent, exited, server }
+}
+
+/** Running: /proc has it and it is not a zombie (a dead child its new parent has not reaped yet). */
+const running = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+const diesWithItsParent = async (module: string, starter: string) => {
+  const { parent, exited, server } = await parentStarting(module, starter)
+  expect(running(server.pid)).toBe(true)
+  const socket = connect(server.port, '127.0.0.1')
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
+  // Kept open; it ends when the server's process does (the kernel closes its sockets).
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  socket.on('error', () => {})
+  socket.resume()
+  parent.kill('SIGKILL')
+  await exited
+  forget(parent.pid!)
+  await closed
+  expect(running(server.pid)).toBe(false)
+  forget(server.pid)
+}
+
+describe('a started server dies with its parent (kill -9)', () => {
+  it('nats-server', async () => {
+    await diesWithItsParent('nats.js', 'startNats')
+  })
+
+  it('sqld', async () => {
+    await diesWithItsParent('sqld.js', 'startSqld')
+  })
+})
