@@ -219,6 +219,41 @@ describe('an isolated provider keeps the contract of an in-process one', () => {
   })
 })
 
+describe('a provider worker loads providers, not the engine', () => {
+  it("the built-in providers and the worker's bootstrap import hark/provider: no storage, HTTP server or transport in the worker", async () => {
+    const loaded = ((await import(fixture('loaded'))) as { default: Extension }).default
+    // The same fixture twice: from agents.providerModules (isolated, in a worker beside the built-in
+    // echo, isolated too) and in the engine's thread, where the engine's own packages show.
+    const t = await startTestEngine({
+      extensions: [isolatedEcho, { ...loaded, name: 'loaded-inline', isolate: false }],
+      agents: { providerModules: fixture('loaded') },
+    })
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
+    const link = new RecordingLink()
+    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+    await link.event('session')
+    const packagesOf = async (provider: string): Promise<string[]> => {
+      t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: provider, name: provider, provider, config: {}, createdAt: 1, updatedAt: 1 })
+      const { agentId } = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: provider })
+      const e = await link.event('agent.event', (x) => x.agentId === agentId && x.event.kind === 'loaded')
+      await t.engine.host.agents.stop(seed.workspaceId, agentId)
+      return (e.event as { packages: string[] }).packages
+    }
+    const engineThread = await packagesOf('loaded-inline')
+    const worker = await packagesOf('loaded')
+    expect(metric(await metrics(t), 'hark_agent_workers{state="idle"}')).toBe(1)
+    const engineOnly = ['libsql', 'fastify', '@node-rs/argon2', 'uWebSockets.js']
+    // What the engine's thread has loaded (the check sees them) ...
+    expect(engineThread).toEqual(expect.arrayContaining(['libsql', 'fastify']))
+    // ... and the worker has not; it has what a provider host needs (logs, a container).
+    expect(worker.filter((p) => engineOnly.includes(p))).toEqual([])
+    expect(worker).toEqual(expect.arrayContaining(['pino', 'tsyringe']))
+  })
+})
+
 describe('registering isolated providers', () => {
   it('an isolated provider without a module is a startup error saying what to do', async () => {
     const inline = { ...echoAgent, name: 'inline', module: null, isolate: true }

@@ -12,7 +12,10 @@
  * (`mqtt.port`), one environment variable (`HARK_MQTT_PORT`) and one flag (`--mqtt-port`), all
  * derived from the path so they cannot drift apart.
  */
-import { Context, Schema, SchemaIssue } from 'effect'
+// Effect's modules one by one, not the 'effect' barrel (which loads all of them): this module runs in provider workers too (core/provider.ts).
+import * as Context from 'effect/Context'
+import * as Schema from 'effect/Schema'
+import * as SchemaIssue from 'effect/SchemaIssue'
 import { ConfigError } from './configError.js'
 import { token, type Token } from './inject.js'
 
