@@ -7,6 +7,8 @@
  * are operator modules (test/fixtures/agent-providers/*.mjs, importing only 'hark') loaded
  * through agents.providerModules, exactly as an operator's.
  */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -216,6 +218,122 @@ describe('an isolated provider keeps the contract of an in-process one', () => {
     expect(isolated.busy).toEqual([1, 1, 1])
     expect(isolated.logged).toContain('provider error (onAudio)')
     expect(isolated.logged).not.toContain('sk-fixture-secret-0123456789')
+  })
+})
+
+describe('a provider worker loads providers, not the engine', () => {
+  it("the built-in providers and the worker's bootstrap import hark/provider: no storage, HTTP server or transport in the worker", async () => {
+    const loaded = ((await import(fixture('loaded'))) as { default: Extension }).default
+    // The same fixture twice: from agents.providerModules (isolated, in a worker beside the built-in
+    // echo, isolated too) and in the engine's thread, where the engine's own packages show.
+    const t = await startTestEngine({
+      extensions: [isolatedEcho, { ...loaded, name: 'loaded-inline', isolate: false }],
+      agents: { providerModules: fixture('loaded') },
+    })
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
+    const link = new RecordingLink()
+    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+    await link.event('session')
+    const packagesOf = async (provider: string): Promise<string[]> => {
+      t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: provider, name: provider, provider, config: {}, createdAt: 1, updatedAt: 1 })
+      const { agentId } = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: provider })
+      const e = await link.event('agent.event', (x) => x.agentId === agentId && x.event.kind === 'loaded')
+      await t.engine.host.agents.stop(seed.workspaceId, agentId)
+      return (e.event as { packages: string[] }).packages
+    }
+    const engineThread = await packagesOf('loaded-inline')
+    const worker = await packagesOf('loaded')
+    expect(metric(await metrics(t), 'hark_agent_workers{state="idle"}')).toBe(1)
+    const engineOnly = ['libsql', 'fastify', '@node-rs/argon2', 'uWebSockets.js']
+    // What the engine's thread has loaded (the check sees them) ...
+    expect(engineThread).toEqual(expect.arrayContaining(['libsql', 'fastify']))
+    // ... and the worker has not; it has what a provider host needs (logs, a container).
+    expect(worker.filter((p) => engineOnly.includes(p))).toEqual([])
+    expect(worker).toEqual(expect.arrayContaining(['pino', 'tsyringe']))
+  })
+})
+
+describe("a provider module's own settings", () => {
+  /** An operator's module in a directory of its own, declaring the section agents.greeter. */
+  const greeterModule = (): string => {
+    const dir = tempDir()
+    stops.push(async () => dir.remove())
+    const path = join(dir.path, 'greeter.mjs')
+    // Outside this package 'hark/provider' does not resolve: the module imports the same files by URL.
+    const schema = new URL('../node_modules/effect/dist/Schema.js', import.meta.url).href
+    const provider = new URL('../dist/core/provider.js', import.meta.url).href
+    writeFileSync(
+      path,
+      [
+        `import * as Schema from '${schema}'`,
+        `import { defineAgentProvider, defineSettings, intBetween, setting } from '${provider}'`,
+        `export const greeterSettings = defineSettings('agents.greeter', {`,
+        `  greeting: setting(Schema.String.check(Schema.isMinLength(1)), 'hello', 'what the greeter says when it joins'),`,
+        `  times: setting(intBetween(1, 5), 1, 'how often it says it'),`,
+        `})`,
+        `export default defineAgentProvider('greeter', {`,
+        `  settings: greeterSettings,`,
+        `  create: (resolve) => {`,
+        `    const s = resolve(greeterSettings.token)`,
+        `    return { configSchema: Schema.Struct({}), start: (ctx) => (ctx.emit({ kind: 'greeting', text: s.greeting, times: s.times }), {}) }`,
+        `  },`,
+        `})`,
+      ].join('\n'),
+    )
+    return path
+  }
+
+  it('are resolved with the engine\'s: config, HARK_* variable and flag; an isolated session reads them', async () => {
+    const path = greeterModule()
+    const t = await startTestEngine(
+      { agents: { providerModules: path, greeter: { greeting: 'hi there' } } } as never,
+      { env: { HARK_AGENTS_GREETER_TIMES: '3' } },
+    )
+    stops.push(() => t.stop())
+    expect((t.engine.settings.agents as unknown as Record<string, unknown>).greeter).toEqual({ greeting: 'hi there', times: 3 })
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
+    const link = new RecordingLink()
+    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
+    await link.event('session')
+    t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: 'g', name: 'g', provider: 'greeter', config: {}, createdAt: 1, updatedAt: 1 })
+    const { agentId } = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'g' })
+    const e = await link.event('agent.event', (x) => x.agentId === agentId)
+    expect(e.event).toEqual({ kind: 'greeting', text: 'hi there', times: 3 })
+    expect(metric(await metrics(t), 'hark_agent_workers{state="busy"}')).toBe(1)
+  })
+
+  it("a bad value is refused at start, as for any setting; so is an unknown setting of its section", async () => {
+    const path = greeterModule()
+    const failure = (env: Record<string, string>, greeter: Record<string, unknown>) =>
+      startTestEngine({ agents: { providerModules: path, greeter } } as never, { env }).then(
+        (t) => (stops.push(() => t.stop()), null),
+        (e: Error) => e.message,
+      )
+    expect(await failure({ HARK_AGENTS_GREETER_TIMES: '9' }, {})).toMatch(/^invalid setting agents\.greeter\.times \(from HARK_AGENTS_GREETER_TIMES\): /)
+    // Left aside until the module is loaded, then refused like any unknown setting.
+    expect(await failure({}, { greting: 'typo' })).toBe('invalid setting agents.greeter.greting (from engine config): unknown setting')
+  })
+
+  it('hark settings lists them, with their variable and flag; hark start takes the flag', async () => {
+    const path = greeterModule()
+    const listed = await runCli(['settings', '--json'], { HARK_AGENTS_PROVIDER_MODULES: path })
+    expect(listed.code).toBe(0)
+    const rows = (JSON.parse(listed.stdout) as Array<{ path: string }>).filter((d) => d.path.startsWith('agents.greeter.'))
+    expect(rows).toEqual([
+      expect.objectContaining({ path: 'agents.greeter.greeting', env: 'HARK_AGENTS_GREETER_GREETING', flag: 'agents-greeter-greeting', defaultValue: 'hello', owner: 'agent provider greeter' }),
+      expect.objectContaining({ path: 'agents.greeter.times', env: 'HARK_AGENTS_GREETER_TIMES', flag: 'agents-greeter-times', defaultValue: 1, range: '1–5' }),
+    ])
+    // The flag exists once --agents-provider-modules named the module; its value is validated.
+    const dir = tempDir()
+    stops.push(async () => dir.remove())
+    const r = await runCli(['start', '--data', dir.path, '--rest-port', '0', '--agents-provider-modules', path, '--agents-greeter-times', '0'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^hark: invalid setting agents\.greeter\.times \(from --agents-greeter-times\): /)
   })
 })
 

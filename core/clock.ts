@@ -16,7 +16,11 @@
  *     the network runs in real time whatever the engine's clock says.
  */
 import FakeTimers from '@sinonjs/fake-timers'
-import { Context, Duration, Effect, Layer } from 'effect'
+// Effect's modules one by one, not the 'effect' barrel (which loads all of them): this module runs in provider workers too (core/provider.ts).
+import * as Context from 'effect/Context'
+import * as Duration from 'effect/Duration'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import * as EffectClock from 'effect/Clock'
 
 /** A pending timer (opaque to callers). */

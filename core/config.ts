@@ -12,7 +12,10 @@
  * (`mqtt.port`), one environment variable (`HARK_MQTT_PORT`) and one flag (`--mqtt-port`), all
  * derived from the path so they cannot drift apart.
  */
-import { Context, Schema, SchemaIssue } from 'effect'
+// Effect's modules one by one, not the 'effect' barrel (which loads all of them): this module runs in provider workers too (core/provider.ts).
+import * as Context from 'effect/Context'
+import * as Schema from 'effect/Schema'
+import * as SchemaIssue from 'effect/SchemaIssue'
 import { ConfigError } from './configError.js'
 import { token, type Token } from './inject.js'
 
@@ -20,8 +23,18 @@ export { ConfigError }
 
 // ---- Declaring settings ----
 
+/** Brands a Setting across copies of this module (a provider module may import another copy of hark/provider). */
+const SETTING = Symbol.for('hark/Setting')
+
 /** One setting: what validates it, its default, and one line saying what it does. */
 export class Setting<A = unknown> {
+  readonly [SETTING] = true
+
+  /** A Setting of this module or of another copy of it (instanceof alone would miss the latter). */
+  static is(u: unknown): u is Setting {
+    return u instanceof Setting || (typeof u === 'object' && u !== null && (u as { [SETTING]?: unknown })[SETTING] === true)
+  }
+
   constructor(
     readonly schema: Schema.Top,
     readonly defaultValue: A,
@@ -243,16 +256,16 @@ const graft = (into: MutableTree, path: string[], tree: SettingsTree, owner: str
   for (let i = 0; i < path.length; i++) {
     const key = path[i]!
     const next = node[key]
-    if (next instanceof Setting) {
+    if (Setting.is(next)) {
       throw new Error(`settings section ${owner} collides with the setting ${path.slice(0, i + 1).join('.')} of ${owners.get(path.slice(0, i + 1).join('.'))}`)
     }
     node = (next ?? (node[key] = {})) as MutableTree
   }
   for (const [key, value] of Object.entries(tree)) {
     const at = [...path, key]
-    if (value instanceof Setting) {
+    if (Setting.is(value)) {
       if (node[key] !== undefined) {
-        const other = node[key] instanceof Setting ? owners.get(at.join('.')) : 'a section nested there'
+        const other = Setting.is(node[key]) ? owners.get(at.join('.')) : 'a section nested there'
         throw new Error(`settings section ${owner} declares ${at.join('.')}, already declared by ${other}`)
       }
       node[key] = value
@@ -273,14 +286,14 @@ export const settingNames = (path: string): { readonly env: string; readonly fla
 }
 
 const leaves = (tree: MutableTree, prefix: string[] = []): Array<[string[], Setting]> =>
-  Object.entries(tree).flatMap(([k, v]) => (v instanceof Setting ? [[[...prefix, k], v] as [string[], Setting]] : leaves(v, [...prefix, k])))
+  Object.entries(tree).flatMap(([k, v]) => (Setting.is(v) ? [[[...prefix, k], v] as [string[], Setting]] : leaves(v, [...prefix, k])))
 
 /** The struct of a tree; every leaf schema decodes without services, so neither does the struct. */
 const schemaOf = (tree: MutableTree): Schema.Codec<unknown> =>
-  Schema.Struct(Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, v instanceof Setting ? v.schema : schemaOf(v)]))) as unknown as Schema.Codec<unknown>
+  Schema.Struct(Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, Setting.is(v) ? v.schema : schemaOf(v)]))) as unknown as Schema.Codec<unknown>
 
 const defaultsOf = (tree: MutableTree): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, v instanceof Setting ? v.defaultValue : defaultsOf(v)]))
+  Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, Setting.is(v) ? v.defaultValue : defaultsOf(v)]))
 
 /** The settings of one engine: core plus the sections of its extensions. */
 export class SettingsSchema {
@@ -316,7 +329,7 @@ export class SettingsSchema {
    * Resolve settings: defaults, then the file, then HARK_* variables, then flags. All layers are
    * merged as a string tree and decoded once, so a bad value is reported with the layer it came from.
    */
-  resolve(layers: SettingsLayers = {}): Settings {
+  resolve(layers: SettingsLayers = {}, options: ResolveOptions = {}): Settings {
     const codec = Schema.toCodecStringTree(this.schema)
     const tree = Schema.encodeUnknownSync(codec)(this.defaults) as Record<string, unknown>
     const sources = new Map<string, string>()
@@ -326,7 +339,10 @@ export class SettingsSchema {
       const { source, settings } = layers.file
       const { extensions: _ignored, ...rest } = (isPlainObject(settings) ? settings : {}) as Record<string, unknown>
       for (const [path, value] of flatten(rest)) {
-        if (!known.has(path)) throw new ConfigError(path, source, 'unknown setting')
+        if (!known.has(path)) {
+          if (options.unknown === 'ignore') continue
+          throw new ConfigError(path, source, 'unknown setting')
+        }
         const encoded = value === null ? 'null' : typeof value === 'object' ? value : String(value)
         setPath(tree, path, encoded)
         sources.set(path, source)
@@ -382,6 +398,15 @@ const flatten = (input: unknown, prefix = ''): Array<[string, unknown]> =>
       )
     : []
 
+export interface ResolveOptions {
+  /**
+   * 'ignore': leave settings of sections not declared yet out, rather than refuse them — only to
+   * read `agents.providerModules` before the modules that declare more sections are loaded
+   * (resolveWithProviderModules); the settings are then resolved again, strictly.
+   */
+  readonly unknown?: 'error' | 'ignore'
+}
+
 export interface SettingsLayers {
   /** A config file or an embedder's defineConfig(...) value (typed values). */
   readonly file?: { readonly source: string; readonly settings: unknown }
@@ -392,5 +417,8 @@ export interface SettingsLayers {
 }
 
 /** Resolve the settings of an engine with these sections (or extensions declaring them); see SettingsSchema.resolve. */
-export const resolveSettings = (layers: SettingsLayers = {}, declared: ReadonlyArray<SettingsSection | SettingsOwner> = []): Settings =>
-  new SettingsSchema(declared).resolve(layers)
+export const resolveSettings = (
+  layers: SettingsLayers = {},
+  declared: ReadonlyArray<SettingsSection | SettingsOwner> = [],
+  options: ResolveOptions = {},
+): Settings => new SettingsSchema(declared).resolve(layers, options)

@@ -13,13 +13,13 @@ import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { isolatedProvider } from './agentRuntime/isolation/isolatedProvider.js'
-import { loadProviderModules, providerModuleList, runnableModule } from './agentRuntime/isolation/modules.js'
+import { providerModuleList, resolveWithProviderModules, runnableModule } from './agentRuntime/isolation/modules.js'
 import { ProviderWorkerPool } from './agentRuntime/isolation/pool.js'
 import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import type { ClusterNode } from './cluster/node.js'
 import { nodeIdOf } from './cluster/nodeId.js'
-import { ConfigError, EngineSettings, resolveSettings, settingNames, type Settings, type SettingsLayers } from './config.js'
+import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './extension.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
@@ -387,19 +387,15 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   const configured = config.extensions ?? []
   /** The config's extensions, then (from start on) the providers of agents.providerModules. */
   let extensions: ReadonlyArray<Extension> = configured
-  const settings = resolveSettings(
-    { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags },
-    configured,
-  )
-  /** Where agents.providerModules came from, for its errors. */
-  const modulesSource = (): string => {
-    const names = settingNames('agents.providerModules')
-    if (options.flags?.['agents.providerModules'] !== undefined) return `--${names.flag}`
-    if (options.env?.[names.env]) return names.env
-    return options.configSource ?? 'engine config'
-  }
+  const layers: SettingsLayers = { file: { source: options.configSource ?? 'engine config', settings: config }, env: options.env, flags: options.flags }
+  // With provider modules listed, their settings sections are known once start() has loaded them:
+  // until then settings of undeclared sections are left aside (start resolves everything again, strictly).
+  const modulesListed = providerModuleList(resolveSettings(layers, configured, { unknown: 'ignore' }).agents.providerModules).length > 0
+  const settings = resolveSettings(layers, configured, modulesListed ? { unknown: 'ignore' } : {})
   const dataDir = resolve(settings.dataDir)
   const resolved: Settings = { ...settings, dataDir }
+  /** The settings of the running engine: `resolved` plus the sections of its provider modules (from start on). */
+  let current: Settings = resolved
   let state: EngineState = 'idle'
   let running: Running | undefined
   const ports: Record<string, number> = {}
@@ -426,14 +422,16 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       }
       yield* cacheInvalidation
       yield* housekeeping(resolved)
-      return yield* serve(resolved, extensions, ports)
+      return yield* serve(current, extensions, ports)
     }),
   ).pipe(Layer.provideMerge(services))
 
   let runtime: ManagedRuntime.ManagedRuntime<Server | EngineServices, unknown> | undefined
 
   return {
-    settings: resolved,
+    get settings() {
+      return current
+    },
     get state() {
       return state
     },
@@ -446,11 +444,9 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       if (state !== 'idle') throw new Error(`cannot start an engine that is ${state}`)
       state = 'starting'
       try {
-        const loaded = await loadProviderModules(
-          providerModuleList(resolved.agents.providerModules),
-          (path, reason) => new ConfigError('agents.providerModules', modulesSource(), `provider module ${path}: ${reason}`),
-        )
-        extensions = [...configured, ...loaded]
+        const { settings: full, modules } = await resolveWithProviderModules(layers, configured)
+        extensions = [...configured, ...modules]
+        current = { ...full, dataDir }
       } catch (e) {
         state = 'stopped'
         throw e

@@ -9,7 +9,9 @@
  */
 import { createRequire } from 'node:module'
 import { isatty } from 'node:tty'
-import { Context, Layer } from 'effect'
+// Effect's modules one by one, not the 'effect' barrel (which loads all of them): this module runs in provider workers too (core/provider.ts).
+import * as Context from 'effect/Context'
+import * as Layer from 'effect/Layer'
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino'
 import type PinoPretty from 'pino-pretty'
 

@@ -5,8 +5,10 @@
  * (`agent.event` {kind: "echo", durationMs, voicedMs}). A terminal's `turn.end` ends the utterance
  * at once; its `turn.abort` (barge-in) drops the echo still playing.
  */
-import { Effect, Schema } from 'effect'
-import { defineAgentProvider, type AgentProvider } from '../../core/index.js'
+// Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
+import * as Effect from 'effect/Effect'
+import * as Schema from 'effect/Schema'
+import { defineAgentProvider, type AgentProvider } from '../../core/provider.js'
 import { UtteranceSegmenter } from './segmenter.js'
 
 const int = (minimum: number, maximum: number, fallback: number, description: string) =>

@@ -5,7 +5,7 @@
  * after `silenceMs` without a voiced frame, or at `maxUtteranceMs`. Utterances with less than
  * `minSpeechMs` of voiced audio (clicks, bumps) are dropped. Deterministic: no clock, only frames.
  */
-import { AGENT_FRAME_MS } from '../../core/index.js'
+import { AGENT_FRAME_MS } from '../../core/provider.js'
 
 export interface SegmenterOptions {
   readonly thresholdDbov: number

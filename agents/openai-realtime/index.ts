@@ -4,8 +4,10 @@
  * key are server settings; a preset or a dispatch chooses only model, voice, instructions and
  * turn-taking — and never sees either.
  */
-import { Effect, Schema } from 'effect'
-import { AgentFailure, defineAgentProvider, defineSettings, setting, type AgentProvider } from '../../core/index.js'
+// Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
+import * as Effect from 'effect/Effect'
+import * as Schema from 'effect/Schema'
+import { AgentFailure, defineAgentProvider, defineSettings, setting, type AgentProvider } from '../../core/provider.js'
 import { RealtimeSession, type RealtimeConfig } from './session.js'
 
 const text = (fallback: string, description: string, maxLength = 200) =>

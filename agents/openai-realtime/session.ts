@@ -13,7 +13,7 @@
  * limit) is reopened with the same configuration.
  */
 import WebSocket from 'ws'
-import { AgentFailure, scrubSecrets, type AgentContext, type AgentSession, type ServerEvent } from '../../core/index.js'
+import { AgentFailure, scrubSecrets, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
 import { heardText } from '../shared/heard.js'
 import { base64ToPcm, PcmResampler, pcmToBase64 } from './resampler.js'
 

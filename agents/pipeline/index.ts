@@ -6,8 +6,10 @@
  * OpenAI and with local servers that speak the same APIs; a preset chooses only models, voice,
  * instructions and turn-taking.
  */
-import { Effect, Schema } from 'effect'
-import { defineAgentProvider, defineSettings, intBetween, setting, type AgentProvider } from '../../core/index.js'
+// Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
+import * as Effect from 'effect/Effect'
+import * as Schema from 'effect/Schema'
+import { defineAgentProvider, defineSettings, intBetween, setting, type AgentProvider } from '../../core/provider.js'
 import { PipelineSession, type PipelineConfig } from './session.js'
 
 /** One OpenAI-compatible HTTP API: its base URL and key (null and no variable: no key is sent). */

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
-import { loadProviderModules, providerModuleList } from '../../core/agentRuntime/isolation/modules.js'
+import { loadProviderModules, providerModuleList, resolveWithProviderModules } from '../../core/agentRuntime/isolation/modules.js'
 import { openDataDirChecked, type DataDir } from '../../core/dataDir.js'
-import { resolveSettings, systemClock, type ClockShape, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
+import { resolveSettings, SettingsSchema, systemClock, type ClockShape, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
 
 export interface CommonOptions {
   readonly data?: string
@@ -81,8 +81,31 @@ export const settingsFor = async (opts: CommonOptions, flags: Record<string, str
   if (opts.data) allFlags.dataDir = opts.data
   if (opts.databaseUrl) allFlags['storage.url'] = opts.databaseUrl
   if (opts.databaseToken) allFlags['storage.authToken'] = opts.databaseToken
-  const settings = resolveSettings({ file: { source, settings: config }, env: process.env, flags: allFlags }, config.extensions ?? [])
-  return { source, config, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
+  // The providers of agents.providerModules too, as the engine registers them: their settings
+  // sections are resolved with the rest (hark preset checks configs against the providers).
+  const { settings, modules } = await resolveWithProviderModules(
+    { file: { source, settings: config }, env: process.env, flags: allFlags },
+    config.extensions ?? [],
+  )
+  return { source, config, modules, settings: { ...settings, dataDir: resolve(settings.dataDir) } as Settings, flags: allFlags }
+}
+
+/**
+ * Every setting the engine of this config would have — the core's, its extensions' and those of
+ * the provider modules `agents.providerModules` lists (from the config, HARK_* variables or
+ * `flags`) — for `hark settings` and `hark start`'s flags. A module that fails to load is left
+ * out here: `hark start` reports it.
+ */
+export const settingsSchemaFor = async (config: EngineConfig, source: string, flags: Record<string, string> = {}): Promise<SettingsSchema> => {
+  const extensions = config.extensions ?? []
+  let modules: Extension[] = []
+  try {
+    const first = resolveSettings({ file: { source, settings: config }, env: process.env, flags }, extensions, { unknown: 'ignore' })
+    modules = await loadProviderModules(providerModuleList(first.agents.providerModules), (path, reason) => new Error(`${path}: ${reason}`))
+  } catch {
+    // an invalid setting or module: reported when the settings are resolved for real
+  }
+  return new SettingsSchema([...extensions, ...modules])
 }
 
 export interface Operator extends DataDir {
@@ -98,12 +121,7 @@ export interface Operator extends DataDir {
  * be running on it at the same time).
  */
 export const openOperator = async (opts: CommonOptions): Promise<Operator> => {
-  const { settings, config } = await settingsFor(opts)
-  // The providers of agents.providerModules too, as the engine registers them (hark preset checks configs against them).
-  const modules = await loadProviderModules(
-    providerModuleList(settings.agents.providerModules),
-    (path, reason) => new CliError(`invalid setting agents.providerModules: provider module ${path}: ${reason}`, 2),
-  )
+  const { settings, config, modules } = await settingsFor(opts)
   return { settings, clock: systemClock, extensions: [...(config.extensions ?? []), ...modules], ...(await openDataDirChecked(settings, systemClock)) }
 }
 

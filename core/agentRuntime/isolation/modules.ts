@@ -5,11 +5,13 @@
  * taken from the compiled tree `dist/` beside them (`npm run build`, which `npm test` runs
  * first). A TypeScript module outside this package cannot run in a worker: compile it.
  *
- * Also: loading the provider modules an operator lists in `agents.providerModules`.
+ * Also: loading the provider modules an operator lists in `agents.providerModules`, and the
+ * settings sections those modules declare.
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ConfigError, resolveSettings, settingNames, type Settings, type SettingsLayers } from '../../config.js'
 import type { Extension } from '../../extension.js'
 
 const here = import.meta.url
@@ -74,10 +76,35 @@ export const loadProviderModules = async (paths: ReadonlyArray<string>, fail: (p
     if (!isAgentProviderExtension(ext)) {
       throw fail(path, 'its default export is not an agent provider (export default defineAgentProvider(name, …))')
     }
-    if (ext.settings) {
-      throw fail(path, `its provider ${ext.name} declares settings (${ext.settings.path}): register it in a config module's extensions instead`)
-    }
     loaded.push({ ...ext, isolate: ext.isolate !== false, module: url })
   }
   return loaded
+}
+
+/**
+ * Settings when `agents.providerModules` may list modules that declare settings sections of their
+ * own: which modules to load is itself a setting, so it is read first (settings of sections not
+ * declared yet are left aside for that read), the modules are loaded, and then every setting is
+ * resolved again, strictly, against the core, the given extensions and the modules' providers —
+ * an unknown or invalid setting of a module's section is refused like any other.
+ */
+export const resolveWithProviderModules = async (
+  layers: SettingsLayers,
+  extensions: ReadonlyArray<Extension>,
+): Promise<{ readonly settings: Settings; readonly modules: Extension[] }> => {
+  const first = resolveSettings(layers, extensions, { unknown: 'ignore' })
+  const source = providerModulesSource(layers)
+  const modules = await loadProviderModules(
+    providerModuleList(first.agents.providerModules),
+    (path, reason) => new ConfigError('agents.providerModules', source, `provider module ${path}: ${reason}`),
+  )
+  return { settings: resolveSettings(layers, [...extensions, ...modules]), modules }
+}
+
+/** Where agents.providerModules came from (a flag, a variable or the config), for its errors. */
+export const providerModulesSource = (layers: SettingsLayers): string => {
+  const names = settingNames('agents.providerModules')
+  if (layers.flags?.['agents.providerModules'] !== undefined) return `--${names.flag}`
+  if (layers.env?.[names.env]) return names.env
+  return layers.file?.source ?? 'defaults'
 }

@@ -1,10 +1,9 @@
 /**
- * `hark settings [--markdown]`: every setting of the engine this config runs (the core's and its
- * extensions'), with its default, environment variable, flag and doc; `--json` for one JSON array.
+ * `hark settings [--markdown]`: every setting of the engine this config runs (the core's, its
+ * extensions' and its provider modules'), with its default, environment variable, flag and doc; `--json` for one JSON array.
  */
 import type { Command } from 'commander'
-import { SettingsSchema } from '../../../core/index.js'
-import { loadConfig, output, withCommon, type CommonOptions } from '../context.js'
+import { loadConfig, output, settingsSchemaFor, withCommon, type CommonOptions } from '../context.js'
 import { settingsTable } from '../docs.js'
 
 export const settingsCommand = (program: Command) => {
@@ -12,8 +11,8 @@ export const settingsCommand = (program: Command) => {
     .description("every setting (the core's and the extensions'): default, environment variable, flag")
     .option('--markdown', 'the settings table of README.md')
     .action(async (opts: CommonOptions & { markdown?: boolean }) => {
-      const { config } = await loadConfig(opts.config)
-      const descriptors = new SettingsSchema(config.extensions ?? []).descriptors
+      const { source, config } = await loadConfig(opts.config)
+      const descriptors = (await settingsSchemaFor(config, source)).descriptors
       if (opts.markdown && !opts.json) {
         process.stdout.write(settingsTable(descriptors) + '\n')
         return

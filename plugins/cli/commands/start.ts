@@ -5,13 +5,13 @@
  */
 import type { Command } from 'commander'
 import { createEngine, SettingsSchema } from '../../../core/index.js'
-import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, withCommon, type CommonOptions } from '../context.js'
+import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, settingsSchemaFor, withCommon, type CommonOptions } from '../context.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
 const STOP_BUDGET_MS = 4500
 
 /** `--rest-port 0` and `--rest-port=0` pairs, by setting path; an unknown flag is refused. */
-const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, string>): Record<string, string> => {
+const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, string>, skipUnknown = false): Record<string, string> => {
   const flags: Record<string, string> = {}
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
@@ -19,6 +19,10 @@ const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, s
     const eq = arg.indexOf('=')
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq)
     const path = byFlag.get(name)
+    if (path === undefined && skipUnknown) {
+      if (eq < 0) i++
+      continue
+    }
     if (path === undefined) throw new CliError(`unknown option '--${name}' (hark settings lists every setting's flag)`, 2)
     const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
     if (value === undefined) throw new CliError(`option '--${name} <value>' argument missing`, 2)
@@ -36,11 +40,14 @@ export const startCommand = (program: Command) => {
       .allowUnknownOption(true),
   )
   cmd.action(async (_settings: string[], opts: CommonOptions) => {
-    const { config } = await loadConfig(opts.config)
+    const { source: configSource, config } = await loadConfig(opts.config)
     // --data, --database-url and --database-token are options of every command (withCommon).
     const common: ReadonlyArray<string> = COMMON_SETTINGS
-    const descriptors = new SettingsSchema(config.extensions ?? []).descriptors.filter((d) => !common.includes(d.path))
-    const flags = settingFlags(cmd.args, new Map(descriptors.map((d) => [d.flag, d.path])))
+    const byFlag = (schema: SettingsSchema) => new Map(schema.descriptors.filter((d) => !common.includes(d.path)).map((d) => [d.flag, d.path]))
+    // Twice: the flags of provider modules' settings exist once the modules (which may come from
+    // --agents-provider-modules itself) are known.
+    const known = settingFlags(cmd.args, byFlag(new SettingsSchema(config.extensions ?? [])), true)
+    const flags = settingFlags(cmd.args, byFlag(await settingsSchemaFor(config, configSource, known)))
     const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
     const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
     let stopping = false
