@@ -231,13 +231,17 @@ describe('workspace actor', () => {
     expect(w.emitted.filter((e) => e.startsWith('room.closed'))).toEqual([])
   })
 
-  it('runs each session\'s client actor in the workspace\'s actor system, not in a system of its own', () => {
+  it('runs each session\'s client actor and each room in the workspace\'s actor system, not in a system of its own', () => {
     const w = start()
     w.open('a', 'lobby', { expiresAt: T0 + 60_000 })
     w.open('b', 'lobby', { expiresAt: T0 + 60_000 })
-    const clients = [...HashMap.values(w.ws.getSnapshot().context.sessions)].map((s) => s.lifecycle as ClientRef)
+    w.open('c', 'other')
+    const clients = [...HashMap.values(w.ws.getSnapshot().context.sessions)].flatMap((s) => (s.lifecycle ? [s.lifecycle as ClientRef] : []))
     expect(clients).toHaveLength(2)
     for (const client of clients) expect(client.system).toBe(w.ws.system)
+    const rooms = [...HashMap.values(w.ws.getSnapshot().context.rooms)]
+    expect(rooms).toHaveLength(2)
+    for (const room of rooms) expect(room.system).toBe(w.ws.system)
     // Still not xstate children: nothing copies a map of them per spawn.
     expect(Object.keys(w.ws.getSnapshot().children)).toEqual([])
   })
