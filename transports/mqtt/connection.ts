@@ -43,6 +43,7 @@ import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
 import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
+import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
 import { OutputBuffer } from './outputBuffer.js'
 import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
@@ -82,6 +83,8 @@ export interface ConnectionContext {
   /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
   readonly parser: StrictParser
   readonly sessions: SessionStore
+  /** The shared keepalive timers (keepalive.ts). */
+  readonly keepalive: KeepaliveSweeps
   readonly wills: WillDelivery
   /** Open connections by `workspaceId \0 clientId`. */
   readonly live: Map<string, MqttConnection>
@@ -103,7 +106,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder {
+export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder, KeepaliveWatched {
   readonly transport = TRANSPORT_NAME
   queued = false
   state: ConnectionState = 'awaiting-connect'
@@ -148,7 +151,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
   input: TerminalInput | null = null
   private keepaliveMs = 0
-  /** The connect timeout, then the keepalive check (on the engine's clock). */
+  /** The connect timeout (on the engine's clock); the keepalive is checked by the transport's shared timers. */
   private timer: Timer | undefined
   /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
   private lastSeen = 0
@@ -515,6 +518,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.state = 'closing'
     this.framer.stop()
     this.ctx.clock.clearTimeout(this.timer)
+    if (this.keepaliveMs > 0) this.ctx.keepalive.remove(this, this.keepaliveMs)
     this.held = null
     if (!this.socket.destroyed) {
       this.flush()
@@ -546,12 +550,15 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   // ---- keepalive --------------------------------------------------------------------------------
 
-  /** From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so far). */
+  /**
+   * From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so
+   * far). Joining a group whose timer already runs, the first look comes sooner than half a
+   * period and is not counted as a silent one (-1), so the close is never earlier than 1.5 ×.
+   */
   private armKeepalive(): void {
     if (this.keepaliveMs === 0) return
     this.lastSeen = this.lastHeard
-    this.silentChecks = 0
-    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
+    this.silentChecks = this.ctx.keepalive.add(this, this.keepaliveMs) ? 0 : -1
   }
 
   /**
@@ -560,16 +567,14 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
    * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
    * after the last packet [MQTT-3.1.2-24], never earlier.
    */
-  private readonly checkKeepalive = (): void => {
+  checkKeepalive(): void {
     if (this.state !== 'open') return
     if (this.lastHeard !== this.lastSeen) {
       this.lastSeen = this.lastHeard
       this.silentChecks = 0
     } else if (++this.silentChecks === 3) {
       this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
-      return
     }
-    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 }
 
