@@ -264,6 +264,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.state = 'authenticating'
     this.held = []
     this.ctx.clock.clearTimeout(this.timer)
+    // Let go of the spent timer's handle: an open connection keeps none.
+    this.timer = undefined
     this.socket.pause()
   }
 
