@@ -6,7 +6,8 @@
  *
  * A session keeps no copy of state another actor owns. Its room is read off the port its room
  * issued (the room detaches the port when the member leaves); its end is its client actor's
- * (core/actors/client.ts), its place in the workspace the workspace actor's.
+ * (core/actors/client.ts) when its credential expires, else told straight to its workspace
+ * actor, which owns its place.
  */
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
@@ -67,6 +68,13 @@ export interface OpenOptions {
 export interface SessionLifecycle {
   getSnapshot(): { readonly status: string }
   send(event: { readonly type: 'END'; readonly reason: HarkError | null }): void
+  stop(): unknown
+}
+
+/** The workspace actor that admitted a session: told of its end when it has no client actor. */
+export interface SessionOwner {
+  getSnapshot(): { readonly status: string }
+  send(event: { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }): void
 }
 
 /** A session as listeners and listings see it (no methods, nothing live). */
@@ -89,7 +97,11 @@ export class Session implements TerminalSession, RoomMember {
   private port: SourcePort | null = null
   private introduced = false
   private done = false
-  /** Its client actor, once the workspace actor admitted it. */
+  /**
+   * Who hears its end: the workspace actor that admitted it, through the session's client actor
+   * when it has one (a credential that expires), else straight (an idle session keeps no actor).
+   */
+  private owner: SessionOwner | null = null
   private client: SessionLifecycle | null = null
 
   constructor(
@@ -136,9 +148,15 @@ export class Session implements TerminalSession, RoomMember {
   }
   private infoOnce: SessionInfo | undefined
 
-  /** The workspace actor admitted the session: this is the actor that ends it. */
-  admitted(client: SessionLifecycle): void {
+  /** The workspace actor admitted the session; `client`: its client actor, when something about it is timed. */
+  admitted(owner: SessionOwner, client: SessionLifecycle | null): void {
+    this.owner = owner
     this.client = client
+  }
+
+  /** Its client actor, if it has one. */
+  get lifecycle(): SessionLifecycle | null {
+    return this.client
   }
 
   pushAudio(uplink: Uint8Array, now = performance.now()): void {
@@ -211,9 +229,13 @@ export class Session implements TerminalSession, RoomMember {
   private finish(reason: HarkError | null): void {
     if (this.done) return
     this.done = true
-    const client = this.client
+    const { client, owner } = this
     this.client = null
-    // The client actor reports the end to the workspace (it may be closing us itself: then it already is).
-    if (client !== null && client.getSnapshot().status === 'active') client.send({ type: 'END', reason })
+    this.owner = null
+    // The client actor reports the end to the workspace (it may be closing us itself: then it already is);
+    // without one, the session tells its workspace itself, once (`done`).
+    if (client !== null) {
+      if (client.getSnapshot().status === 'active') client.send({ type: 'END', reason })
+    } else if (owner !== null && owner.getSnapshot().status === 'active') owner.send({ type: 'SESSION_END', session: this, reason })
   }
 }

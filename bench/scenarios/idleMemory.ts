@@ -1,8 +1,8 @@
 /**
  * idle-memory: server memory per connected idle terminal over WSS. Connect N terminals (rooms
  * of 4, nobody talking), hold them for the window, and divide the growth of the server's RSS by
- * N. Hark keeps per terminal a session, its client actor, presence, a room membership and its
- * socket; the bare uWS peer keeps a socket subscribed to a topic.
+ * N. Hark keeps per terminal a session (no client actor: the bench's tokens are long-lived),
+ * presence, a room membership and its socket; the bare uWS peer keeps a socket subscribed to a topic.
  */
 import { defineScenario } from '../scenario.js'
 import { runIdleMemory } from '../generators/connections.js'
@@ -20,7 +20,7 @@ export default defineScenario<WsTerminalsFixture>({
   setup: (ctx) => setupWsTerminals(ctx, LOAD),
   hark: {
     name: 'hark',
-    label: 'Hark WebSocket gateway (session, client actor, presence, room membership)',
+    label: 'Hark WebSocket gateway (session, presence, room membership; long-lived tokens: no client actor)',
     measure: async (ctx, f) => runIdleMemory(ctx, await harkTerminals(ctx, f)),
   },
   peers: [

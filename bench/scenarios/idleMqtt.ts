@@ -2,7 +2,7 @@
  * idle-mqtt: server memory per connected idle MQTT device (plain TCP, MQTT 3.1.1, keepalive
  * 60 s). Connect N devices (rooms of 4, nobody talking), hold them for the window, and divide the
  * growth of the server's RSS by N. Hark keeps per device its connection (framer, parser, output),
- * a session, its client actor, presence and a room membership; mosquitto keeps a client with one
+ * a session (no client actor: the bench's tokens are long-lived), presence and a room membership; mosquitto keeps a client with one
  * subscription. The idle-scale goal (issue 18): 100k devices on one engine in < 1.2 GB RSS, i.e.
  * ≤ ~12 KB each with the engine's own ~100 MB; on a machine whose `ulimit -n` stops short of the
  * load, run the level the limit allows and judge by KB per device.
@@ -42,7 +42,7 @@ export default defineScenario<Fixture>({
   },
   hark: {
     name: 'hark',
-    label: 'Hark MQTT transport (connection, session, client actor, presence, room membership)',
+    label: 'Hark MQTT transport (connection, session, presence, room membership; long-lived tokens: no client actor)',
     measure: async (ctx, f) => {
       const hark = await startHark(ctx, { dataDir: f.seed.dataDir, cpus: serverCpus(ctx.cores) })
       return runIdleMemory(ctx, {

@@ -26,7 +26,7 @@ const harness = (expiresInMs: number | null) => {
   // The workspace stand-in: an actor that records what it is told.
   const workspace = createActor(fromCallback<ClientEndedEvent>(({ receive }) => receive((e) => ended.push(e)))).start()
   const actor = createActor(clientMachine, { clock, input: { session, workspace, expiresInMs } })
-  session.admitted(actor)
+  session.admitted(workspace, actor)
   actor.start()
   return { clock, actor, session, events, closedWith, ended }
 }

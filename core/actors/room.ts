@@ -14,7 +14,7 @@
  */
 import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { systemClock, type ClockShape } from '../clock.js'
-import { RoomRouter, type SourcePort } from '../dataplane/roomRouter.js'
+import { RoomRouter, type AudioSink, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
 /** Anything that can be in a room: a terminal session or an agent. */
@@ -126,17 +126,25 @@ const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent
   for (const e of members.values()) if (e.member.id !== except) e.member.sendEvent(event)
 }
 
+/**
+ * A member as its room's router sees it. A class, not an object literal with a getter: the getter
+ * sits on the prototype instead of a closure and an accessor pair on every sink of every member.
+ */
+class MemberSink implements AudioSink {
+  readonly sourceId: number
+  readonly deliver: (frame: Uint8Array) => void
+  constructor(private readonly member: RoomMember, port: SourcePort) {
+    this.sourceId = port.sourceId
+    this.deliver = member.audioSink ?? ((f: Uint8Array) => member.deliver(f))
+  }
+  /** Re-read by the router when a member switches mode (RoomRouter.refreshAudioModes). */
+  get audioMode(): AudioMode | undefined {
+    return this.member.audioMode
+  }
+}
+
 const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEntry>) =>
-  router.setSinks(
-    [...members.values()].filter((e) => e.member.listens !== false).map((e) => ({
-      sourceId: e.port.sourceId,
-      // A getter: the router re-reads it when a member switches mode (RoomRouter.refreshAudioModes).
-      get audioMode() {
-        return e.member.audioMode
-      },
-      deliver: e.member.audioSink ?? ((f: Uint8Array) => e.member.deliver(f)),
-    })),
-  )
+  router.setSinks([...members.values()].filter((e) => e.member.listens !== false).map((e) => new MemberSink(e.member, e.port)))
 
 /** Next free source id in 1..65535 (0 means "mixed by the server"). */
 const allocateSourceId = (members: ReadonlyMap<string, MemberEntry>, next: number): number => {

@@ -8,7 +8,7 @@ import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
 import { RecordingLink, terminalIdentity } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
-import { stopWorkspace, workspaceMachine, type WorkspaceAnnouncement } from './workspace.js'
+import { stopWorkspace, workspaceMachine, type ClientRef, type WorkspaceAnnouncement } from './workspace.js'
 
 const T0 = Date.parse('2026-11-20T12:00:00Z')
 
@@ -231,15 +231,47 @@ describe('workspace actor', () => {
     expect(w.emitted.filter((e) => e.startsWith('room.closed'))).toEqual([])
   })
 
-  it('runs each session\'s client actor in the workspace\'s actor system, not in a system of its own', () => {
+  it('runs each session\'s client actor and each room in the workspace\'s actor system, not in a system of its own', () => {
     const w = start()
-    w.open('a', 'lobby')
-    w.open('b', 'lobby')
-    const clients = [...HashMap.values(w.ws.getSnapshot().context.sessions)]
+    w.open('a', 'lobby', { expiresAt: T0 + 60_000 })
+    w.open('b', 'lobby', { expiresAt: T0 + 60_000 })
+    w.open('c', 'other')
+    const clients = [...HashMap.values(w.ws.getSnapshot().context.sessions)].flatMap((s) => (s.lifecycle ? [s.lifecycle as ClientRef] : []))
     expect(clients).toHaveLength(2)
     for (const client of clients) expect(client.system).toBe(w.ws.system)
+    const rooms = [...HashMap.values(w.ws.getSnapshot().context.rooms)]
+    expect(rooms).toHaveLength(2)
+    for (const room of rooms) expect(room.system).toBe(w.ws.system)
     // Still not xstate children: nothing copies a map of them per spawn.
     expect(Object.keys(w.ws.getSnapshot().children)).toEqual([])
+  })
+
+  it('keeps no client actor for an idle session of a long-lived credential; its first close or end after idling still ends it once', () => {
+    const w = start()
+    const closed = w.open('closed', 'lobby')
+    const gone = w.open('gone', 'lobby')
+    const expiring = w.open('expiring', 'lobby', { expiresAt: T0 + 60_000 })
+    const live = () => [...HashMap.values(w.ws.getSnapshot().context.sessions)]
+    expect(live().map((s) => [s.clientId, s.lifecycle === null])).toEqual(
+      expect.arrayContaining([['closed', true], ['gone', true], ['expiring', false]]),
+    )
+    // A day idle: nothing timed for the two, the expiring one's timer is the only one.
+    expect(w.clock.pendingTimers).toBe(1)
+    w.ws.send({ type: 'CLIENT_DELETED', clientId: 'closed' })
+    expect(closed.link.closedWith?._tag).toBe('ClientDeleted')
+    expect(closed.link.events.items.map((e) => e.type).at(-1)).toBe('session.closing')
+    // The transport noticing its own close adds nothing.
+    closed.session.end()
+    gone.session.end()
+    gone.session.end()
+    expect(gone.link.closedWith).toBeNull()
+    expect(w.sessions()).toEqual(['expiring'])
+    expect(w.emitted.filter((e) => e.startsWith('session.ended'))).toEqual(['session.ended closed', 'session.ended gone'])
+    expect(w.rooms()).toEqual(['lobby'])
+    expiring.session.end()
+    expect(w.sessions()).toEqual([])
+    expect(w.rooms()).toEqual([])
+    expect(w.clock.pendingTimers).toBe(0)
   })
 
   it('survives a transport whose close throws: the workspace stays open, the error surfaces as uncaught', async () => {

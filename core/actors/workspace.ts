@@ -1,7 +1,7 @@
 /**
  * The workspace actor: the one owner of a workspace's live control state — its rooms (a room
  * actor per occupied room, created on the first join, closed when it empties) and its sessions
- * (client id → client actor, and the token id index that revocation uses). Opening a session,
+ * (client id → session, and the token id index that revocation uses). Opening a session,
  * ending it, a client's change of room, its deletion, a revocation, a device-password reset are
  * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
  * with `emit` (`actor.on`): usage metering, metrics, room default agents, webhooks and listings
@@ -18,9 +18,14 @@
  * storm O(n²) (3000 rooms of 4: 2 s to join, 3 s to leave). The context holds them in immutable
  * HashMaps (effect), so every change is an `assign` that returns a new map in O(log n), and a
  * snapshot read by a listing is a value that no later event edits.
+ *
+ * A session gets a client actor (client.ts) only when something about it is timed: a credential
+ * that expires. An idle session of a long-lived credential has none (2.4 KB less per terminal):
+ * the workspace closes it straight (`endSession`, contained like the client actor's close) and the
+ * session reports its own end (SESSION_END, once), as its client actor would.
  */
 import { HashMap, Option } from 'effect'
-import { assertEvent, assign, createActor, emit, setup, type ActorRefFrom } from 'xstate'
+import { assertEvent, assign, createActor, emit, setup, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import type { ClockShape } from '../clock.js'
 import {
   ClientDeleted,
@@ -32,7 +37,7 @@ import {
 } from '../errors.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
 import type { Session, SessionInfo } from '../session.js'
-import { clientMachine, type ClientEndedEvent } from './client.js'
+import { clientMachine, contained, type ClientEndedEvent } from './client.js'
 import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember, type RoomParentEvent } from './room.js'
 
 export type RoomRef = ActorRefFrom<typeof roomMachine>
@@ -92,16 +97,23 @@ export interface WorkspaceContext {
   readonly now: () => number
   readonly roomListener: ((event: RoomEmitted) => void) | undefined
   readonly rooms: HashMap.HashMap<string, RoomRef>
-  /** clientId -> the client actor of its live session. */
-  readonly sessions: HashMap.HashMap<string, ClientRef>
+  /** clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). */
+  readonly sessions: HashMap.HashMap<string, Session>
   /** jti -> clientId, for sessions opened with a token. */
   readonly byJti: HashMap.HashMap<string, string>
 }
 
 const lookup = <V>(map: HashMap.HashMap<string, V>, key: string): V | undefined => Option.getOrUndefined(HashMap.get(map, key))
 
-/** The session a client actor holds. */
-export const sessionOf = (client: ClientRef): Session => client.getSnapshot().context.session
+/**
+ * Close a session from the server side: through its client actor when it has one, else straight
+ * (what the transport's close throws surfaces as an uncaught error, never in this actor).
+ */
+const endSession = (session: Session, reason: HarkError): void => {
+  const client = session.lifecycle as ClientRef | null
+  if (client !== null) client.send({ type: 'CLOSE', reason })
+  else contained(() => session.close(reason))
+}
 
 const jtiOf = (session: Session): string | null =>
   session.identity.credential.kind === 'token' ? session.identity.credential.jti : null
@@ -116,11 +128,16 @@ const totalsOf = (room: RoomRef): RoomTotals => {
   }
 }
 
-/** The room an event names, created when missing (only inside an assign: see openTargetRoom). */
-const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost) => {
+/**
+ * The room an event names, created when missing (only inside an assign: see openTargetRoom). Like
+ * a client actor, it runs in this actor's system (`parent`), not a root with a system of its own
+ * (its scheduler, registry and maps: ~1.5 KB per room); still not an xstate child (see above).
+ */
+const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef) => {
   if (room === null || HashMap.has(context.rooms, room)) return {}
   const ref = createActor(roomMachine, {
     id: `room:${room}`,
+    parent: host,
     clock: context.clock,
     input: { workspaceId: context.workspaceId, room, now: context.now, host, clock: context.clock },
   })
@@ -162,31 +179,29 @@ export const workspaceMachine = setup({
     // The older session leaves before the newer joins: the room sees left, then joined.
     replacePrevious: ({ context, event }) => {
       assertEvent(event, 'SESSION_OPEN')
-      const previous = lookup(context.sessions, event.session.clientId)
-      if (previous === undefined) return
-      const session = sessionOf(previous)
+      const session = lookup(context.sessions, event.session.clientId)
+      if (session === undefined) return
       if (session.room !== null) lookup(context.rooms, session.room)?.send({ type: 'LEAVE', member: session })
-      previous.send({ type: 'CLOSE', reason: new SessionReplaced({ message: 'replaced by a newer session of the same client' }) })
+      endSession(session, new SessionReplaced({ message: 'replaced by a newer session of the same client' }))
     },
     admit: assign(({ context, event, self }) => {
       assertEvent(event, 'SESSION_OPEN')
       const { session } = event
-      // A child in this actor's system (client.ts), not a root with a system of its own.
-      const client = createActor(clientMachine, {
-        id: `session:${session.sessionId}`,
-        parent: self,
-        clock: context.clock,
-        input: {
-          session,
-          workspace: self,
-          expiresInMs: event.expiresAt === null ? null : event.expiresAt - context.clock.now(),
-        },
-      })
-      session.admitted(client)
-      client.start()
+      if (event.expiresAt === null) session.admitted(self, null)
+      else {
+        // A child in this actor's system (client.ts), not a root with a system of its own.
+        const client = createActor(clientMachine, {
+          id: `session:${session.sessionId}`,
+          parent: self,
+          clock: context.clock,
+          input: { session, workspace: self, expiresInMs: event.expiresAt - context.clock.now() },
+        })
+        session.admitted(self, client)
+        client.start()
+      }
       const jti = jtiOf(session)
       return {
-        sessions: HashMap.set(context.sessions, session.clientId, client),
+        sessions: HashMap.set(context.sessions, session.clientId, session),
         byJti: jti === null ? context.byJti : HashMap.set(context.byJti, jti, session.clientId),
       }
     }),
@@ -212,7 +227,7 @@ export const workspaceMachine = setup({
       const { session } = event
       const current = lookup(context.sessions, session.clientId)
       // A replaced session ends after its successor was admitted: the successor stays.
-      if (current === undefined || sessionOf(current) !== session) return {}
+      if (current !== session) return {}
       const jti = jtiOf(session)
       return {
         sessions: HashMap.remove(context.sessions, session.clientId),
@@ -226,34 +241,32 @@ export const workspaceMachine = setup({
     // Resolved before moveSession runs (emit sends after the step): `from` is where the session still is.
     announceMoved: emit(({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
-      const session = sessionOf(lookup(context.sessions, event.clientId)!)
+      const session = lookup(context.sessions, event.clientId)!
       return { type: 'session.moved' as const, session: session.info, from: session.room, to: event.room }
     }),
     moveSession: ({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
-      const client = lookup(context.sessions, event.clientId)
-      if (client !== undefined) place(context, sessionOf(client), event.room, false)
+      const session = lookup(context.sessions, event.clientId)
+      if (session !== undefined) place(context, session, event.room, false)
     },
     closeClient: ({ context, event }) => {
       assertEvent(event, ['CLIENT_DELETED', 'CLIENT_TOKENS_REVOKED', 'DEVICE_PASSWORD_RESET'])
-      const client = lookup(context.sessions, event.clientId)
-      if (client === undefined) return
+      const session = lookup(context.sessions, event.clientId)
+      if (session === undefined) return
       const rule = CLOSES[event.type]
-      if (rule.credential !== null && sessionOf(client).identity.credential.kind !== rule.credential) return
-      client.send({ type: 'CLOSE', reason: rule.reason() })
+      if (rule.credential !== null && session.identity.credential.kind !== rule.credential) return
+      endSession(session, rule.reason())
     },
     revokeToken: ({ context, event }) => {
       assertEvent(event, 'TOKEN_REVOKED')
       const clientId = lookup(context.byJti, event.jti)
-      const client = clientId === undefined ? undefined : lookup(context.sessions, clientId)
-      if (client !== undefined && jtiOf(sessionOf(client)) === event.jti) {
-        client.send({ type: 'CLOSE', reason: new TokenRevoked({ message: 'token revoked' }) })
-      }
+      const session = clientId === undefined ? undefined : lookup(context.sessions, clientId)
+      if (session !== undefined && jtiOf(session) === event.jti) endSession(session, new TokenRevoked({ message: 'token revoked' }))
     },
     closeAllSessions: ({ context, event }) => {
       assertEvent(event, 'SHUTDOWN')
       const reason = event.reason ?? new ServerShuttingDown({ message: 'server shutting down' })
-      for (const client of HashMap.values(context.sessions)) client.send({ type: 'CLOSE', reason })
+      for (const session of HashMap.values(context.sessions)) endSession(session, reason)
     },
     // Requests go straight to the room. They can arrive while another actor's action runs (a
     // room reporting a change, an agent joining); enqueueActions would then build sendTo
@@ -293,8 +306,8 @@ export const workspaceMachine = setup({
     // The client has a live session and its new room is not the one the session is in.
     movesLiveSession: ({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
-      const client = lookup(context.sessions, event.clientId)
-      return client !== undefined && sessionOf(client).room !== event.room
+      const session = lookup(context.sessions, event.clientId)
+      return session !== undefined && session.room !== event.room
     },
     drained: ({ context }) => HashMap.isEmpty(context.sessions) && HashMap.isEmpty(context.rooms),
   },
@@ -357,10 +370,7 @@ export interface WorkspaceContexts {
 export const roomOf = (context: WorkspaceContext, room: string): RoomRef | undefined => lookup(context.rooms, room)
 
 /** The live session of a client, if any. */
-export const liveSession = (context: WorkspaceContext, clientId: string): Session | undefined => {
-  const client = lookup(context.sessions, clientId)
-  return client && sessionOf(client)
-}
+export const liveSession = (context: WorkspaceContext, clientId: string): Session | undefined => lookup(context.sessions, clientId)
 
 /** A live view of a room for listings. */
 export interface RoomView {
@@ -382,12 +392,12 @@ export const roomView = (context: WorkspaceContext, room: string): RoomView | nu
 }
 
 /** Every live session of the workspace. */
-export const liveSessions = (context: WorkspaceContext): Session[] => [...HashMap.values(context.sessions)].map(sessionOf)
+export const liveSessions = (context: WorkspaceContext): Session[] => [...HashMap.values(context.sessions)]
 
 /** Stop a workspace actor at once, and the rooms and client actors it holds (not xstate children). */
 export const stopWorkspace = (ref: ActorRefFrom<typeof workspaceMachine>): void => {
   const { rooms, sessions } = ref.getSnapshot().context
-  for (const client of HashMap.values(sessions)) client.stop()
+  for (const session of HashMap.values(sessions)) session.lifecycle?.stop()
   for (const room of HashMap.values(rooms)) room.send({ type: 'CLOSE' })
   ref.stop()
 }

@@ -42,7 +42,8 @@ import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import { OutboundEvents } from './outboundEvents.js'
+import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
+import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
 import { OutputBuffer } from './outputBuffer.js'
 import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
@@ -82,6 +83,8 @@ export interface ConnectionContext {
   /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
   readonly parser: StrictParser
   readonly sessions: SessionStore
+  /** The shared keepalive timers (keepalive.ts). */
+  readonly keepalive: KeepaliveSweeps
   readonly wills: WillDelivery
   /** Open connections by `workspaceId \0 clientId`. */
   readonly live: Map<string, MqttConnection>
@@ -103,7 +106,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver {
+export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder, KeepaliveWatched {
   readonly transport = TRANSPORT_NAME
   queued = false
   state: ConnectionState = 'awaiting-connect'
@@ -117,7 +120,6 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   session: TerminalSession | null = null
   subscriptions!: Subscriptions
   outbound!: OutboundEvents
-  audioTemplate!: PublishTemplate
   /** MQTT 5 topic aliases set by the client (alias → topic); made on first use, like the next. */
   get topicAliases(): Map<number, string> {
     return (this.aliases ??= new Map())
@@ -139,12 +141,17 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   private readonly framer: PacketFramer
   private readonly out = new OutputBuffer()
   private held: Packet[] | null = null
-  /** Topic length, topic (and MQTT 5's empty property list) of a plain uplink audio PUBLISH; set while open. */
+  /**
+   * The downlink audio template and the uplink audio prefix (topic length, topic, MQTT 5's empty
+   * property list of a plain up/audio PUBLISH): made together on the first audio either way, so
+   * a terminal that never talks or listens keeps neither (`audioHeaders`).
+   */
+  private downAudio: PublishTemplate | null = null
   private upAudioPrefix: Buffer | null = null
   /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
   input: TerminalInput | null = null
   private keepaliveMs = 0
-  /** The connect timeout, then the keepalive check (on the engine's clock). */
+  /** The connect timeout (on the engine's clock); the keepalive is checked by the transport's shared timers. */
   private timer: Timer | undefined
   /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
   private lastSeen = 0
@@ -161,7 +168,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, this)
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
-    socket.on('error', () => {}) // 'close' follows and does the work
+    socket.on('error', ignore) // 'close' follows and does the work
     socket.on('close', () => {
       this.finish('ungraceful')
       this.ctx.clock.clearTimeout(this.timer)
@@ -172,16 +179,17 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   /** PacketSink: the framer cut a whole packet out of what arrived. */
   packet(bytes: Buffer, bodyStart: number): boolean {
     const now = performance.now()
-    if (bytes[0] === PUBLISH_QOS0 && this.upAudioPrefix !== null) {
+    if (bytes[0] === PUBLISH_QOS0 && this.state === 'open') {
       // The per-frame path: a plain QoS 0 PUBLISH to the terminal's own up/audio topic (no DUP, no
       // RETAIN, no properties) is recognised by its bytes alone — its topic is ours, so already
       // valid UTF-8 — and skips the general parser. Every other packet goes through mqtt-packet.
-      const prefix = this.upAudioPrefix
+      const prefix = this.upAudioPrefix ?? this.audioHeaders().upAudioPrefix!
       const payloadStart = bodyStart + prefix.length
       if (payloadStart <= bytes.length && prefix.compare(bytes, bodyStart, payloadStart) === 0) {
         this.lastHeard = now
         this.uplinkAudio(bytes.subarray(payloadStart), now)
-        return this.state !== 'closing'
+        // Widened again: uplinkAudio may have failed the connection.
+        return (this.state as ConnectionState) !== 'closing'
       }
     }
     if (this.state === 'awaiting-connect') {
@@ -256,6 +264,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.state = 'authenticating'
     this.held = []
     this.ctx.clock.clearTimeout(this.timer)
+    // Let go of the spent timer's handle: an open connection keeps none.
+    this.timer = undefined
     this.socket.pause()
   }
 
@@ -280,15 +290,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.outbound = setup.outbound
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
-    const [down, up] = PublishTemplate.variableHeaders([setup.ns.downAudio, setup.ns.upAudio], this.version === 5)
-    this.audioTemplate = new PublishTemplate(down!, this.version === 5)
-    this.upAudioPrefix = up!
     this.keepaliveMs = setup.keepaliveSeconds * 1000
     this.input = new TerminalInput(this.ctx.input)
     this.ctx.live.set(this.key, this)
     this.state = 'open'
     this.send(setup.connack)
-    for (const packet of this.outbound.resume(this.encodeEvent)) this.sendBytes(packet)
+    for (const packet of this.outbound.resume(this)) this.sendBytes(packet)
     // The hub sends `session` (and replaces an older session of this client) inside open().
     this.session = this.ctx.hub.open(identity, this)
     this.armKeepalive()
@@ -385,8 +392,9 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     socket.write(data)
   }
 
-  readonly encodeEvent = (messageId: number, payload: Buffer): Buffer =>
-    generate(
+  /** EventEncoder: the QoS 1 PUBLISH of an event (a method, not a closure per connection). */
+  encodeEvent(messageId: number, payload: Buffer): Buffer {
+    return generate(
       {
         cmd: 'publish',
         topic: this.ns.downEvents,
@@ -399,13 +407,15 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       },
       { protocolVersion: this.version },
     )
+  }
 
   // ---- TerminalLink -----------------------------------------------------------------------------
 
   /** Data plane: one downlink frame, QoS 0 on down/audio; dropped when the socket is backed up. */
   deliverAudio(frame: Uint8Array): void {
     if (this.state !== 'open' || !this.subscriptions.audio) return
-    const size = this.audioTemplate.size(frame.length)
+    const template = this.downAudio ?? this.audioHeaders().downAudio!
+    const size = template.size(frame.length)
     if (
       size > this.clientMaxPacketBytes ||
       this.socket.writableLength + this.out.bytes + size > this.ctx.settings.maxBufferedAudioBytes
@@ -413,7 +423,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       this.ctx.counters.audioBackpressure.count++
       return
     }
-    this.out.audio(this.audioTemplate, frame, size)
+    this.out.audio(template, frame, size)
     if (!this.queued) this.ctx.scheduler.add(this)
   }
 
@@ -443,13 +453,22 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       })
       return
     }
-    const packet = this.outbound.offer(payload, this.encodeEvent)
+    const packet = this.outbound.offer(payload, this)
     if (packet === 'overflow') {
       // Not from inside the hub's call: the close re-enters the hub.
       setImmediate(() => this.fail(new ReceiverTooSlow({ message: 'receiver too slow: too many unacknowledged events' })))
       return
     }
     if (packet !== null) this.sendBytes(packet)
+  }
+
+  /** The audio headers of both directions, as views of one allocation (PublishTemplate.variableHeaders); once open. */
+  private audioHeaders(): this {
+    const mqtt5 = this.version === 5
+    const [down, up] = PublishTemplate.variableHeaders([this.ns.downAudio, this.ns.upAudio], mqtt5)
+    this.downAudio = new PublishTemplate(down!, mqtt5)
+    this.upAudioPrefix = up!
+    return this
   }
 
   /** Size of the PUBLISH of an event (topic, identifier at QoS 1, MQTT 5's Payload Format Indicator). */
@@ -499,9 +518,9 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     if (this.state === 'closing') return
     const wasOpen = this.state === 'open'
     this.state = 'closing'
-    this.upAudioPrefix = null
     this.framer.stop()
     this.ctx.clock.clearTimeout(this.timer)
+    if (this.keepaliveMs > 0) this.ctx.keepalive.remove(this, this.keepaliveMs)
     this.held = null
     if (!this.socket.destroyed) {
       this.flush()
@@ -533,12 +552,15 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   // ---- keepalive --------------------------------------------------------------------------------
 
-  /** From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so far). */
+  /**
+   * From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so
+   * far). Joining a group whose timer already runs, the first look comes sooner than half a
+   * period and is not counted as a silent one (-1), so the close is never earlier than 1.5 ×.
+   */
   private armKeepalive(): void {
     if (this.keepaliveMs === 0) return
     this.lastSeen = this.lastHeard
-    this.silentChecks = 0
-    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
+    this.silentChecks = this.ctx.keepalive.add(this, this.keepaliveMs) ? 0 : -1
   }
 
   /**
@@ -547,18 +569,18 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
    * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
    * after the last packet [MQTT-3.1.2-24], never earlier.
    */
-  private readonly checkKeepalive = (): void => {
+  checkKeepalive(): void {
     if (this.state !== 'open') return
     if (this.lastHeard !== this.lastSeen) {
       this.lastSeen = this.lastHeard
       this.silentChecks = 0
     } else if (++this.silentChecks === 3) {
       this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
-      return
     }
-    this.timer = this.ctx.clock.setTimeout(this.checkKeepalive, this.keepaliveMs / 2)
   }
 }
+
+const ignore = (): void => {}
 
 /**
  * The descriptor to write to directly, or -1: only a plain TCP socket (TLS must go through its

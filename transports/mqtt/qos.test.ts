@@ -172,6 +172,36 @@ describe('keepalive, on the engine clock', () => {
   })
 })
 
+describe('keepalive on shared timers', () => {
+  let k: Awaited<ReturnType<typeof startMqttEngine>>
+  let clock: ManualClock
+  beforeAll(async () => {
+    clock = new ManualClock(Date.now())
+    k = await startMqttEngine({}, [mqttTransport], { clock })
+    for (const id of ['early', 'late']) k.seed.addClient(id, 'lobby')
+  })
+  afterAll(() => k.stop())
+  const online = (clientId: string) => k.engine.host.presence.isOnline(k.seed.workspaceId, clientId)
+
+  it('a device joining a running keepalive timer mid-period is still closed no sooner than 1.5 x keepalive, and no later than 2 x', async () => {
+    const early = await RawClient.open(k.port, 4)
+    await early.connect('early', await k.token('early'), { keepalive: 1 })
+    // The shared timer of 1 s devices runs from here; the next device comes 300 ms into its half period.
+    clock.advance(300)
+    const late = await RawClient.open(k.port, 4)
+    await late.connect('late', await k.token('late'), { keepalive: 1 })
+    clock.advance(1200)
+    expect(online('early')).toBe(false)
+    await early.closed
+    // 1.5 s after its CONNECT, minus a moment: the first look after it joined did not count.
+    clock.advance(299)
+    expect(online('late')).toBe(true)
+    clock.advance(201)
+    expect(online('late')).toBe(false)
+    await late.closed
+  })
+})
+
 describe('a receiver that stops acknowledging', () => {
   it('is closed with receiver_too_slow (MQTT 5: DISCONNECT 0x97) once its event queue overflows', async () => {
     const t2 = await startMqttEngine({ maxInflight: 2, maxQueuedEvents: 5 })

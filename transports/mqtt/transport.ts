@@ -26,6 +26,7 @@ import {
   type Transport,
 } from '../../core/index.js'
 import { StrictParser } from './parser.js'
+import { KeepaliveSweeps } from './keepalive.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { mqttSettings, type MqttSettings } from './settings.js'
@@ -108,6 +109,7 @@ export class MqttTransport implements Transport {
       scheduler: new WriteBatch(mqtt.audioBatchMs),
       parser: new StrictParser(),
       sessions: new SessionStore(clock),
+      keepalive: new KeepaliveSweeps(clock),
       wills: new WillDelivery(hub, clock),
       live: new Map(),
       counters,
@@ -156,6 +158,7 @@ export class MqttTransport implements Transport {
     for (const c of [...this.connections]) c.close(reason)
     this.ctx.sessions.clear()
     this.ctx.wills.clear()
+    this.ctx.keepalive.stop()
     this.ctx.scheduler.stop()
     await Promise.all(closed)
     this.servers.length = 0

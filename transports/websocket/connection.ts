@@ -57,6 +57,10 @@ export interface SocketData {
   terminal: WsTerminal | null
 }
 
+/** The terminal whose `flush` is inside `ws.cork` right now (cork calls back synchronously). */
+let corking: WsTerminal | null = null
+const writeCorking = (): void => corking!.writePending()
+
 export class WsTerminal implements TerminalLink, Flushable {
   readonly transport = TRANSPORT_NAME
   session: TerminalSession | null = null
@@ -122,10 +126,20 @@ export class WsTerminal implements TerminalLink, Flushable {
     }
     // One message gains nothing from corking; skipping it saves two JS/C++ crossings.
     if (n === 1) this.writePending()
-    else this.ws.cork(this.writePending)
+    else {
+      // One function for every socket (no closure per terminal): cork runs it at once.
+      const outer = corking
+      corking = this
+      try {
+        this.ws.cork(writeCorking)
+      } finally {
+        corking = outer
+      }
+    }
   }
 
-  private readonly writePending = (): void => {
+  /** @internal What `writeCorking` runs for the socket being corked. */
+  writePending(): void {
     const pending = this.pending
     const ws = this.ws
     let buffered = ws.getBufferedAmount()

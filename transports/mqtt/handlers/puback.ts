@@ -4,5 +4,5 @@ import type { MqttConnection } from '../connection.js'
 
 // Length, packet identifier and properties were checked while parsing (parser.ts).
 export const handlePuback = (c: MqttConnection, packet: IPubackPacket): void => {
-  for (const next of c.outbound.acknowledge(packet.messageId!, c.encodeEvent)) c.sendBytes(next)
+  for (const next of c.outbound.acknowledge(packet.messageId!, c)) c.sendBytes(next)
 }
