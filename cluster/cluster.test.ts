@@ -125,6 +125,51 @@ describe('one room across three nodes', () => {
   })
 })
 
+/** Ask again (each try a real REST round trip, no timer) until `ok` holds; what another node announced has reached this one. */
+const until = async (what: string, ask: () => Promise<boolean>, tries = 500) => {
+  for (let i = 0; i < tries; i++) if (await ask()) return
+  throw new Error(`never: ${what}`)
+}
+const roomIds = async (i: number, room: string) =>
+  ((await api<{ participants?: Array<{ id: string }> }>(i, 'GET', `/rooms/${room}`)).body.participants ?? []).map((p) => p.id).sort()
+
+describe('the member list across nodes', () => {
+  it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
+    const one = await ws(1, 'h')
+    expect((await one.event('session')).participants).toEqual([])
+    await until('node 2 knows h is in atrium', async () => (await roomIds(2, 'atrium')).includes('h'))
+    // MQTT: the first member of the room on node 2.
+    const two = await mqttOn(2, 'i')
+    const twoSession = await two.event('session')
+    expect(twoSession.participants.map((p) => [p.id, p.kind])).toEqual([['h', 'terminal']])
+    await one.event('participant.joined', (e) => e.participant.id === 'i')
+    await until('node 3 knows h and i are in atrium', async () => (await roomIds(3, 'atrium')).join() === 'h,i')
+    // WebSocket: the first member of the room on node 3 sees node 1's and node 2's.
+    const three = await ws(3, 'j')
+    const threeSession = await three.event('session')
+    expect(threeSession.participants.map((p) => p.id).sort()).toEqual(['h', 'i'])
+    // Each id is listed once, with this node's source ids (all distinct, and not the newcomer's).
+    const ids = threeSession.participants.map((p) => p.sourceId)
+    expect(new Set([...ids, threeSession.sourceId]).size).toBe(3)
+    await one.event('participant.joined', (e) => e.participant.id === 'j')
+    await two.event('participant.joined', (e) => e.participant.id === 'j')
+    // A leave on node 1 reaches both other nodes' members.
+    one.close()
+    await two.event('participant.left', (e) => e.participant.id === 'h')
+    await three.event('participant.left', (e) => e.participant.id === 'h')
+    // Frames of node 3's first member reach node 2 under the source id its session announced there.
+    const frame = Uint8Array.from({ length: 40 }, (_, k) => k)
+    three.sendAudio(uplink(frame, 0x80 | 12))
+    const joinedAtTwo = await two.event('participant.joined', (e) => e.participant.id === 'j')
+    const heard = await two.audio.next((f) => f.length === 6 + 40, 5000, 'j->i')
+    expect([...heard.subarray(6)]).toEqual([...frame])
+    expect(heard.readUInt16BE(2)).toBe(joinedAtTwo.participant.sourceId)
+    await two.end()
+    await three.event('participant.left', (e) => e.participant.id === 'i')
+    three.close()
+  })
+})
+
 describe('control through any node', () => {
   it('a PATCH through node 3 moves a terminal connected to node 1', async () => {
     const t = await ws(1, 'c')
@@ -233,9 +278,12 @@ describe('cluster-wide views and agents', () => {
     const a = await ws(2, 'a')
     await a.event('session')
     const b = await ws(3, 'b')
-    await b.event('session')
+    const bSession = await b.event('session')
     const agent = await a.event('participant.joined', (e) => e.participant.kind === 'agent')
-    await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
+    // b hears of it in its session when node 3 already knew of the agent, else as it joins.
+    if (!bSession.participants.some((p) => p.id === agent.participant.id)) {
+      await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
+    }
     const room = await api<Room>(1, 'GET', '/rooms/hall')
     expect(room.body.participants.filter((p) => p.kind === 'agent')).toHaveLength(1)
     let running = 0

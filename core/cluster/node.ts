@@ -529,11 +529,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       return
     }
     const fresh = !local
-    if (!local) {
-      local = { ws, room, tag: this.nextTag++, proxies: new Map(), published: '' }
-      if (this.nextTag > 0xffffffff) this.nextTag = 1
-      this.rooms.set(key, local)
-    }
+    local ??= this.openLocal(key, ws, room)
     const infos: RelayedInfo[] = members.map(({ member, info }) => {
       const session = member.kind === 'terminal' ? liveSession(context!, member.id) : undefined
       return session
@@ -550,6 +546,47 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (fresh) void this.acquire(key)
   }
 
+  private openLocal(key: string, ws: string, room: string): LocalRoom {
+    const local: LocalRoom = { ws, room, tag: this.nextTag++, proxies: new Map(), published: '' }
+    if (this.nextTag > 0xffffffff) this.nextTag = 1
+    this.rooms.set(key, local)
+    return local
+  }
+
+  /** Relay a member another node announced into this node's copy of a room (it joins the room actor). */
+  private addProxy(local: LocalRoom, peer: Peer, unit: Unit, info: RelayedInfo): string {
+    const id = `${peer.node}\0${unit.tag}\0${info.id}\0${info.sourceId}`
+    if (local.proxies.has(id)) return id
+    const member = new RelayedMember(peer.node, info)
+    const relayKey = unit.tag * 65536 + info.sourceId
+    peer.sources.set(relayKey, member)
+    local.proxies.set(id, { member, peer, relayKey })
+    this.o.hub.joinRoom(local.ws, local.room, member)
+    return id
+  }
+
+  /**
+   * RemoteDirectory: a member is about to join a room that has no copy on this node yet. The
+   * members the other nodes announced in it join the copy first (the workspace actor takes events
+   * in order), so the newcomer's `session` lists the whole room, on every transport. A room with
+   * members here already has them; the next refresh publishes the unit and sets the remote sinks.
+   */
+  prepareRoom(ws: string, room: string, joiningId: string): void {
+    const key = keyOf(ws, room)
+    if (this.stopped || this.rooms.has(key)) return
+    let local: LocalRoom | undefined
+    for (const peer of this.peers.values()) {
+      const unit = peer.units.get(key)
+      if (!unit) continue
+      for (const info of unit.members) {
+        if (info.id === joiningId) continue
+        local ??= this.openLocal(key, ws, room)
+        this.addProxy(local, peer, unit, info)
+      }
+    }
+    if (local) void this.acquire(key)
+  }
+
   /** Make the room's relayed members and remote sinks follow what the other nodes announced. */
   private reconcile(local: LocalRoom, context: WorkspaceContext, localIds: ReadonlySet<string>): void {
     const key = keyOf(local.ws, local.room)
@@ -564,14 +601,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       for (const info of unit.members) {
         // A client here and there at once is being replaced: its session here stays until closed.
         if (localIds.has(info.id)) continue
-        const id = `${peer.node}\0${unit.tag}\0${info.id}\0${info.sourceId}`
-        wanted.add(id)
-        if (local.proxies.has(id)) continue
-        const member = new RelayedMember(peer.node, info)
-        const relayKey = unit.tag * 65536 + info.sourceId
-        peer.sources.set(relayKey, member)
-        local.proxies.set(id, { member, peer, relayKey })
-        this.o.hub.joinRoom(local.ws, local.room, member)
+        wanted.add(this.addProxy(local, peer, unit, info))
       }
     }
     for (const [id, { member, peer, relayKey }] of local.proxies) {
