@@ -6,6 +6,7 @@
  * Every wait is on an event; elapsed times are printed, never asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ServerEvent } from '../core/events.js'
 import { ToneTalker } from '../core/test/audio.js'
 import { uplink } from '../core/test/helpers.js'
 import { connectDevice } from '../transports/mqtt/test/helpers.js'
@@ -133,6 +134,26 @@ const until = async (what: string, ask: () => Promise<boolean>, tries = 500) => 
 const roomIds = async (i: number, room: string) =>
   ((await api<{ participants?: Array<{ id: string }> }>(i, 'GET', `/rooms/${room}`)).body.participants ?? []).map((p) => p.id).sort()
 
+type Participant = { readonly id: string; readonly kind: string; readonly sourceId: number }
+/**
+ * A terminal learns of a participant in its `session` or `room.changed` list when its node already
+ * knew of it as it entered the room (which of the two depends on how fast the shared database and
+ * the NATS messages were), else as `participant.joined`.
+ */
+const meets = async (t: WsTerminal, match: (p: Participant) => boolean): Promise<Participant> => {
+  const listed = (e: ServerEvent): ReadonlyArray<Participant> =>
+    e.type === 'session' || e.type === 'room.changed' ? e.participants : e.type === 'participant.joined' ? [e.participant] : []
+  const event = await t.events.next((e) => listed(e).some(match), 5000, 'a participant')
+  return listed(event).find(match)!
+}
+
+/** Agents started on all three nodes so far (hark_agents_started_total). */
+const agentsStarted = async () => {
+  let n = 0
+  for (const { engine } of c.nodes) n += (await engine.host.metrics.getSingleMetric('hark_agents_started_total')!.get()).values.reduce((sum, v) => sum + v.value, 0)
+  return n
+}
+
 describe('the member list across nodes', () => {
   it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
     const one = await ws(1, 'h')
@@ -258,17 +279,43 @@ describe('cluster-wide views and agents', () => {
     expect(dispatched.body.state).toBe('running')
     const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
     await other.event('participant.joined', (e) => e.participant.id === joined.participant.id)
-    // It runs on node 1 only: node 1 lists it, the others do not run one.
-    expect((await api<{ agents: Array<{ agentId: string }> }>(1, 'GET', '/agents?state=running')).body.agents.map((a) => a.agentId)).toEqual([
-      dispatched.body.agentId,
-    ])
-    for (const i of [2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toEqual([])
+    // It runs on node 1 only: node 1 runs it, the others do not run one.
+    expect(node(1).engine.host.agents.list(c.seed.workspaceId, { live: true }).map((a) => a.agentId)).toEqual([dispatched.body.agentId])
+    for (const i of [2, 3]) expect(node(i).engine.host.agents.list(c.seed.workspaceId, { live: true })).toEqual([])
     // A second dispatch of the same identity through node 2 meets the first one on the owner.
     expect((await api(2, 'POST', '/agents', { room: 'lobby' })).status).toBe(409)
     expect((await api(1, 'DELETE', `/agents/${dispatched.body.agentId}`)).status).toBe(200)
     await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
     t.close()
     other.close()
+  })
+
+  it('an agent dispatched through node 1 into a room owned by node 2 is listed, read and stopped through node 3, and ran once', async () => {
+    type Agent = { agentId: string; state: string; room: string }
+    const startedBefore = await agentsStarted()
+    const t = await ws(2, 'ws1')
+    await t.event('session')
+    const dispatched = await api<Agent>(1, 'POST', '/agents', { room: 'lobby' })
+    expect(dispatched.status).toBe(201)
+    const { agentId } = dispatched.body
+    const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
+    // Every node lists it, once (it runs on node 2 only).
+    for (const i of [1, 2, 3]) {
+      const running = await api<{ agents: Agent[] }>(i, 'GET', '/agents?state=running')
+      expect(running.body.agents.map((a) => [a.agentId, a.state, a.room])).toEqual([[agentId, 'running', 'lobby']])
+      expect((await api<{ agents: Agent[] }>(i, 'GET', '/agents?room=lobby')).body.agents.map((a) => a.agentId)).toContain(agentId)
+    }
+    const detail = await api<Agent>(3, 'GET', `/agents/${agentId}`)
+    expect(detail).toMatchObject({ status: 200, body: { agentId, state: 'running' } })
+    expect((await api(3, 'GET', '/agents/ag_0000000000000000')).status).toBe(404)
+    expect((await api(3, 'DELETE', '/agents/ag_0000000000000000')).status).toBe(404)
+    const stopped = await api<{ agentId: string; stopped: boolean; state: string }>(3, 'DELETE', `/agents/${agentId}`)
+    expect(stopped).toMatchObject({ status: 200, body: { agentId, stopped: true, state: 'stopped' } })
+    // It left the room by the time the DELETE answered; node 3 reads it as stopped.
+    await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
+    expect((await api<Agent>(3, 'GET', `/agents/${agentId}`)).body.state).toBe('stopped')
+    expect(await agentsStarted()).toBe(startedBefore + 1)
+    t.close()
   })
 
   it('a room default agent runs once per room in the cluster, whatever node its terminals are on', async () => {
@@ -278,17 +325,15 @@ describe('cluster-wide views and agents', () => {
     const a = await ws(2, 'a')
     await a.event('session')
     const b = await ws(3, 'b')
-    const bSession = await b.event('session')
-    const agent = await a.event('participant.joined', (e) => e.participant.kind === 'agent')
-    // b hears of it in its session when node 3 already knew of the agent, else as it joins.
-    if (!bSession.participants.some((p) => p.id === agent.participant.id)) {
-      await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
-    }
+    await b.event('session')
+    const agent = await meets(a, (p) => p.kind === 'agent')
+    await meets(b, (p) => p.id === agent.id)
     const room = await api<Room>(1, 'GET', '/rooms/hall')
     expect(room.body.participants.filter((p) => p.kind === 'agent')).toHaveLength(1)
     let running = 0
-    for (const i of [1, 2, 3]) running += (await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents.length
+    for (const i of [1, 2, 3]) running += node(i).engine.host.agents.list(c.seed.workspaceId, { live: true }).length
     expect(running).toBe(1)
+    for (const i of [1, 2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toHaveLength(1)
     a.close()
     b.close()
     await Promise.all([a, b].map((t) => new Promise((resolve) => t.ws.once('close', resolve))))

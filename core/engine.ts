@@ -348,6 +348,9 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
           if (!owned) for (const agent of agents.live(ws, room)) if (agent.spec.origin === 'api') void agent.stop('room owner moved to another node')
         },
         roomSettingsChanged: (ws, room) => defaultAgents.recheck(ws, room, true),
+        list: (ws, room) => agents.list(ws, { room }),
+        get: (ws, agentId) => agents.get(ws, agentId),
+        stop: async (ws, agentId) => (agents.get(ws, agentId) === null ? null : agents.stop(ws, agentId)),
       })
     }
     yield* Effect.addFinalizer(() =>

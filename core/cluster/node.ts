@@ -60,6 +60,7 @@ const S = {
   session: 'hark.session',
   change: 'hark.change',
   agent: (node: string) => `hark.agent.${node}`,
+  agents: (node: string) => `hark.agents.${node}`,
 } as const
 export const LEASE_BUCKET = 'hark-room-owners'
 
@@ -119,7 +120,22 @@ export interface ClusterAgentHooks {
   ownershipChanged(ws: string, room: string, owned: boolean): void
   /** A committed `room.updated` from another node. */
   roomSettingsChanged(ws: string, room: string): void
+  /** This node's agents of a workspace (optionally of one room), for another node's listing. */
+  list(ws: string, room: string | null): AgentView[]
+  get(ws: string, agentId: string): AgentView | null
+  /** Stop an agent of this node; null when it has none of that id. Resolves once it left its room. */
+  stop(ws: string, agentId: string): Promise<AgentView | null>
 }
+
+/** How long a node waits for another node's answer about its agents (a list or a read). */
+const AGENT_QUERY_TIMEOUT_MS = 2000
+/** A stop waits for the agent to leave its room (agents.stopTimeoutMs at most, 60 s). */
+const AGENT_STOP_TIMEOUT_MS = 65_000
+
+type AgentQuery =
+  | { readonly op: 'list'; readonly ws: string; readonly room: string | null }
+  | { readonly op: 'get' | 'stop'; readonly ws: string; readonly agentId: string }
+type AgentAnswer = { readonly views: AgentView[] } | { readonly error: { readonly tag: string; readonly message: string } }
 
 const keyOf = (ws: string, room: string) => `${ws}\n${room}`
 const splitKey = (key: string): [string, string] => {
@@ -224,6 +240,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
     on(S.change, (m) => this.changeIn(m as { node: string; change: ChangeRecord; room?: string | null }))
     on(S.agent(this.nodeId), (m, reply) => void this.agentIn(m as AgentRequest, reply))
+    on(S.agents(this.nodeId), (m, reply) => void this.agentQueryIn(m as AgentQuery, reply))
 
     const { hub, storage } = this.o
     this.unsubscribe.push(
@@ -483,6 +500,66 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       if (!this.agents) throw new ServerShuttingDown({ message: 'agents are not running here' })
       // Forwarded here as the owner; if the lease moved meanwhile, it runs here anyway (the asker chose).
       answer = { view: await this.agents.dispatchHere(m.ws, m.room, m.request, m.origin) }
+    } catch (e) {
+      answer = { error: { tag: isHarkError(e) ? e._tag : 'Internal', message: publicMessage(e) } }
+    }
+    this.nc.publish(reply, encode(answer))
+  }
+
+  // ---- Agents of every node: lists, reads and stops by id (AgentPlacement) ----
+
+  /** Ask every live peer; each answer's views, or ClusterUnavailable naming who did not answer. */
+  private async askPeers(query: AgentQuery, timeout: number): Promise<Array<{ node: string; views: AgentView[] | null }>> {
+    const nodes = [...this.peers.keys()]
+    return Promise.all(
+      nodes.map(async (node) => {
+        try {
+          const reply = await this.nc.request(S.agents(node), encode(query), { timeout })
+          const answer = decode(reply.data) as AgentAnswer
+          if ('error' in answer) throw rebuild(answer.error.tag, answer.error.message)
+          return { node, views: answer.views }
+        } catch (e) {
+          if (isHarkError(e)) throw e
+          return { node, views: null }
+        }
+      }),
+    )
+  }
+
+  private static unanswered(answers: ReadonlyArray<{ node: string; views: AgentView[] | null }>): ClusterUnavailable | null {
+    const silent = answers.filter((a) => a.views === null).map((a) => a.node)
+    return silent.length === 0
+      ? null
+      : new ClusterUnavailable({ message: `node ${silent.join(', ')} did not answer about its agents; retry (a node that died is forgotten within the lease TTL)` })
+  }
+
+  async remoteList(ws: string, room: string | null): Promise<AgentView[]> {
+    const answers = await this.askPeers({ op: 'list', ws, room }, AGENT_QUERY_TIMEOUT_MS)
+    const error = ClusterNode.unanswered(answers)
+    if (error) throw error
+    return answers.flatMap((a) => a.views ?? [])
+  }
+
+  async remoteAgent(ws: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null> {
+    const answers = await this.askPeers({ op, ws, agentId }, op === 'stop' ? AGENT_STOP_TIMEOUT_MS : AGENT_QUERY_TIMEOUT_MS)
+    const found = answers.find((a) => a.views !== null && a.views.length > 0)
+    if (found) return found.views![0]!
+    const error = ClusterNode.unanswered(answers)
+    if (error) throw error
+    return null
+  }
+
+  private async agentQueryIn(m: AgentQuery, reply: string): Promise<void> {
+    if (!reply) return
+    let answer: AgentAnswer
+    try {
+      const agents = this.agents
+      if (!agents) throw new ServerShuttingDown({ message: 'agents are not running here' })
+      if (m.op === 'list') answer = { views: agents.list(m.ws, m.room) }
+      else {
+        const view = m.op === 'get' ? agents.get(m.ws, m.agentId) : await agents.stop(m.ws, m.agentId)
+        answer = { views: view ? [view] : [] }
+      }
     } catch (e) {
       answer = { error: { tag: isHarkError(e) ? e._tag : 'Internal', message: publicMessage(e) } }
     }
