@@ -303,6 +303,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         natsUrl: settings.cluster.natsUrl,
         nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
         leaseTtlMs: settings.cluster.leaseTtlMs,
+        relayBatchMs: settings.cluster.relayBatchMs,
         hub: Context.get(ctx, Terminals),
         storage: services.storage,
         security: services.security,

@@ -68,6 +68,8 @@ export interface ClusterOptions {
   readonly natsUrl: string
   readonly nodeId: string
   readonly leaseTtlMs: number
+  /** Latency budget of the relay outboxes (cluster.relayBatchMs; 0: end of the turn). */
+  readonly relayBatchMs?: number
   readonly hub: TerminalHub
   readonly storage: StorageShape
   readonly security: SecurityShape
@@ -179,7 +181,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   private timer: Timer | undefined
   private readonly subs: Subscription[] = []
   private readonly unsubscribe: Array<() => void> = []
-  private readonly batch = new WriteBatch()
+  private readonly batch: WriteBatch
   private agents: ClusterAgentHooks | null = null
   private stopped = false
   private sessionIndex: Map<string, Map<string, PresenceEntry>> | null = null
@@ -188,6 +190,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   constructor(private readonly o: ClusterOptions) {
     this.nodeId = o.nodeId
+    this.batch = new WriteBatch(o.relayBatchMs ?? 0)
   }
 
   private get tickMs() {
@@ -284,6 +287,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     this.unsubscribe.splice(0).forEach((f) => f())
     this.o.hub.attachRemote(null)
     for (const peer of this.peers.values()) peer.outbox.flush()
+    this.batch.stop()
     this.publish(S.bye, { node: this.nodeId })
     await Promise.all(
       [...this.leases.keys()].map((key) => this.kv.delete(leaseKeyOf(key), { previousSeq: this.leases.get(key)!.revision }).catch(() => {})),
@@ -701,6 +705,15 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (this.rooms.has(key)) this.markDirty(key)
   }
 
+  /** The sending peer's sources and the arrival time of the message being read (no closure per message). */
+  private relaySources: Map<number, RelayedMember> = new Map()
+  private relayNow = 0
+  private readonly relayFrame = (key: number, uplink: Uint8Array): void => {
+    const member = this.relaySources.get(key)
+    if (member !== undefined) member.push(uplink, this.relayNow)
+    else this.stats.relayDropped++
+  }
+
   /** Hot path: one relay message from `from` (wire.ts). */
   private relayIn(from: string, data: Uint8Array): void {
     const peer = this.peers.get(from)
@@ -709,13 +722,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       this.stats.relayDropped++
       return
     }
-    const now = performance.now()
-    const sources = peer.sources
-    const read = readRelayMessage(data, (key, uplink) => {
-      const member = sources.get(key)
-      if (member !== undefined) member.push(uplink, now)
-      else this.stats.relayDropped++
-    })
+    this.relaySources = peer.sources
+    this.relayNow = performance.now()
+    const read = readRelayMessage(data, this.relayFrame)
     if (read < 0) {
       this.stats.relayDropped++
       this.o.log.warn({ from }, 'cluster: a malformed relay message; the rest of it was dropped')
