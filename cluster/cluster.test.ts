@@ -5,7 +5,10 @@
  * node a terminal is on, listings are cluster-wide, an agent runs once, on the room's owner.
  * Every wait is on an event; elapsed times are printed, never asserted.
  */
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LEASE_BUCKET } from '../core/cluster/node.js'
 import type { ServerEvent } from '../core/events.js'
 import { ToneTalker } from '../core/test/audio.js'
 import { uplink } from '../core/test/helpers.js'
@@ -147,6 +150,17 @@ const meets = async (t: WsTerminal, match: (p: Participant) => boolean): Promise
   return listed(event).find(match)!
 }
 
+/** The node (n1, n2, n3) holding a room's lease now, read from the lease bucket on NATS; null: none. */
+const ownerOf = async (room: string): Promise<string | null> => {
+  const nc = await connect({ servers: c.nats.url })
+  try {
+    const entry = await (await new Kvm(nc).open(LEASE_BUCKET)).get(Buffer.from(`${c.seed.workspaceId}\n${room}`).toString('base64url'))
+    return entry && entry.operation === 'PUT' ? entry.json<{ node: string }>().node : null
+  } finally {
+    await nc.close()
+  }
+}
+
 /** Agents started on all three nodes so far (hark_agents_started_total). */
 const agentsStarted = async () => {
   let n = 0
@@ -272,6 +286,8 @@ describe('cluster-wide views and agents', () => {
   it('an agent dispatched through node 3 runs once, on the room owner (node 1, where the room opened first)', async () => {
     const t = await ws(1, 'ws1')
     await t.event('session')
+    // The previous test's lobby on node 1 may still be letting its lease go: wait until node 1 holds it.
+    await until('node 1 owns the lobby', async () => (await ownerOf('lobby')) === 'n1')
     const other = await ws(2, 'ws2')
     await other.event('session')
     const dispatched = await api<{ agentId: string; state: string }>(3, 'POST', '/agents', { room: 'lobby' })
@@ -295,6 +311,7 @@ describe('cluster-wide views and agents', () => {
     const startedBefore = await agentsStarted()
     const t = await ws(2, 'ws1')
     await t.event('session')
+    await until('node 2 owns the lobby', async () => (await ownerOf('lobby')) === 'n2')
     const dispatched = await api<Agent>(1, 'POST', '/agents', { room: 'lobby' })
     expect(dispatched.status).toBe(201)
     const { agentId } = dispatched.body
