@@ -5,7 +5,11 @@
  * node a terminal is on, listings are cluster-wide, an agent runs once, on the room's owner.
  * Every wait is on an event; elapsed times are printed, never asserted.
  */
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LEASE_BUCKET } from '../core/cluster/node.js'
+import type { ServerEvent } from '../core/events.js'
 import { ToneTalker } from '../core/test/audio.js'
 import { uplink } from '../core/test/helpers.js'
 import { connectDevice } from '../transports/mqtt/test/helpers.js'
@@ -125,6 +129,82 @@ describe('one room across three nodes', () => {
   })
 })
 
+/** Ask again (each try a real REST round trip, no timer) until `ok` holds; what another node announced has reached this one. */
+const until = async (what: string, ask: () => Promise<boolean>, tries = 500) => {
+  for (let i = 0; i < tries; i++) if (await ask()) return
+  throw new Error(`never: ${what}`)
+}
+const roomIds = async (i: number, room: string) =>
+  ((await api<{ participants?: Array<{ id: string }> }>(i, 'GET', `/rooms/${room}`)).body.participants ?? []).map((p) => p.id).sort()
+
+type Participant = { readonly id: string; readonly kind: string; readonly sourceId: number }
+/**
+ * A terminal learns of a participant in its `session` or `room.changed` list when its node already
+ * knew of it as it entered the room (which of the two depends on how fast the shared database and
+ * the NATS messages were), else as `participant.joined`.
+ */
+const meets = async (t: WsTerminal, match: (p: Participant) => boolean): Promise<Participant> => {
+  const listed = (e: ServerEvent): ReadonlyArray<Participant> =>
+    e.type === 'session' || e.type === 'room.changed' ? e.participants : e.type === 'participant.joined' ? [e.participant] : []
+  const event = await t.events.next((e) => listed(e).some(match), 5000, 'a participant')
+  return listed(event).find(match)!
+}
+
+/** The node (n1, n2, n3) holding a room's lease now, read from the lease bucket on NATS; null: none. */
+const ownerOf = async (room: string): Promise<string | null> => {
+  const nc = await connect({ servers: c.nats.url })
+  try {
+    const entry = await (await new Kvm(nc).open(LEASE_BUCKET)).get(Buffer.from(`${c.seed.workspaceId}\n${room}`).toString('base64url'))
+    return entry && entry.operation === 'PUT' ? entry.json<{ node: string }>().node : null
+  } finally {
+    await nc.close()
+  }
+}
+
+/** Agents started on all three nodes so far (hark_agents_started_total). */
+const agentsStarted = async () => {
+  let n = 0
+  for (const { engine } of c.nodes) n += (await engine.host.metrics.getSingleMetric('hark_agents_started_total')!.get()).values.reduce((sum, v) => sum + v.value, 0)
+  return n
+}
+
+describe('the member list across nodes', () => {
+  it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
+    const one = await ws(1, 'h')
+    expect((await one.event('session')).participants).toEqual([])
+    await until('node 2 knows h is in atrium', async () => (await roomIds(2, 'atrium')).includes('h'))
+    // MQTT: the first member of the room on node 2.
+    const two = await mqttOn(2, 'i')
+    const twoSession = await two.event('session')
+    expect(twoSession.participants.map((p) => [p.id, p.kind])).toEqual([['h', 'terminal']])
+    await one.event('participant.joined', (e) => e.participant.id === 'i')
+    await until('node 3 knows h and i are in atrium', async () => (await roomIds(3, 'atrium')).join() === 'h,i')
+    // WebSocket: the first member of the room on node 3 sees node 1's and node 2's.
+    const three = await ws(3, 'j')
+    const threeSession = await three.event('session')
+    expect(threeSession.participants.map((p) => p.id).sort()).toEqual(['h', 'i'])
+    // Each id is listed once, with this node's source ids (all distinct, and not the newcomer's).
+    const ids = threeSession.participants.map((p) => p.sourceId)
+    expect(new Set([...ids, threeSession.sourceId]).size).toBe(3)
+    await one.event('participant.joined', (e) => e.participant.id === 'j')
+    await two.event('participant.joined', (e) => e.participant.id === 'j')
+    // A leave on node 1 reaches both other nodes' members.
+    one.close()
+    await two.event('participant.left', (e) => e.participant.id === 'h')
+    await three.event('participant.left', (e) => e.participant.id === 'h')
+    // Frames of node 3's first member reach node 2 under the source id its session announced there.
+    const frame = Uint8Array.from({ length: 40 }, (_, k) => k)
+    three.sendAudio(uplink(frame, 0x80 | 12))
+    const joinedAtTwo = await two.event('participant.joined', (e) => e.participant.id === 'j')
+    const heard = await two.audio.next((f) => f.length === 6 + 40, 5000, 'j->i')
+    expect([...heard.subarray(6)]).toEqual([...frame])
+    expect(heard.readUInt16BE(2)).toBe(joinedAtTwo.participant.sourceId)
+    await two.end()
+    await three.event('participant.left', (e) => e.participant.id === 'i')
+    three.close()
+  })
+})
+
 describe('control through any node', () => {
   it('a PATCH through node 3 moves a terminal connected to node 1', async () => {
     const t = await ws(1, 'c')
@@ -206,6 +286,8 @@ describe('cluster-wide views and agents', () => {
   it('an agent dispatched through node 3 runs once, on the room owner (node 1, where the room opened first)', async () => {
     const t = await ws(1, 'ws1')
     await t.event('session')
+    // The previous test's lobby on node 1 may still be letting its lease go: wait until node 1 holds it.
+    await until('node 1 owns the lobby', async () => (await ownerOf('lobby')) === 'n1')
     const other = await ws(2, 'ws2')
     await other.event('session')
     const dispatched = await api<{ agentId: string; state: string }>(3, 'POST', '/agents', { room: 'lobby' })
@@ -213,17 +295,44 @@ describe('cluster-wide views and agents', () => {
     expect(dispatched.body.state).toBe('running')
     const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
     await other.event('participant.joined', (e) => e.participant.id === joined.participant.id)
-    // It runs on node 1 only: node 1 lists it, the others do not run one.
-    expect((await api<{ agents: Array<{ agentId: string }> }>(1, 'GET', '/agents?state=running')).body.agents.map((a) => a.agentId)).toEqual([
-      dispatched.body.agentId,
-    ])
-    for (const i of [2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toEqual([])
+    // It runs on node 1 only: node 1 runs it, the others do not run one.
+    expect(node(1).engine.host.agents.list(c.seed.workspaceId, { live: true }).map((a) => a.agentId)).toEqual([dispatched.body.agentId])
+    for (const i of [2, 3]) expect(node(i).engine.host.agents.list(c.seed.workspaceId, { live: true })).toEqual([])
     // A second dispatch of the same identity through node 2 meets the first one on the owner.
     expect((await api(2, 'POST', '/agents', { room: 'lobby' })).status).toBe(409)
     expect((await api(1, 'DELETE', `/agents/${dispatched.body.agentId}`)).status).toBe(200)
     await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
     t.close()
     other.close()
+  })
+
+  it('an agent dispatched through node 1 into a room owned by node 2 is listed, read and stopped through node 3, and ran once', async () => {
+    type Agent = { agentId: string; state: string; room: string }
+    const startedBefore = await agentsStarted()
+    const t = await ws(2, 'ws1')
+    await t.event('session')
+    await until('node 2 owns the lobby', async () => (await ownerOf('lobby')) === 'n2')
+    const dispatched = await api<Agent>(1, 'POST', '/agents', { room: 'lobby' })
+    expect(dispatched.status).toBe(201)
+    const { agentId } = dispatched.body
+    const joined = await t.event('participant.joined', (e) => e.participant.kind === 'agent')
+    // Every node lists it, once (it runs on node 2 only).
+    for (const i of [1, 2, 3]) {
+      const running = await api<{ agents: Agent[] }>(i, 'GET', '/agents?state=running')
+      expect(running.body.agents.map((a) => [a.agentId, a.state, a.room])).toEqual([[agentId, 'running', 'lobby']])
+      expect((await api<{ agents: Agent[] }>(i, 'GET', '/agents?room=lobby')).body.agents.map((a) => a.agentId)).toContain(agentId)
+    }
+    const detail = await api<Agent>(3, 'GET', `/agents/${agentId}`)
+    expect(detail).toMatchObject({ status: 200, body: { agentId, state: 'running' } })
+    expect((await api(3, 'GET', '/agents/ag_0000000000000000')).status).toBe(404)
+    expect((await api(3, 'DELETE', '/agents/ag_0000000000000000')).status).toBe(404)
+    const stopped = await api<{ agentId: string; stopped: boolean; state: string }>(3, 'DELETE', `/agents/${agentId}`)
+    expect(stopped).toMatchObject({ status: 200, body: { agentId, stopped: true, state: 'stopped' } })
+    // It left the room by the time the DELETE answered; node 3 reads it as stopped.
+    await t.event('participant.left', (e) => e.participant.id === joined.participant.id)
+    expect((await api<Agent>(3, 'GET', `/agents/${agentId}`)).body.state).toBe('stopped')
+    expect(await agentsStarted()).toBe(startedBefore + 1)
+    t.close()
   })
 
   it('a room default agent runs once per room in the cluster, whatever node its terminals are on', async () => {
@@ -234,13 +343,14 @@ describe('cluster-wide views and agents', () => {
     await a.event('session')
     const b = await ws(3, 'b')
     await b.event('session')
-    const agent = await a.event('participant.joined', (e) => e.participant.kind === 'agent')
-    await b.event('participant.joined', (e) => e.participant.id === agent.participant.id)
+    const agent = await meets(a, (p) => p.kind === 'agent')
+    await meets(b, (p) => p.id === agent.id)
     const room = await api<Room>(1, 'GET', '/rooms/hall')
     expect(room.body.participants.filter((p) => p.kind === 'agent')).toHaveLength(1)
     let running = 0
-    for (const i of [1, 2, 3]) running += (await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents.length
+    for (const i of [1, 2, 3]) running += node(i).engine.host.agents.list(c.seed.workspaceId, { live: true }).length
     expect(running).toBe(1)
+    for (const i of [1, 2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toHaveLength(1)
     a.close()
     b.close()
     await Promise.all([a, b].map((t) => new Promise((resolve) => t.ws.once('close', resolve))))

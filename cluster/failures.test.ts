@@ -38,7 +38,8 @@ const start = async (i: number) => {
       nodeId: `n${i}`,
       dataDir,
       natsUrl: nats.url,
-      flags: ['--database-url', sqld.url],
+      // Checkpoints every 500 ms: the kill -9 test waits for one before it kills.
+      flags: ['--database-url', sqld.url, '--usage-checkpoint-ms', '500'],
       env: { HARK_SECURITY_MASTER_KEY: masterKey },
     }),
   )
@@ -89,6 +90,37 @@ const api = async <T = unknown>(i: number, method: string, path: string, body?: 
   })
   return { status: res.status, body: (await res.json()) as T }
 }
+/** Ask again (each try a real round trip, no timer) until `ask` holds. */
+const until = async (what: string, ask: () => Promise<boolean>, tries = 2000) => {
+  for (let i = 0; i < tries; i++) if (await ask()) return
+  throw new Error(`never: ${what}`)
+}
+interface UsageRow { sessionId: string; clientId: string; startedAt: number; checkpointAt: number; endedAt: number | null }
+/** The workspace's usage sessions, read from the primary over sqld's HTTP API (Hrana v2 pipeline). */
+const usageRows = async (): Promise<UsageRow[]> => {
+  const res = await fetch(`${sqld.url}/v2/pipeline`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      requests: [
+        {
+          type: 'execute',
+          stmt: {
+            sql: 'SELECT session_id, client_id, started_at, checkpoint_at, ended_at FROM usage_sessions WHERE workspace_id = ? ORDER BY started_at',
+            args: [{ type: 'text', value: workspaceId }],
+          },
+        },
+        { type: 'close' },
+      ],
+    }),
+  })
+  type Cell = { type: string; value?: string }
+  const body = (await res.json()) as { results: Array<{ response: { result: { rows: Cell[][] } } }> }
+  const num = (c: Cell) => (c.type === 'null' ? null : Number(c.value))
+  return body.results[0]!.response.result.rows.map(([id, client, started, checkpoint, ended]) => ({
+    sessionId: id!.value!, clientId: client!.value!, startedAt: num(started!)!, checkpointAt: num(checkpoint!)!, endedAt: num(ended!),
+  }))
+}
 const leaseKey = (room: string) => Buffer.from(`${workspaceId}\n${room}`).toString('base64url')
 /** Send a frame every 20 ms until `receiver` gets one with this payload (across a reconnect, frames are lost until it is back). */
 const heard = async (from: WsTerminal, receiver: WsTerminal, payload: number[], what: string) => {
@@ -115,11 +147,23 @@ describe('failures', () => {
     expect(agent.status).toBe(201)
     await y.event('participant.joined', (e) => e.participant.kind === 'agent')
 
+    // Node 3 reads and lists the agent that runs on node 1.
+    expect((await api<{ state: string }>(3, 'GET', `/agents/${agent.body.agentId}`)).body.state).toBe('running')
+
+    // Node 1 has checkpointed x's session at least once.
+    await until('a checkpoint of x on node 1', async () => (await usageRows()).some((r) => r.clientId === 'x' && r.checkpointAt > r.startedAt))
+
     const watch = await kv.watch({ key: leaseKey('lobby'), include: 'updates' })
     const xClosed = closeCode(x)
     const t0 = performance.now()
     await nodes.get(1)!.kill('SIGKILL')
     expect(await xClosed).toBe(1006) // no close frame: come back (spec/cluster.md, Reconnecting)
+    // Until the others forget node 1 (after the lease TTL of silence), its agent cannot be read or
+    // stopped through them, nor a list made: the documented 503.
+    for (const [method, path] of [['GET', `/agents/${agent.body.agentId}`], ['DELETE', `/agents/${agent.body.agentId}`], ['GET', '/agents']] as const) {
+      const answer = await api<{ error: { code: string } }>(3, method, path)
+      expect([answer.status, answer.body.error.code]).toEqual([503, 'cluster_unavailable'])
+    }
     // Node 2 drops node 1's members once it fell silent for the lease TTL...
     await y.event('participant.left', (e) => e.participant.id === 'x', 10_000)
     await y.event('participant.left', (e) => e.participant.kind === 'agent', 10_000)
@@ -135,10 +179,33 @@ describe('failures', () => {
     await back.event('session')
     await y.event('participant.joined', (e) => e.participant.id === 'x')
     await heard(back, y, [0x78, 0x31, 7], 'x on node 3 -> y on node 2')
-    // The agent died with its node; it is not started again anywhere.
+    // The agent died with its node; it is not started again anywhere. Once node 3 forgot node 1
+    // too, its lists answer again, and the agent is unknown.
+    await until('node 3 forgot node 1', async () => (await api(3, 'GET', '/agents')).status === 200)
     for (const i of [2, 3]) expect((await api<{ agents: unknown[] }>(i, 'GET', '/agents?state=running')).body.agents).toEqual([])
+    expect((await api(3, 'GET', `/agents/${agent.body.agentId}`)).status).toBe(404)
+
+    // Usage: x's session on node 1 is closed by a surviving node at its last checkpoint (node 1
+    // can write nothing more), and counted once.
+    await until('x on node 1 closed', async () => (await usageRows()).some((r) => r.clientId === 'x' && r.endedAt !== null))
+    const closedAfterKill = (await usageRows()).find((r) => r.clientId === 'x' && r.endedAt !== null)!
+    expect(closedAfterKill.endedAt).toBe(closedAfterKill.checkpointAt)
+    expect(closedAfterKill.endedAt).toBeGreaterThan(closedAfterKill.startedAt)
     back.ws.close()
     y.ws.close()
+    await until('every session closed', async () => (await usageRows()).every((r) => r.endedAt !== null))
+    const rows = await usageRows()
+    expect(rows.map((r) => r.clientId).sort()).toEqual(['x', 'x', 'y'])
+    const expectedMinutes = Math.round(rows.reduce((sum, r) => sum + (r.endedAt! - r.startedAt), 0) / 600) / 100
+    // Through another node's REST (its replica catches up within a change poll): each session once.
+    type Usage = { totals: { minutes: number; sessions: number } }
+    let totals: Usage['totals'] | undefined
+    await until('node 3 reports every session closed', async () => {
+      totals = (await api<Usage>(3, 'GET', '/usage')).body.totals
+      return totals.sessions === 3 && Math.abs(totals.minutes - expectedMinutes) <= 0.011
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}: node 3 reports ${JSON.stringify(totals)}, the sessions add up to 3 sessions, ${expectedMinutes} min`)
+    })
   })
 
   it('a NATS restart: the nodes reconnect on their own and the room carries audio across nodes again', async () => {

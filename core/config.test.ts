@@ -27,6 +27,7 @@ describe('settings', () => {
     expect(sectionOf(s, voiceSettings)).toEqual({ baseUrl: 'wss://voice.example/v1', apiKeyEnv: 'VOICE_KEY', stt: { model: 'small' } })
     expect(sectionOf(s, limitSettings)).toEqual({ rateLimitMax: 1200 })
     expect(s.agents.maxPerRoom).toBe(4)
+    expect(s.cluster.relayBatchMs).toBe(1)
   })
 
   it("derives one env variable and one flag per setting, the extensions' included", () => {
@@ -72,6 +73,8 @@ describe('settings', () => {
     [{ file: { source: 'c.json', settings: { mqtt: { port: 1883 } } } }, 'mqtt.port', 'c.json'],
     [{ file: { source: 'c.json', settings: { security: { secretGraceSeconds: -1 } } } }, 'security.secretGraceSeconds', 'c.json'],
     [{ file: { source: 'c.json', settings: { host: '' } } }, 'host', 'c.json'],
+    [{ env: { HARK_CLUSTER_RELAY_BATCH_MS: '21' } }, 'cluster.relayBatchMs', 'HARK_CLUSTER_RELAY_BATCH_MS'],
+    [{ flags: { 'cluster.relayBatchMs': '-1' } }, 'cluster.relayBatchMs', '--cluster-relay-batch-ms'],
   ])('a bad value names the setting and where it came from (%#)', (layers, setting, source) => {
     let error: unknown
     try {

@@ -169,6 +169,11 @@ export const coreSettings = {
       'this node in the cluster ([A-Za-z0-9_-], ≤ 64); null → generated once and kept in <dataDir>/node-id',
     ),
     leaseTtlMs: setting(intBetween(1000, 5000), 3000, "a room owner's lease: another node takes the room over within this after the owner is gone"),
+    relayBatchMs: setting(
+      intBetween(0, 20),
+      1,
+      'latency budget of audio to other nodes: frames for one node wait up to this long to leave in one NATS message (0: end of the event-loop turn)',
+    ),
   },
   agents: {
     defaultProvider: setting(Text, 'echo', 'provider of the platform default agent (a dispatch without presetId), at its config defaults'),

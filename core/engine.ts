@@ -305,6 +305,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         natsUrl: settings.cluster.natsUrl,
         nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
         leaseTtlMs: settings.cluster.leaseTtlMs,
+        relayBatchMs: settings.cluster.relayBatchMs,
         hub: Context.get(ctx, Terminals),
         storage: services.storage,
         security: services.security,
@@ -350,6 +351,9 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
           if (!owned) for (const agent of agents.live(ws, room)) if (agent.spec.origin === 'api') void agent.stop('room owner moved to another node')
         },
         roomSettingsChanged: (ws, room) => defaultAgents.recheck(ws, room, true),
+        list: (ws, room) => agents.list(ws, { room }),
+        get: (ws, agentId) => agents.get(ws, agentId),
+        stop: async (ws, agentId) => (agents.get(ws, agentId) === null ? null : agents.stop(ws, agentId)),
       })
     }
     yield* Effect.addFinalizer(() =>

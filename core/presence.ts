@@ -39,6 +39,11 @@ export interface RemoteDirectory {
   participants(workspaceId: string, room: string): Array<ParticipantInfo & { readonly transport: string | null }>
   session(workspaceId: string, clientId: string): PresenceEntry | undefined
   sessions(workspaceId: string): PresenceEntry[]
+  /**
+   * A member (`joiningId`) is about to join a room of this node: put the members the other nodes
+   * announced in it into this node's copy first, so its `session` lists the whole room.
+   */
+  prepareRoom(workspaceId: string, room: string, joiningId: string): void
 }
 
 /** Presence where no engine runs (the CLI working on the data dir alone): nobody is online. */

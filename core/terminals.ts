@@ -92,6 +92,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     else {
       const { credential, client } = identity
       const expiresAt = client.expiresAt ?? (credential.kind === 'token' ? credential.expiresAt : null)
+      if (client.room !== null) this.remote?.prepareRoom(identity.workspaceId, client.room, identity.clientId)
       this.workspace(identity.workspaceId).send({ type: 'SESSION_OPEN', session, room: client.room, expiresAt })
     }
     return session
@@ -99,6 +100,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** Put any member (an agent) into a room of a workspace. */
   joinRoom(workspaceId: string, room: string, member: RoomMember): void {
+    if (member.listens !== false) this.remote?.prepareRoom(workspaceId, room, member.id)
     this.workspace(workspaceId).send({ type: 'JOIN_ROOM', room, member })
   }
 
@@ -176,6 +178,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     if (!workspaceId || !subject) return
     if (kind === 'client.updated' && this.session(workspaceId, subject)) {
       const to = room !== undefined ? room : this.storage.clients.get(workspaceId, subject)?.room
+      if (to !== null && to !== undefined) this.remote?.prepareRoom(workspaceId, to, subject)
       if (to !== undefined) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: to })
     } else if (kind === 'client.deleted') this.send(workspaceId, { type: 'CLIENT_DELETED', clientId: subject })
     else if (kind === 'client.tokensRevoked') this.send(workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId: subject })

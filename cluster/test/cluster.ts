@@ -44,6 +44,9 @@ export const startCluster = async (n: number, { leaseTtlMs = 3000 } = {}) => {
   const { security } = seeding.host
   const clientIds = ['ws1', 'ws2', 'mq1', 'mq2', 'rtc1', 'a', 'b', 'c', 'd', 'e', 'f', 'g']
   for (const id of clientIds) seed.addClient(id, 'lobby')
+  // Clients of the member-list test, in a room of their own.
+  for (const id of ['h', 'i', 'j']) seed.addClient(id, 'atrium')
+  clientIds.push('h', 'i', 'j')
   const tokens = new Map<string, string>()
   const passwords = new Map<string, string>()
   for (const id of clientIds) {

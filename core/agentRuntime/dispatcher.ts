@@ -70,6 +70,16 @@ const MAX_ENDED = 200
 export interface AgentPlacement {
   ownerFor(workspaceId: string, room: string): Promise<string | null>
   dispatchAt(node: string, workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin): Promise<AgentView>
+  /**
+   * The agents the other nodes run (or ran) in a workspace, optionally of one room. Rejects with
+   * ClusterUnavailable when a node believed alive does not answer.
+   */
+  remoteList(workspaceId: string, room: string | null): Promise<AgentView[]>
+  /**
+   * Read (`get`) or stop (`stop`) an agent that runs on another node: its view, or null when no
+   * other node has it. Rejects with ClusterUnavailable when a node that may have it does not answer.
+   */
+  remoteAgent(workspaceId: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null>
 }
 
 export interface DispatcherDeps {
@@ -269,13 +279,37 @@ export class AgentDispatcher {
     return this.agents.get(workspaceId)?.get(agentId)?.view() ?? null
   }
 
+  /** Like `list`, over every node of a cluster (this node alone otherwise). */
+  async listAll(workspaceId: string, filter: { room?: string | null } = {}): Promise<AgentView[]> {
+    const here = this.list(workspaceId, filter)
+    if (this.placement === null) return here
+    const there = await this.placement.remoteList(workspaceId, filter.room ?? null)
+    const seen = new Set(here.map((a) => a.agentId))
+    return [...here, ...there.filter((a) => !seen.has(a.agentId))].sort(byNewest)
+  }
+
+  /** Like `get`, on whichever node of a cluster runs the agent. */
+  async find(workspaceId: string, agentId: string): Promise<AgentView | null> {
+    const here = this.get(workspaceId, agentId)
+    if (here !== null || this.placement === null) return here
+    return this.placement.remoteAgent(workspaceId, agentId, 'get')
+  }
+
+  /** Like `stop`, on whichever node of a cluster runs the agent. */
+  async stopAnywhere(workspaceId: string, agentId: string, reason?: string): Promise<AgentView> {
+    if (this.placement === null || this.agents.get(workspaceId)?.has(agentId)) return this.stop(workspaceId, agentId, reason)
+    const view = await this.placement.remoteAgent(workspaceId, agentId, 'stop')
+    if (view === null) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    return view
+  }
+
   /** Agents of a workspace (running first, then newest), optionally of one room and/or one state class. */
   list(workspaceId: string, filter: { room?: string | null; live?: boolean } = {}): AgentView[] {
     this.prune()
     const views = [...(this.agents.get(workspaceId)?.values() ?? [])]
       .filter((a) => (filter.room == null || a.spec.room === filter.room) && (filter.live === undefined || isLive(a) === filter.live))
       .map((a) => a.view())
-    return views.sort((x, y) => y.startedAt - x.startedAt || x.agentId.localeCompare(y.agentId))
+    return views.sort(byNewest)
   }
 
   /** Live (starting or running) agents in a room. */
@@ -318,5 +352,7 @@ export class AgentDispatcher {
     }
   }
 }
+
+const byNewest = (x: AgentView, y: AgentView) => y.startedAt - x.startedAt || x.agentId.localeCompare(y.agentId)
 
 const isLive = (a: LiveAgent) => a.state === 'starting' || a.state === 'running'

@@ -60,6 +60,7 @@ const S = {
   session: 'hark.session',
   change: 'hark.change',
   agent: (node: string) => `hark.agent.${node}`,
+  agents: (node: string) => `hark.agents.${node}`,
 } as const
 export const LEASE_BUCKET = 'hark-room-owners'
 
@@ -67,6 +68,8 @@ export interface ClusterOptions {
   readonly natsUrl: string
   readonly nodeId: string
   readonly leaseTtlMs: number
+  /** Latency budget of the relay outboxes (cluster.relayBatchMs; 0: end of the turn). */
+  readonly relayBatchMs?: number
   readonly hub: TerminalHub
   readonly storage: StorageShape
   readonly security: SecurityShape
@@ -119,7 +122,22 @@ export interface ClusterAgentHooks {
   ownershipChanged(ws: string, room: string, owned: boolean): void
   /** A committed `room.updated` from another node. */
   roomSettingsChanged(ws: string, room: string): void
+  /** This node's agents of a workspace (optionally of one room), for another node's listing. */
+  list(ws: string, room: string | null): AgentView[]
+  get(ws: string, agentId: string): AgentView | null
+  /** Stop an agent of this node; null when it has none of that id. Resolves once it left its room. */
+  stop(ws: string, agentId: string): Promise<AgentView | null>
 }
+
+/** How long a node waits for another node's answer about its agents (a list or a read). */
+const AGENT_QUERY_TIMEOUT_MS = 2000
+/** A stop waits for the agent to leave its room (agents.stopTimeoutMs at most, 60 s). */
+const AGENT_STOP_TIMEOUT_MS = 65_000
+
+type AgentQuery =
+  | { readonly op: 'list'; readonly ws: string; readonly room: string | null }
+  | { readonly op: 'get' | 'stop'; readonly ws: string; readonly agentId: string }
+type AgentAnswer = { readonly views: AgentView[] } | { readonly error: { readonly tag: string; readonly message: string } }
 
 const keyOf = (ws: string, room: string) => `${ws}\n${room}`
 const splitKey = (key: string): [string, string] => {
@@ -163,7 +181,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   private timer: Timer | undefined
   private readonly subs: Subscription[] = []
   private readonly unsubscribe: Array<() => void> = []
-  private readonly batch = new WriteBatch()
+  private readonly batch: WriteBatch
   private agents: ClusterAgentHooks | null = null
   private stopped = false
   private sessionIndex: Map<string, Map<string, PresenceEntry>> | null = null
@@ -172,6 +190,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   constructor(private readonly o: ClusterOptions) {
     this.nodeId = o.nodeId
+    this.batch = new WriteBatch(o.relayBatchMs ?? 0)
   }
 
   private get tickMs() {
@@ -224,6 +243,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
     on(S.change, (m) => this.changeIn(m as { node: string; change: ChangeRecord; room?: string | null }))
     on(S.agent(this.nodeId), (m, reply) => void this.agentIn(m as AgentRequest, reply))
+    on(S.agents(this.nodeId), (m, reply) => void this.agentQueryIn(m as AgentQuery, reply))
 
     const { hub, storage } = this.o
     this.unsubscribe.push(
@@ -267,6 +287,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     this.unsubscribe.splice(0).forEach((f) => f())
     this.o.hub.attachRemote(null)
     for (const peer of this.peers.values()) peer.outbox.flush()
+    this.batch.stop()
     this.publish(S.bye, { node: this.nodeId })
     await Promise.all(
       [...this.leases.keys()].map((key) => this.kv.delete(leaseKeyOf(key), { previousSeq: this.leases.get(key)!.revision }).catch(() => {})),
@@ -489,6 +510,66 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     this.nc.publish(reply, encode(answer))
   }
 
+  // ---- Agents of every node: lists, reads and stops by id (AgentPlacement) ----
+
+  /** Ask every live peer; each answer's views, or ClusterUnavailable naming who did not answer. */
+  private async askPeers(query: AgentQuery, timeout: number): Promise<Array<{ node: string; views: AgentView[] | null }>> {
+    const nodes = [...this.peers.keys()]
+    return Promise.all(
+      nodes.map(async (node) => {
+        try {
+          const reply = await this.nc.request(S.agents(node), encode(query), { timeout })
+          const answer = decode(reply.data) as AgentAnswer
+          if ('error' in answer) throw rebuild(answer.error.tag, answer.error.message)
+          return { node, views: answer.views }
+        } catch (e) {
+          if (isHarkError(e)) throw e
+          return { node, views: null }
+        }
+      }),
+    )
+  }
+
+  private static unanswered(answers: ReadonlyArray<{ node: string; views: AgentView[] | null }>): ClusterUnavailable | null {
+    const silent = answers.filter((a) => a.views === null).map((a) => a.node)
+    return silent.length === 0
+      ? null
+      : new ClusterUnavailable({ message: `node ${silent.join(', ')} did not answer about its agents; retry (a node that died is forgotten within the lease TTL)` })
+  }
+
+  async remoteList(ws: string, room: string | null): Promise<AgentView[]> {
+    const answers = await this.askPeers({ op: 'list', ws, room }, AGENT_QUERY_TIMEOUT_MS)
+    const error = ClusterNode.unanswered(answers)
+    if (error) throw error
+    return answers.flatMap((a) => a.views ?? [])
+  }
+
+  async remoteAgent(ws: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null> {
+    const answers = await this.askPeers({ op, ws, agentId }, op === 'stop' ? AGENT_STOP_TIMEOUT_MS : AGENT_QUERY_TIMEOUT_MS)
+    const found = answers.find((a) => a.views !== null && a.views.length > 0)
+    if (found) return found.views![0]!
+    const error = ClusterNode.unanswered(answers)
+    if (error) throw error
+    return null
+  }
+
+  private async agentQueryIn(m: AgentQuery, reply: string): Promise<void> {
+    if (!reply) return
+    let answer: AgentAnswer
+    try {
+      const agents = this.agents
+      if (!agents) throw new ServerShuttingDown({ message: 'agents are not running here' })
+      if (m.op === 'list') answer = { views: agents.list(m.ws, m.room) }
+      else {
+        const view = m.op === 'get' ? agents.get(m.ws, m.agentId) : await agents.stop(m.ws, m.agentId)
+        answer = { views: view ? [view] : [] }
+      }
+    } catch (e) {
+      answer = { error: { tag: isHarkError(e) ? e._tag : 'Internal', message: publicMessage(e) } }
+    }
+    this.nc.publish(reply, encode(answer))
+  }
+
   // ---- Rooms: what this node announces, and the copies it keeps ----
 
   private markDirty(key: string): void {
@@ -529,11 +610,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       return
     }
     const fresh = !local
-    if (!local) {
-      local = { ws, room, tag: this.nextTag++, proxies: new Map(), published: '' }
-      if (this.nextTag > 0xffffffff) this.nextTag = 1
-      this.rooms.set(key, local)
-    }
+    local ??= this.openLocal(key, ws, room)
     const infos: RelayedInfo[] = members.map(({ member, info }) => {
       const session = member.kind === 'terminal' ? liveSession(context!, member.id) : undefined
       return session
@@ -550,6 +627,47 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (fresh) void this.acquire(key)
   }
 
+  private openLocal(key: string, ws: string, room: string): LocalRoom {
+    const local: LocalRoom = { ws, room, tag: this.nextTag++, proxies: new Map(), published: '' }
+    if (this.nextTag > 0xffffffff) this.nextTag = 1
+    this.rooms.set(key, local)
+    return local
+  }
+
+  /** Relay a member another node announced into this node's copy of a room (it joins the room actor). */
+  private addProxy(local: LocalRoom, peer: Peer, unit: Unit, info: RelayedInfo): string {
+    const id = `${peer.node}\0${unit.tag}\0${info.id}\0${info.sourceId}`
+    if (local.proxies.has(id)) return id
+    const member = new RelayedMember(peer.node, info)
+    const relayKey = unit.tag * 65536 + info.sourceId
+    peer.sources.set(relayKey, member)
+    local.proxies.set(id, { member, peer, relayKey })
+    this.o.hub.joinRoom(local.ws, local.room, member)
+    return id
+  }
+
+  /**
+   * RemoteDirectory: a member is about to join a room that has no copy on this node yet. The
+   * members the other nodes announced in it join the copy first (the workspace actor takes events
+   * in order), so the newcomer's `session` lists the whole room, on every transport. A room with
+   * members here already has them; the next refresh publishes the unit and sets the remote sinks.
+   */
+  prepareRoom(ws: string, room: string, joiningId: string): void {
+    const key = keyOf(ws, room)
+    if (this.stopped || this.rooms.has(key)) return
+    let local: LocalRoom | undefined
+    for (const peer of this.peers.values()) {
+      const unit = peer.units.get(key)
+      if (!unit) continue
+      for (const info of unit.members) {
+        if (info.id === joiningId) continue
+        local ??= this.openLocal(key, ws, room)
+        this.addProxy(local, peer, unit, info)
+      }
+    }
+    if (local) void this.acquire(key)
+  }
+
   /** Make the room's relayed members and remote sinks follow what the other nodes announced. */
   private reconcile(local: LocalRoom, context: WorkspaceContext, localIds: ReadonlySet<string>): void {
     const key = keyOf(local.ws, local.room)
@@ -564,14 +682,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       for (const info of unit.members) {
         // A client here and there at once is being replaced: its session here stays until closed.
         if (localIds.has(info.id)) continue
-        const id = `${peer.node}\0${unit.tag}\0${info.id}\0${info.sourceId}`
-        wanted.add(id)
-        if (local.proxies.has(id)) continue
-        const member = new RelayedMember(peer.node, info)
-        const relayKey = unit.tag * 65536 + info.sourceId
-        peer.sources.set(relayKey, member)
-        local.proxies.set(id, { member, peer, relayKey })
-        this.o.hub.joinRoom(local.ws, local.room, member)
+        wanted.add(this.addProxy(local, peer, unit, info))
       }
     }
     for (const [id, { member, peer, relayKey }] of local.proxies) {
@@ -594,6 +705,15 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (this.rooms.has(key)) this.markDirty(key)
   }
 
+  /** The sending peer's sources and the arrival time of the message being read (no closure per message). */
+  private relaySources: Map<number, RelayedMember> = new Map()
+  private relayNow = 0
+  private readonly relayFrame = (key: number, uplink: Uint8Array): void => {
+    const member = this.relaySources.get(key)
+    if (member !== undefined) member.push(uplink, this.relayNow)
+    else this.stats.relayDropped++
+  }
+
   /** Hot path: one relay message from `from` (wire.ts). */
   private relayIn(from: string, data: Uint8Array): void {
     const peer = this.peers.get(from)
@@ -602,13 +722,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       this.stats.relayDropped++
       return
     }
-    const now = performance.now()
-    const sources = peer.sources
-    const read = readRelayMessage(data, (key, uplink) => {
-      const member = sources.get(key)
-      if (member !== undefined) member.push(uplink, now)
-      else this.stats.relayDropped++
-    })
+    this.relaySources = peer.sources
+    this.relayNow = performance.now()
+    const read = readRelayMessage(data, this.relayFrame)
     if (read < 0) {
       this.stats.relayDropped++
       this.o.log.warn({ from }, 'cluster: a malformed relay message; the rest of it was dropped')

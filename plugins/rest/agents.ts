@@ -78,7 +78,7 @@ export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) 
         summary: 'List agents',
         description:
           'Agents of the workspace, newest first: running ones, and ended ones for 10 minutes (at most 200). ' +
-          'Filters combine with AND.',
+          'Filters combine with AND. In a cluster, the agents of every node; 503 cluster_unavailable when a node does not answer.',
         tags: ['agents'],
         querystring: {
           type: 'object',
@@ -96,14 +96,14 @@ export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) 
             required: ['agents'],
             additionalProperties: false,
           },
-          ...errorResponses(400),
+          ...errorResponses(400, 503),
         },
       },
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
       const { room: r, state } = request.query
-      const list = agents.list(workspaceId, { room: r ?? null }).filter((a) => state === undefined || a.state === state)
+      const list = (await agents.listAll(workspaceId, { room: r ?? null })).filter((a) => state === undefined || a.state === state)
       return { agents: list.map(agentView) }
     },
   )
@@ -116,12 +116,12 @@ export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) 
         summary: 'Agent detail with state',
         tags: ['agents'],
         params: agentParams,
-        response: { 200: { description: 'The agent.', $ref: 'Agent#' }, ...errorResponses(400, 404) },
+        response: { 200: { description: 'The agent.', $ref: 'Agent#' }, ...errorResponses(400, 404, 503) },
       },
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      const view = agents.get(workspaceId, request.params.agentId)
+      const view = await agents.find(workspaceId, request.params.agentId)
       if (!view) throw new NotFound({ message: `no agent ${request.params.agentId} in this workspace` })
       return agentView(view)
     },
@@ -151,13 +151,13 @@ export const agentRoutes = (host: RestServices) => async (app: FastifyInstance) 
             required: ['agentId', 'stopped', 'state', 'reason'],
             additionalProperties: false,
           },
-          ...errorResponses(400, 404),
+          ...errorResponses(400, 404, 503),
         },
       },
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      const view = await agents.stop(workspaceId, request.params.agentId)
+      const view = await agents.stopAnywhere(workspaceId, request.params.agentId)
       return { agentId: view.agentId, stopped: true, state: view.state, reason: view.reason ?? 'stopped' }
     },
   )
