@@ -107,6 +107,9 @@ export class WebhookOutbox {
   write(events: ReadonlyArray<WebhookEventInput>, only?: string): NewDelivery[] {
     if (events.length === 0) return []
     return this.storage.transaction(() => {
+      // On a shared database another node may have just added or removed an endpoint (its change
+      // reaches this node's cache only at the next change poll): read them afresh, on the primary.
+      if (this.storage.remote !== null) for (const e of events) this.subscriptions.delete(e.workspaceId)
       const planned: Array<{ e: WebhookEventInput; resource: string; to: string[] }> = []
       const counts = new Map<string, number>()
       for (const e of events) {
@@ -228,7 +231,10 @@ export class WebhookOutbox {
   /** In the change's transaction: its event, after the live events still queued. */
   private onRecord(change: ChangeRecord): void {
     const event = this.eventOf(change)
-    if (event === null || !this.wants(event.workspaceId, event.type)) return
+    if (event === null) return
+    // On a shared database: read the endpoints in this transaction (on the primary), not from a cache another node's change may not have reached.
+    if (this.storage.remote !== null) this.subscriptions.delete(event.workspaceId)
+    if (!this.wants(event.workspaceId, event.type)) return
     const live = this.queue
     this.queue = []
     if (live.length > 0) {
