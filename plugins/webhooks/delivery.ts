@@ -27,6 +27,7 @@ import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.
 import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
 import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
+import { DeliveryPace } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
 import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender } from './sender.js'
 
@@ -77,6 +78,8 @@ export interface DeliveryWorkerDeps {
   readonly random?: () => number
   /** Who delivers which endpoint (default: this process, all of them). */
   readonly leases?: Leases
+  /** How attempts yield to a saturated event loop (pace.ts); default: a new DeliveryPace. */
+  readonly pace?: DeliveryPace
 }
 
 export class DeliveryWorker {
@@ -94,6 +97,7 @@ export class DeliveryWorker {
   private readonly offs: Array<() => void> = []
   private readonly random: () => number
   private readonly leases: Leases
+  private readonly pace: DeliveryPace
   private readonly attempts: Counter
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
@@ -106,6 +110,7 @@ export class DeliveryWorker {
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
     this.leases = deps.leases ?? soleLeases
+    this.pace = deps.pace ?? new DeliveryPace(() => this.hasWork(), () => this.schedulePump())
     this.attempts = new Counter({
       name: 'hark_webhook_attempts_total',
       help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',
@@ -173,6 +178,7 @@ export class DeliveryWorker {
         this.leases.onChange((webhookId, held) => (held ? this.gained(webhookId) : this.lost(webhookId))),
       )
     }
+    this.pace.start()
     this.load()
     this.pump()
     this.schedulePrune()
@@ -186,6 +192,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     const written = this.flushRecords()
     this.running = false
+    this.pace.stop()
     for (const off of this.offs.splice(0)) off()
     this.deps.clock.clearTimeout(this.timer)
     this.deps.clock.clearTimeout(this.pruneTimer)
@@ -199,6 +206,14 @@ export class DeliveryWorker {
   onAttempt(listener: (a: AttemptRecord) => void): () => void {
     this.attemptListeners.add(listener)
     return () => this.attemptListeners.delete(listener)
+  }
+
+  /** Attempts in flight, or lanes due (the pace probes the event loop only then). */
+  private hasWork(): boolean {
+    for (const ep of this.endpointStates.values()) {
+      if (ep.inFlight > 0 || (ep.record.enabled && ep.ready.length > 0)) return true
+    }
+    return false
   }
 
   /** True when nothing is in flight or due now (what is left waits for a later retry or a disabled endpoint). */
@@ -366,8 +381,13 @@ export class DeliveryWorker {
     for (const ep of this.endpointStates.values()) {
       if (!ep.record.enabled) continue
       while (ep.inFlight < MAX_IN_FLIGHT && ep.ready.length > 0) {
-        const lane = ep.ready.shift()!
-        if (lane.state === 'ready') this.attempt(ep, lane)
+        if (ep.ready[0]!.state !== 'ready') {
+          ep.ready.shift()
+          continue
+        }
+        // Terminals first: the pace holds attempts back while the event loop is saturated.
+        if (!this.pace.allow()) break
+        this.attempt(ep, ep.ready.shift()!)
       }
     }
     this.arm()
