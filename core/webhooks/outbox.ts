@@ -3,8 +3,10 @@
  *   - a change that is a database write (a client created, a token revoked …) gets its event from
  *     the change writer, inside the transaction that records the change: both commit or neither;
  *   - a live event (a terminal connected, a room started, an agent failed) is `publish`ed and
- *     written with the other live events of the same event-loop turn in one transaction
- *     (storage.batch), never with a request or an HTTP call on the path that produced it.
+ *     written with the other live events of the next LIVE_BATCH_MS (or LIVE_BATCH_MAX of them)
+ *     in one transaction (storage.batch), never with a request or an HTTP call on the path that
+ *     produced it. One write per event would cost a connect storm about a tenth of its
+ *     throughput (each write is a few statements); grouped, the statements are shared.
  * Each event gets its resource's next sequence number in the transaction that writes it, and one
  * pending delivery per enabled endpoint that subscribes to its type; a workspace without such an
  * endpoint writes nothing. Live events still queued when a database change is written go first, in
@@ -34,6 +36,10 @@ interface Unconfirmed {
 }
 
 const RETRY_FLUSH_MS = 1000
+/** Live events wait at most this long (real time: it bounds I/O batching) for others to share their write. */
+export const LIVE_BATCH_MS = 10
+/** …or until this many are queued. */
+export const LIVE_BATCH_MAX = 64
 
 export class WebhookOutbox {
   /** Enabled endpoints per workspace (loaded on first use, dropped on every webhook.* change). */
@@ -41,6 +47,7 @@ export class WebhookOutbox {
   private queue: WebhookEventInput[] = []
   private unconfirmed: Unconfirmed[] = []
   private flushing = false
+  private batchTimer: NodeJS.Timeout | undefined
   private readonly committed = new Set<() => void>()
   private stops: Array<() => void> = []
 
@@ -151,7 +158,14 @@ export class WebhookOutbox {
   publish(event: WebhookEventInput): void {
     if (!this.wants(event.workspaceId, event.type)) return
     this.queue.push(event)
-    this.scheduleFlush()
+    if (this.queue.length >= LIVE_BATCH_MAX) this.scheduleFlush()
+    else if (this.batchTimer === undefined && !this.flushing) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = undefined
+        // A database change may have taken the queue into its own transaction meanwhile.
+        if (this.queue.length > 0) this.scheduleFlush()
+      }, LIVE_BATCH_MS)
+    }
   }
 
   /** Live events queued and not yet handed to a transaction. */
@@ -168,6 +182,8 @@ export class WebhookOutbox {
   }
 
   private scheduleFlush(): void {
+    clearTimeout(this.batchTimer)
+    this.batchTimer = undefined
     if (this.flushing) return
     this.flushing = true
     this.storage
