@@ -87,6 +87,8 @@ export class DeliveryWorker {
   /** Every pending delivery in memory, by internal id. */
   private readonly pending = new Map<number, PendingDelivery>()
   private readonly waiting = new Set<Lane>()
+  /** Endpoints whose lease this node just gained, until their pending rows are read afresh. */
+  private readonly gaining = new Set<string>()
   private cursor = 0
   private timer: Timer | undefined
   private timerAt = Number.POSITIVE_INFINITY
@@ -302,6 +304,8 @@ export class DeliveryWorker {
         this.leases.want(webhookId)
         return null
       }
+      // Its rows are being read in full (gained): rows seen meanwhile are among them, in order.
+      if (this.gaining.has(webhookId)) return null
       ep = { record, lanes: new Map(), ready: [], inFlight: 0, lost: false, secrets: null }
       this.endpointStates.set(webhookId, ep)
     }
@@ -326,14 +330,22 @@ export class DeliveryWorker {
 
   /** This node now delivers the endpoint: read its pending deliveries as the database has them now. */
   private gained(webhookId: string): void {
-    this.deps.storage.refresh().then(
-      () => {
-        if (!this.running || !this.leases.holds(webhookId) || this.endpointStates.has(webhookId)) return
+    this.gaining.add(webhookId)
+    this.deps.storage
+      .refresh()
+      .then(() => {
+        this.gaining.delete(webhookId)
+        if (!this.running || !this.leases.holds(webhookId)) return
         for (const d of this.deps.storage.webhookOutbox.pendingOf(webhookId)) this.add(d)
         this.pump()
-      },
-      (e: unknown) => this.deps.log.error({ err: e, webhookId }, 'reading the deliveries of a webhook lease failed'),
-    )
+      })
+      .catch((e: unknown) => {
+        this.gaining.delete(webhookId)
+        this.deps.log.error({ err: e, webhookId }, 'reading the deliveries of a webhook lease failed; trying again in 1 s')
+        this.deps.clock.setTimeout(() => {
+          if (this.running && this.leases.holds(webhookId)) this.gained(webhookId)
+        }, 1000)
+      })
   }
 
   /** Another node delivers the endpoint from now on: forget its deliveries (the database keeps them). */
