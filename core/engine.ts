@@ -36,6 +36,7 @@ import type { EngineServices } from './services.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
+import { EngineLeases } from './leases.js'
 import type { EngineServiceMap } from './tokens.js'
 import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
@@ -238,6 +239,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     const detachAgentEvents = attachAgentEvents(agents, Context.get(ctx, Clock), (e) => webhookOutbox.publish(e))
     yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
     // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
+    const leases = new EngineLeases()
     const services: EngineServiceMap = {
       settings,
       log,
@@ -252,6 +254,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       gatewayRoutes: new GatewayRoutes(),
       apiRoutes: new ApiRoutes(),
       webhookOutbox,
+      leases,
       listeners: {
         listening: (name, port) => {
           ports[name] = port
@@ -319,6 +322,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       })
       yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
       agents.setPlacement(node)
+      // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
+      leases.attach(node.webhookLeases)
       cluster = node
     }
 

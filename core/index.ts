@@ -39,6 +39,7 @@ export { inject, injectable, token, type Token, type TokenType, type Resolve, ty
 export { tokens, type Listeners, type EngineServiceMap } from './tokens.js'
 export { ApiRoutes, type ApiResource } from './apiRoutes.js'
 export type { WebhookOutbox } from './webhooks/outbox.js'
+export type { Leases } from './leases.js'
 export type { EngineHost } from './host.js'
 export { ListenError, type Transport } from './transport.js'
 export type { EnginePlugin } from './plugin.js'

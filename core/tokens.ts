@@ -12,6 +12,7 @@ import type { ClockShape } from './clock.js'
 import type { Settings } from './config.js'
 import type { GatewayRoutes } from './gatewayRoutes.js'
 import { token, type TokenType } from './inject.js'
+import type { Leases } from './leases.js'
 import type { Logger } from './log.js'
 import type { Presence } from './presence.js'
 import type { SecurityShape } from './security/security.js'
@@ -50,6 +51,8 @@ export const tokens = {
   apiRoutes: token<ApiRoutes>('hark.apiRoutes'),
   /** Webhook events: database changes write theirs in their transaction; live events are published here. */
   webhookOutbox: token<WebhookOutbox>('hark.webhookOutbox'),
+  /** Leases on named work: all held on a single node; in a cluster, one node at a time (core/leases.ts). */
+  leases: token<Leases>('hark.leases'),
 } as const
 
 export type EngineTokens = typeof tokens

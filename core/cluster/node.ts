@@ -46,6 +46,7 @@ import type { SecurityShape } from '../security/security.js'
 import type { ChangeRecord } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
+import { KeyLeases } from './keyLeases.js'
 import { RelayedMember, type RelayedInfo } from './relayed.js'
 import { readRelayMessage, RelayOutbox } from './wire.js'
 
@@ -63,6 +64,8 @@ const S = {
   agents: (node: string) => `hark.agents.${node}`,
 } as const
 export const LEASE_BUCKET = 'hark-room-owners'
+/** Leases on webhook endpoints: the node holding one delivers its events (spec/cluster.md). */
+export const WEBHOOK_LEASE_BUCKET = 'hark-webhook-owners'
 
 export interface ClusterOptions {
   readonly natsUrl: string
@@ -172,6 +175,8 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   readonly incarnation = randomUUID()
   private nc!: NatsConnection
   private kv!: KV
+  /** Webhook endpoint leases (`tokens.leases` in a cluster). */
+  webhookLeases!: KeyLeases
   private readonly peers = new Map<string, Peer>()
   private readonly rooms = new Map<string, LocalRoom>()
   private readonly leases = new Map<string, Lease>()
@@ -207,6 +212,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       pingInterval: 5000,
     })
     this.kv = await this.bucket()
+    this.webhookLeases = new KeyLeases(await this.webhookBucket(), this.nodeId, log, 'webhook endpoint')
     const nc = this.nc
     const on = (subject: string, handle: (data: unknown, reply: string) => void) =>
       this.subs.push(
@@ -276,6 +282,10 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     return new Kvm(this.nc).create(LEASE_BUCKET, { ttl: this.o.leaseTtlMs, history: 1 })
   }
 
+  private async webhookBucket(): Promise<KV> {
+    return new Kvm(this.nc).create(WEBHOOK_LEASE_BUCKET, { ttl: this.o.leaseTtlMs, history: 1 })
+  }
+
   setAgentHooks(hooks: ClusterAgentHooks): void {
     this.agents = hooks
   }
@@ -293,6 +303,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       [...this.leases.keys()].map((key) => this.kv.delete(leaseKeyOf(key), { previousSeq: this.leases.get(key)!.revision }).catch(() => {})),
     )
     this.leases.clear()
+    await this.webhookLeases.stop()
     try {
       await this.nc.drain()
     } catch {
@@ -316,6 +327,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
         this.o.log.info({ nodeId: this.nodeId }, 'cluster: NATS reconnected; resynchronizing')
         try {
           this.kv = await this.bucket()
+          this.webhookLeases.reopen(await this.webhookBucket())
         } catch (e) {
           this.o.log.warn({ err: e }, 'cluster: lease bucket unavailable after reconnect')
         }
@@ -334,6 +346,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       this.beat()
       this.expirePeers()
       this.tickLeases()
+      this.webhookLeases.tick()
       this.arm()
     }, this.tickMs)
   }

@@ -87,6 +87,8 @@ export interface StorageShape extends Repositories {
   onRecord(writer: ChangeWriter): () => void
   /** Read rows other processes committed since the last call and tell listeners; returns how many. */
   pollRemoteChanges(): number
+  /** Hear every change poll end (after its sync, on a libSQL server): other processes' writes are readable. Returns the unsubscribe function. */
+  onPolled(listener: () => void): () => void
   /**
    * Bring the replica up to date with the primary (off the event loop), before
    * `pollRemoteChanges`; resolves at once for a local file. Never rejects: an unreachable primary
@@ -121,6 +123,7 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
   const repos = makeRepositories(db)
   const origin = `${hostname()}:${process.pid}:${randomBase62(8)}`
   const listeners = new Set<ChangeListener>()
+  const polled = new Set<() => void>()
   const writers = new Set<ChangeWriter>()
   let pending: ChangeRecord[] = []
   let depth = 0
@@ -148,6 +151,28 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
 
   const notify = (changes: ReadonlyArray<ChangeRecord>) => {
     for (const change of changes) for (const listener of listeners) listener(change)
+  }
+
+  const pollChanges = (): number => {
+    // A replica's data_version does not follow what its sync pulls in: read past the cursor.
+    if (!replica) {
+      const version = repos.changes.dataVersion()
+      if (version === dataVersion) return 0
+      dataVersion = version
+    }
+    let seen = 0
+    for (;;) {
+      const rows = repos.changes.since(cursor)
+      if (rows.length === 0) break
+      cursor = rows[rows.length - 1]!.id
+      const remote = rows.filter((r) => r.origin !== origin)
+      for (const r of remote) {
+        if (r.kind.startsWith('client.') && r.workspaceId && r.subject) repos.clients.invalidate(r.workspaceId, r.subject)
+      }
+      seen += remote.length
+      notify(remote)
+    }
+    return seen
   }
 
   const storage: StorageShape = {
@@ -201,25 +226,15 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
       return () => writers.delete(writer)
     },
     pollRemoteChanges: () => {
-      // A replica's data_version does not follow what its sync pulls in: read past the cursor.
-      if (!replica) {
-        const version = repos.changes.dataVersion()
-        if (version === dataVersion) return 0
-        dataVersion = version
+      try {
+        return pollChanges()
+      } finally {
+        for (const listener of polled) listener()
       }
-      let seen = 0
-      for (;;) {
-        const rows = repos.changes.since(cursor)
-        if (rows.length === 0) break
-        cursor = rows[rows.length - 1]!.id
-        const remote = rows.filter((r) => r.origin !== origin)
-        for (const r of remote) {
-          if (r.kind.startsWith('client.') && r.workspaceId && r.subject) repos.clients.invalidate(r.workspaceId, r.subject)
-        }
-        seen += remote.length
-        notify(remote)
-      }
-      return seen
+    },
+    onPolled: (listener) => {
+      polled.add(listener)
+      return () => polled.delete(listener)
     },
     refresh: () => (replica ? replica.refresh() : Promise.resolve()),
     get primary() {

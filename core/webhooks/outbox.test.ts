@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ManualClock } from '../clock.js'
 import { tempDir } from '../test/helpers.js'
 import { openStorage, type StorageShape } from '../storage/storage.js'
-import { WebhookOutbox } from './outbox.js'
+import { LIVE_BATCH_MS, WebhookOutbox } from './outbox.js'
 
 const open: Array<() => void> = []
 afterEach(() => open.splice(0).forEach((f) => f()))
@@ -109,5 +109,29 @@ describe('the webhook outbox', () => {
       ['token.revoked', 3, { clientId: 'dev-1', jti: null, all: true }],
       ['device_password.reset', 4, { clientId: 'dev-1' }],
     ])
+  })
+
+  it('groups live events of several event-loop turns into one write, made LIVE_BATCH_MS after the first', async () => {
+    // Only the batching timer is driven by the test; turns (setImmediate) and storage run for real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const { storage, outbox } = setup()
+      let commits = 0
+      outbox.onCommitted(() => commits++)
+      const written = new Promise<void>((resolve) => outbox.onCommitted(() => resolve()))
+      for (let i = 0; i < 5; i++) {
+        outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 1, data: { clientId: `dev-${i}`, sessionId: `ses_${i}`, transport: 'ws', room: 'lobby' } })
+        // Another turn: a write per turn would commit each event on its own.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+      expect(events(storage)).toEqual([])
+      expect(outbox.queued).toBe(5)
+      vi.advanceTimersByTime(LIVE_BATCH_MS)
+      await written
+      expect(commits).toBe(1)
+      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2, 3, 4].map((i) => `client:dev-${i}`))
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -3,8 +3,10 @@
  *   - a change that is a database write (a client created, a token revoked …) gets its event from
  *     the change writer, inside the transaction that records the change: both commit or neither;
  *   - a live event (a terminal connected, a room started, an agent failed) is `publish`ed and
- *     written with the other live events of the same event-loop turn in one transaction
- *     (storage.batch), never with a request or an HTTP call on the path that produced it.
+ *     written with the other live events of the next LIVE_BATCH_MS (or LIVE_BATCH_MAX of them)
+ *     in one transaction (storage.batch), never with a request or an HTTP call on the path that
+ *     produced it. One write per event would cost a connect storm about a tenth of its
+ *     throughput (each write is a few statements); grouped, the statements are shared.
  * Each event gets its resource's next sequence number in the transaction that writes it, and one
  * pending delivery per enabled endpoint that subscribes to its type; a workspace without such an
  * endpoint writes nothing. Live events still queued when a database change is written go first, in
@@ -34,6 +36,10 @@ interface Unconfirmed {
 }
 
 const RETRY_FLUSH_MS = 1000
+/** Live events wait at most this long (real time: it bounds I/O batching) for others to share their write. */
+export const LIVE_BATCH_MS = 10
+/** …or until this many are queued. */
+export const LIVE_BATCH_MAX = 64
 
 export class WebhookOutbox {
   /** Enabled endpoints per workspace (loaded on first use, dropped on every webhook.* change). */
@@ -41,6 +47,7 @@ export class WebhookOutbox {
   private queue: WebhookEventInput[] = []
   private unconfirmed: Unconfirmed[] = []
   private flushing = false
+  private batchTimer: NodeJS.Timeout | undefined
   private readonly committed = new Set<() => void>()
   private stops: Array<() => void> = []
 
@@ -107,6 +114,9 @@ export class WebhookOutbox {
   write(events: ReadonlyArray<WebhookEventInput>, only?: string): NewDelivery[] {
     if (events.length === 0) return []
     return this.storage.transaction(() => {
+      // On a shared database another node may have just added or removed an endpoint (its change
+      // reaches this node's cache only at the next change poll): read them afresh, on the primary.
+      if (this.storage.remote !== null) for (const e of events) this.subscriptions.delete(e.workspaceId)
       const planned: Array<{ e: WebhookEventInput; resource: string; to: string[] }> = []
       const counts = new Map<string, number>()
       for (const e of events) {
@@ -148,7 +158,14 @@ export class WebhookOutbox {
   publish(event: WebhookEventInput): void {
     if (!this.wants(event.workspaceId, event.type)) return
     this.queue.push(event)
-    this.scheduleFlush()
+    if (this.queue.length >= LIVE_BATCH_MAX) this.scheduleFlush()
+    else if (this.batchTimer === undefined && !this.flushing) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = undefined
+        // A database change may have taken the queue into its own transaction meanwhile.
+        if (this.queue.length > 0) this.scheduleFlush()
+      }, LIVE_BATCH_MS)
+    }
   }
 
   /** Live events queued and not yet handed to a transaction. */
@@ -165,6 +182,8 @@ export class WebhookOutbox {
   }
 
   private scheduleFlush(): void {
+    clearTimeout(this.batchTimer)
+    this.batchTimer = undefined
     if (this.flushing) return
     this.flushing = true
     this.storage
@@ -228,7 +247,10 @@ export class WebhookOutbox {
   /** In the change's transaction: its event, after the live events still queued. */
   private onRecord(change: ChangeRecord): void {
     const event = this.eventOf(change)
-    if (event === null || !this.wants(event.workspaceId, event.type)) return
+    if (event === null) return
+    // On a shared database: read the endpoints in this transaction (on the primary), not from a cache another node's change may not have reached.
+    if (this.storage.remote !== null) this.subscriptions.delete(event.workspaceId)
+    if (!this.wants(event.workspaceId, event.type)) return
     const live = this.queue
     this.queue = []
     if (live.length > 0) {

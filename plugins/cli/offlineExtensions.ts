@@ -11,6 +11,7 @@ import { Registry } from 'prom-client'
 import { ApiRoutes } from '../../core/apiRoutes.js'
 import { systemClock } from '../../core/clock.js'
 import type { ExtensionKind } from '../../core/extension.js'
+import { soleLeases } from '../../core/leases.js'
 import { createLogger } from '../../core/log.js'
 import { nobodyOnline } from '../../core/presence.js'
 import { ExtensionRegistry } from '../../core/registry.js'
@@ -28,6 +29,8 @@ const offlineRegistry = (op: Operator, kind: ExtensionKind, name: string) =>
       presence: nobodyOnline,
       webhookOutbox: op.webhookOutbox,
       apiRoutes: new ApiRoutes(),
+      // The CLI never delivers webhooks (no plugin starts here): nothing to share.
+      leases: soleLeases,
     },
     op.extensions.filter((e) => e.kind === kind && e.name === name),
   )

@@ -11,15 +11,23 @@
  * sharing the data dir (the CLI's test and redeliver). After a crash the pending rows are read
  * again, so nothing is lost; a delivery answered but not yet recorded is sent again (receivers
  * deduplicate on `webhook-id`).
+ *
+ * In a cluster (`leases.shared`) each endpoint is delivered by the one node that holds its lease
+ * (core/leases.ts; spec/cluster.md, Webhook delivery): a node keeps in memory only the deliveries
+ * of the endpoints it holds, asks for the lease of every other endpoint it sees pending rows of,
+ * and reads an endpoint's pending rows afresh (after a replica sync) when it gains the lease. It
+ * hears other nodes' new rows at every change poll. On a single node every lease is held.
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ClockShape, Timer } from '../../core/clock.js'
+import { soleLeases, type Leases } from '../../core/leases.js'
 import type { Logger } from '../../core/log.js'
 import type { StorageShape } from '../../core/storage/storage.js'
 import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.js'
 import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
 import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
+import { DeliveryPace } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
 import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender } from './sender.js'
 
@@ -53,6 +61,8 @@ interface EndpointState {
   /** Lanes whose head is due, oldest first (entries whose lane moved on are skipped). */
   ready: Lane[]
   inFlight: number
+  /** Its lease went to another node: attempts still in flight are recorded, nothing new starts. */
+  lost: boolean
   secrets: { readonly until: number; readonly list: ReadonlyArray<string> } | null
 }
 
@@ -66,6 +76,10 @@ export interface DeliveryWorkerDeps {
   readonly outbox: WebhookOutbox
   /** Jitter source in [0, 1). */
   readonly random?: () => number
+  /** Who delivers which endpoint (default: this process, all of them). */
+  readonly leases?: Leases
+  /** How attempts yield to a saturated event loop (pace.ts); default: a new DeliveryPace. */
+  readonly pace?: DeliveryPace
 }
 
 export class DeliveryWorker {
@@ -73,6 +87,8 @@ export class DeliveryWorker {
   /** Every pending delivery in memory, by internal id. */
   private readonly pending = new Map<number, PendingDelivery>()
   private readonly waiting = new Set<Lane>()
+  /** Endpoints whose lease this node just gained, until their pending rows are read afresh. */
+  private readonly gaining = new Set<string>()
   private cursor = 0
   private timer: Timer | undefined
   private timerAt = Number.POSITIVE_INFINITY
@@ -82,6 +98,8 @@ export class DeliveryWorker {
   private running = false
   private readonly offs: Array<() => void> = []
   private readonly random: () => number
+  private readonly leases: Leases
+  private readonly pace: DeliveryPace
   private readonly attempts: Counter
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
@@ -93,6 +111,8 @@ export class DeliveryWorker {
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
+    this.leases = deps.leases ?? soleLeases
+    this.pace = deps.pace ?? new DeliveryPace(() => this.hasWork(), () => this.schedulePump())
     this.attempts = new Counter({
       name: 'hark_webhook_attempts_total',
       help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',
@@ -153,27 +173,49 @@ export class DeliveryWorker {
       }),
       outbox.onCommitted(() => this.scheduleLoad()),
     )
+    if (this.leases.shared) {
+      this.offs.push(
+        // Rows other nodes committed are readable after each change poll's sync.
+        storage.onPolled(() => this.scheduleLoad()),
+        this.leases.onChange((webhookId, held) => (held ? this.gained(webhookId) : this.lost(webhookId))),
+      )
+    }
+    this.pace.start()
     this.load()
     this.pump()
     this.schedulePrune()
   }
 
-  /** Stop sending; attempts in flight are abandoned (their deliveries stay pending and go again after a restart). */
-  stop(): void {
-    this.flushRecords()
+  /**
+   * Stop sending; attempts in flight are abandoned (their deliveries stay pending and go again
+   * after a restart, or on the node that takes the endpoint's lease). Resolves once the outcomes
+   * already known are written (before a cluster node lets its leases go).
+   */
+  async stop(): Promise<void> {
+    const written = this.flushRecords()
     this.running = false
+    this.pace.stop()
     for (const off of this.offs.splice(0)) off()
     this.deps.clock.clearTimeout(this.timer)
     this.deps.clock.clearTimeout(this.pruneTimer)
     this.timer = undefined
     this.timerAt = Number.POSITIVE_INFINITY
     this.deps.sender.close()
+    await written
   }
 
   /** Hear every settled attempt. Returns the unsubscribe function. */
   onAttempt(listener: (a: AttemptRecord) => void): () => void {
     this.attemptListeners.add(listener)
     return () => this.attemptListeners.delete(listener)
+  }
+
+  /** Attempts in flight, or lanes due (the pace probes the event loop only then). */
+  private hasWork(): boolean {
+    for (const ep of this.endpointStates.values()) {
+      if (ep.inFlight > 0 || (ep.record.enabled && ep.ready.length > 0)) return true
+    }
+    return false
   }
 
   /** True when nothing is in flight or due now (what is left waits for a later retry or a disabled endpoint). */
@@ -257,7 +299,14 @@ export class DeliveryWorker {
     if (!ep) {
       const record = this.deps.storage.webhookEndpoints.find(webhookId)
       if (!record) return null
-      ep = { record, lanes: new Map(), ready: [], inFlight: 0, secrets: null }
+      // Another node delivers it: ask for its lease (taken when that node lets it go or dies).
+      if (!this.leases.holds(webhookId)) {
+        this.leases.want(webhookId)
+        return null
+      }
+      // Its rows are being read in full (gained): rows seen meanwhile are among them, in order.
+      if (this.gaining.has(webhookId)) return null
+      ep = { record, lanes: new Map(), ready: [], inFlight: 0, lost: false, secrets: null }
       this.endpointStates.set(webhookId, ep)
     }
     return ep
@@ -277,6 +326,43 @@ export class DeliveryWorker {
     if (i === 0 && lane.state === 'busy' && q.length > 0) i = 1
     q.splice(i, 0, d)
     if (lane.state !== 'busy') this.refresh(lane)
+  }
+
+  /** This node now delivers the endpoint: read its pending deliveries as the database has them now. */
+  private gained(webhookId: string): void {
+    this.gaining.add(webhookId)
+    this.deps.storage
+      .refresh()
+      .then(() => {
+        this.gaining.delete(webhookId)
+        if (!this.running || !this.leases.holds(webhookId)) return
+        for (const d of this.deps.storage.webhookOutbox.pendingOf(webhookId)) this.add(d)
+        this.pump()
+      })
+      .catch((e: unknown) => {
+        this.gaining.delete(webhookId)
+        this.deps.log.error({ err: e, webhookId }, 'reading the deliveries of a webhook lease failed; trying again in 1 s')
+        this.deps.clock.setTimeout(() => {
+          if (this.running && this.leases.holds(webhookId)) this.gained(webhookId)
+        }, 1000)
+      })
+  }
+
+  /** Another node delivers the endpoint from now on: forget its deliveries (the database keeps them). */
+  private lost(webhookId: string): void {
+    const ep = this.endpointStates.get(webhookId)
+    if (!ep) return
+    ep.lost = true
+    this.forget(ep)
+    this.schedulePump()
+  }
+
+  private forget(ep: EndpointState): void {
+    for (const lane of ep.lanes.values()) {
+      this.waiting.delete(lane)
+      for (const d of lane.queue) this.pending.delete(d.id)
+    }
+    this.endpointStates.delete(ep.record.webhookId)
   }
 
   /** Put a lane where its head says: ready (due), waiting (a retry later), or gone (empty). */
@@ -307,8 +393,13 @@ export class DeliveryWorker {
     for (const ep of this.endpointStates.values()) {
       if (!ep.record.enabled) continue
       while (ep.inFlight < MAX_IN_FLIGHT && ep.ready.length > 0) {
-        const lane = ep.ready.shift()!
-        if (lane.state === 'ready') this.attempt(ep, lane)
+        if (ep.ready[0]!.state !== 'ready') {
+          ep.ready.shift()
+          continue
+        }
+        // Terminals first: the pace holds attempts back while the event loop is saturated.
+        if (!this.pace.allow()) break
+        this.attempt(ep, ep.ready.shift()!)
       }
     }
     this.arm()
@@ -358,8 +449,9 @@ export class DeliveryWorker {
     if (!this.running) return
     ep.inFlight--
     this.attempts.inc({ result: outcome.result })
+    const gone = this.endpointStates.get(ep.record.webhookId) !== ep || lane.queue[0] !== d
     // The endpoint was deleted (its rows went with it) while this was in flight.
-    if (this.endpointStates.get(ep.record.webhookId) !== ep || lane.queue[0] !== d) {
+    if (gone && !ep.lost) {
       this.schedulePump()
       return
     }
@@ -370,6 +462,13 @@ export class DeliveryWorker {
     const state: DeliveryState = success ? 'delivered' : next === null ? 'dead' : 'pending'
     const record: AttemptOutcome = {
       state, attempts, nextAttemptAt: next, at, status: outcome.status, error: outcome.error, latencyMs: outcome.latencyMs,
+    }
+    if (gone) {
+      // Its lease went to another node meanwhile: the outcome is written all the same, so that node
+      // does not send again what was answered (unless it read the row first: at least once).
+      this.record(() => this.deps.storage.webhookOutbox.recordAttempt(d.id, record))
+      this.schedulePump()
+      return
     }
     if (state === 'pending') {
       lane.queue[0] = { ...d, attempts, nextAttemptAt: next, lastAttemptAt: at, lastStatus: outcome.status, lastError: outcome.error, lastLatencyMs: outcome.latencyMs }
@@ -412,13 +511,13 @@ export class DeliveryWorker {
     }
   }
 
-  private flushRecords(): void {
+  private flushRecords(): Promise<void> {
     clearTimeout(this.recordTimer)
     this.recordTimer = undefined
     const writes = this.records
-    if (writes.length === 0) return
+    if (writes.length === 0) return Promise.resolve()
     this.records = []
-    this.deps.storage
+    return this.deps.storage
       .batch(() => {
         for (const write of writes) write()
       })
@@ -454,13 +553,10 @@ export class DeliveryWorker {
   private reloadEndpoint(webhookId: string): void {
     const ep = this.endpointStates.get(webhookId)
     const record = this.deps.storage.webhookEndpoints.find(webhookId)
+    if (!record) this.leases.drop(webhookId)
     if (!ep) return
     if (!record) {
-      for (const lane of ep.lanes.values()) {
-        this.waiting.delete(lane)
-        for (const d of lane.queue) this.pending.delete(d.id)
-      }
-      this.endpointStates.delete(webhookId)
+      this.forget(ep)
       this.deps.sender.forget(new URL(ep.record.url).origin)
       return
     }

@@ -16,6 +16,7 @@ import {
   type ApiRoutes,
   type ClockShape,
   type EnginePlugin,
+  type Leases,
   type Logger,
   type Resolve,
   type SecurityShape,
@@ -48,6 +49,7 @@ interface WebhooksServices {
   readonly security: SecurityShape
   readonly outbox: WebhookOutbox
   readonly apiRoutes: ApiRoutes
+  readonly leases: Leases
 }
 
 export class WebhooksPlugin implements EnginePlugin {
@@ -85,7 +87,7 @@ export class WebhooksPlugin implements EnginePlugin {
   }
 
   start(): void {
-    const { settings, storage, clock, log, metrics, outbox } = this.services
+    const { settings, storage, clock, log, metrics, outbox, leases } = this.services
     this.running = new DeliveryWorker({
       storage,
       clock,
@@ -95,6 +97,7 @@ export class WebhooksPlugin implements EnginePlugin {
       endpoints: this.endpoints,
       outbox,
       random: this.options.random,
+      leases,
     })
     this.running.start()
   }
@@ -118,6 +121,7 @@ export const createWebhooksPlugin = (options: WebhooksPluginOptions = {}) =>
           security: resolve(tokens.security),
           outbox: resolve(tokens.webhookOutbox),
           apiRoutes: resolve(tokens.apiRoutes),
+          leases: resolve(tokens.leases),
         },
         options,
       ),
