@@ -501,6 +501,6 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Audit log' }).waitFor()
     expect(new URL(page.url()).pathname).toBe(`/w/${state.workspaceId}/audit`)
     const actions = await page.locator('tbody td.mono').allTextContents()
-    expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined']))
+    expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined', 'device.added']))
   })
 })
