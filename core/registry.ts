@@ -10,8 +10,21 @@ import 'reflect-metadata' // before tsyringe, which needs the Reflect metadata A
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
 import { sectionOf, type Settings } from './config.js'
 import { isClass, type Create, type Extension, type ExtensionKind } from './extension.js'
-import type { Resolve, Token } from './inject.js'
+import { token, type Resolve, type Token } from './inject.js'
 import { tokens, type EngineServiceMap } from './tokens.js'
+
+/** The engine's registered extensions, for an extension that uses another one when it is there. */
+export interface RegisteredExtensions {
+  /** A registered extension's instance (built once per engine); throws when none has that name. */
+  resolve<T>(kind: ExtensionKind, name: string): T
+  names(kind: ExtensionKind): ReadonlyArray<string>
+}
+
+/**
+ * Resolves to the engine's RegisteredExtensions (e.g. the console reaches the webhooks plugin's
+ * endpoints service through it, when that plugin is registered).
+ */
+export const extensionsToken = token<RegisteredExtensions>('hark.extensions')
 
 export class ExtensionRegistry {
   private readonly container: DependencyContainer = rootContainer.createChildContainer()
@@ -29,6 +42,8 @@ export class ExtensionRegistry {
     for (const [name, value] of Object.entries(services)) {
       this.container.register(tokens[name as keyof EngineServiceMap], { useValue: value })
     }
+    const registered: RegisteredExtensions = { resolve: (kind, name) => this.resolve(kind, name), names: (kind) => this.names(kind) }
+    this.container.register(extensionsToken, { useValue: registered })
     for (const ext of extensions) this.register(ext, services.settings)
   }
 

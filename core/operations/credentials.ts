@@ -2,10 +2,12 @@
  * The workspace's security-relevant operations, each recorded in the audit log with its actor:
  * API keys (the value is returned once, never logged or stored), device passwords (revealed —
  * generated on first reveal — or reset, which drops sessions that used the old one) and signing
- * secret rotation. The console and the operator CLI both call these.
+ * secret rotation, and adding a device by the code it shows (its credential is the client's device
+ * password). The console and the operator CLI both call these.
  */
 import { recordAudit, type Actor } from '../people/audit.js'
 import type { ApiKeyInfo } from '../security/apiKeys.js'
+import type { ClaimRequest } from '../security/deviceEnrollment.js'
 import { requireClient } from './clients.js'
 import type { OperationServices } from './services.js'
 import { isoTime, isoTimeOrNull } from './views.js'
@@ -66,4 +68,21 @@ export const rotateSigningSecret = ({ storage, clock, security }: Deps, workspac
     const r = security.keyring.rotate(workspaceId)
     recordAudit(storage, clock, actor, { action: 'secret.rotated', workspaceId, target: r.kid, detail: { previousRetiresAt: isoTime(r.previousRetiresAt) } })
     return { kid: r.kid, previousRetiresAt: isoTime(r.previousRetiresAt) }
+  })
+
+/**
+ * Bind the device showing `code` to a client (created when it does not exist), audited as
+ * `device.added`: core's device enrollment claim, the one `hark xiaozhi activate` makes. The
+ * device's next announcement (its OTA poll) is answered with the client's credentials.
+ */
+export const claimDevice = ({ storage, clock, security }: Deps, workspaceId: string, request: Omit<ClaimRequest, 'workspaceId'>, actor: Actor) =>
+  storage.transaction(() => {
+    const r = security.deviceEnrollment.claim({ ...request, workspaceId })
+    recordAudit(storage, clock, actor, {
+      action: 'device.added',
+      workspaceId,
+      target: r.clientId,
+      detail: { deviceId: r.deviceId, kind: r.kind, clientCreated: r.clientCreated },
+    })
+    return r
   })

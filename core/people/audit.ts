@@ -12,6 +12,7 @@ export type AuditAction =
   | 'apikey.revoked'
   | 'device_password.revealed'
   | 'device_password.reset'
+  | 'device.added'
   | 'secret.rotated'
   | 'member.invited'
   | 'invitation.revoked'

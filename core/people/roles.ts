@@ -11,7 +11,7 @@ export type Permission = 'apiKeys' | 'devicePasswords' | 'administer' | 'operate
 
 export const PERMISSIONS: { readonly [P in Permission]: { readonly roles: ReadonlyArray<Role>; readonly covers: string } } = {
   apiKeys: { roles: ['admin'], covers: 'API keys: create (value shown once), list, revoke' },
-  devicePasswords: { roles: ['admin'], covers: 'device passwords: reveal, reset' },
+  devicePasswords: { roles: ['admin'], covers: 'device passwords: reveal, reset; adding a device by code (the device gets the client\'s device password)' },
   administer: {
     roles: ['admin'],
     covers: 'signing secret rotation; members, roles, invitations; workspace rename and delete; the audit log',
@@ -20,7 +20,7 @@ export const PERMISSIONS: { readonly [P in Permission]: { readonly roles: Readon
     roles: ['admin', 'developer'],
     covers:
       'clients create, edit and delete, room moves, tokens, ephemeral clients (joining a room from the console), ' +
-      'agents dispatch and stop, presets, room default agents, webhooks',
+      'agents dispatch and stop, presets, room default agents, webhooks (reading them too: the read row does not name them)',
   },
   read: { roles: ['admin', 'developer', 'viewer'], covers: 'read clients with online state, rooms, agents, presets, usage' },
 }

@@ -111,7 +111,7 @@ export class DeviceEnrollment {
    * NotFound when no device waits with that code; Conflict when the client already has another device.
    */
   claim(r: ClaimRequest): ClaimResult {
-    if (!ENROLLMENT_CODE_PATTERN.test(r.code)) throw new ValidationFailed({ field: 'code', message: 'code: 6 digits' })
+    if (!ENROLLMENT_CODE_PATTERN.test(r.code)) throw new ValidationFailed({ field: 'code', message: 'code: exactly 6 digits, the number the device shows' })
     if (!isClientId(r.clientId)) {
       throw new ValidationFailed({ field: 'clientId', message: 'clientId: 1-128 letters, digits, ".", "_", ":" or "-", not starting with eph_' })
     }
@@ -122,7 +122,9 @@ export class DeviceEnrollment {
       if (!this.storage.workspaces.get(r.workspaceId)) throw new WorkspaceNotFound({ message: `no workspace ${r.workspaceId}` })
       this.storage.deviceEnrollments.prunePending(now)
       const pending = this.storage.deviceEnrollments.pendingByCode(r.code)
-      if (!pending) throw new NotFound({ message: `no device is waiting for activation with code ${r.code}` })
+      if (!pending) throw new NotFound({
+          message: `no device is waiting for activation with code ${r.code}: the code is unknown, expired (a code lasts 10 minutes after the device last asked) or already used`,
+        })
       const taken = this.storage.deviceEnrollments.bindingOfClient(r.workspaceId, r.clientId)
       if (taken && taken.deviceId !== pending.deviceId) {
         throw new Conflict({ message: `client ${r.clientId} already has a device (${taken.deviceId}); delete the client or use another one` })

@@ -6,16 +6,23 @@
  * "Reset device password" kicks the device and its old password is refused; a viewer invited by
  * the admin sees the clients but no "Create API key", and the server refuses the viewer's direct
  * call with 403; the Usage page draws its chart; the Rooms page joins a room over WebRTC with the
- * browser's fake microphone and a WebSocket terminal in that room hears its tone. Every page is
+ * browser's fake microphone and a WebSocket terminal in that room hears its tone. On the Webhooks
+ * page the admin creates an endpoint to a real local receiver with the keyboard, copies its secret,
+ * sends a test event that the receiver verifies with `standardwebhooks`, sees the 2xx delivery and
+ * redelivers it; a viewer sees no Webhooks link and gets 403 from its API. On "Add device by code"
+ * the admin enters the code a xiaozhi device got from a real OTA poll; the device's next poll
+ * carries its WebSocket URL and token, which opens a xiaozhi session; malformed and wrong codes get
+ * the server's words, and a developer's claim is refused with 403. Every page is
  * checked with axe-core: no serious or critical WCAG 2.1 A/AA violation. Waits are on events and
  * page conditions, never sleeps.
  */
+import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import defaultConfig from '../../engine.config.js'
 import { joinPcm, PcmSink, tonePower } from '../../core/test/audio.js'
@@ -23,7 +30,11 @@ import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
 import { cliJson, startTestEngine } from '../../core/test/helpers.js'
 import { writeToneWav } from '../../transports/webrtc/test/wav.js'
 import { WsTerminal } from '../../transports/webrtc/test/wsTerminal.js'
+import { pollOta, XiaozhiDevice } from '../../transports/xiaozhi/test/device.js'
+import { WebhookReceiver } from '../webhooks/test/receiver.js'
+import type { ConsolePlugin } from './index.js'
 import { bundleDir } from './server.js'
+import { ConsoleClient } from './test/consoleClient.js'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const TONE_HZ = 1000
@@ -69,13 +80,27 @@ const checkA11y = async (p: Page, where: string) => {
   expect(bad).toEqual([])
 }
 
+/** Whether the element is the page's focused one (keyboard use: focus order). */
+const focused = (l: Locator) => l.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)
+
+/** Press Tab until `target` has the focus (at most `max` times): the form is reachable in order. */
+const tabTo = async (p: Page, target: Locator, max = 30) => {
+  for (let i = 0; i < max; i++) {
+    if (await focused(target)) return
+    await p.keyboard.press('Tab')
+  }
+  throw new Error(`Tab never reached ${String(target)}`)
+}
+
 const connectDevice = (password: string) =>
   mqtt.connectAsync(`mqtt://127.0.0.1:${t.engine.ports.mqtt}`, { clientId: 'dev-1', username: 'dev-1', password, reconnectPeriod: 0, connectTimeout: 10_000 })
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash .ci/system-deps\` (installs Debian's chromium)`)
   if (bundleDir() === null) throw new Error('the console bundle is not built: run npm run build')
-  t = await startTestEngine({ extensions: defaultConfig.extensions })
+  // The webhook receiver is plain http on 127.0.0.1: allowed only with this setting. The xiaozhi
+  // device added by code only says hello here: no auto agent comes for it.
+  t = await startTestEngine({ extensions: defaultConfig.extensions, webhooks: { allowPrivateNetworks: true }, xiaozhi: { autoAgent: false } })
   base = `https://127.0.0.1:${t.engine.ports.console}`
   scratch = mkdtempSync(join(tmpdir(), 'hark-console-'))
   const wav = join(scratch, 'tone.wav')
@@ -222,7 +247,142 @@ describe('the console in Chromium', () => {
       return { status: res.status, body: (await res.json()) as unknown }
     }, state.workspaceId)
     expect(direct).toEqual({ status: 403, body: { error: { message: `your role (viewer) does not allow this in workspace ${state.workspaceId}`, code: 'forbidden' } } })
+    // Webhooks are not the viewer's either (issue 15's table: admin and developer), reads included.
+    expect(await viewer.getByRole('link', { name: 'Webhooks' }).count()).toBe(0)
+    expect(await viewer.getByRole('link', { name: 'Add device' }).count()).toBe(0)
+    const webhooksRead = await viewer.evaluate(async (ws) => (await fetch(`/api/workspaces/${ws}/webhooks`)).status, state.workspaceId)
+    expect(webhooksRead).toBe(403)
     await viewerContext.close()
+  })
+
+  it('creates a webhook with the keyboard, copies its secret once, and a test event reaches a receiver that verifies it; redeliver sends it again', async () => {
+    const receiver = await WebhookReceiver.start()
+    try {
+      await adminContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click()
+      await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor()
+      await checkA11y(page, 'webhooks (none yet)')
+      // Keyboard only: URL, Tab, description, Tab to the webhook.test box, Space, Tab to the button, Enter.
+      await page.getByLabel('Endpoint URL').focus()
+      await page.keyboard.type(receiver.url)
+      await page.keyboard.press('Tab')
+      expect(await focused(page.getByLabel('Description'))).toBe(true)
+      await page.keyboard.type('test receiver')
+      await tabTo(page, page.getByLabel('webhook.test', { exact: true }))
+      await page.keyboard.press('Space')
+      await tabTo(page, page.getByRole('button', { name: 'Create webhook' }))
+      await page.keyboard.press('Enter')
+      const shown = page.getByLabel('Signing secret', { exact: true })
+      await shown.waitFor()
+      expect(await page.getByText('you will not see it again').isVisible()).toBe(true)
+      await checkA11y(page, 'webhooks (secret shown)')
+      await page.getByRole('button', { name: 'Copy signing secret' }).click()
+      await page.getByText('Copied', { exact: true }).waitFor()
+      const secret = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/)
+      expect(await shown.inputValue()).toBe(secret)
+      receiver.secrets = [secret]
+      const row = page.locator('tr[data-webhook]')
+      expect(await row.getByRole('cell').allTextContents()).toEqual([receiver.url, 'webhook.test', 'test receiver', 'enabled', expect.any(String)])
+      // Reloaded, the page lists the endpoint but never shows the secret again.
+      await page.reload()
+      await row.waitFor()
+      expect(await page.content()).not.toContain(secret)
+
+      await row.getByRole('link').click()
+      await page.getByRole('heading', { name: `Webhook ${receiver.url}` }).waitFor()
+      await page.getByRole('button', { name: 'Send test event' }).click()
+      const first = await receiver.requests.next((r) => r.event.type === 'webhook.test', 20_000, 'the test event')
+      expect(first.verifiedBy).toEqual([0])
+      expect(first.event.type).toBe('webhook.test')
+      expect(first.status).toBe(200)
+      // The page reads the deliveries every 5 s: the attempt shows with its 2xx.
+      const delivered = page.locator('tr[data-delivery][data-status="delivered"]')
+      await delivered.waitFor({ timeout: 15_000 })
+      const cells = await delivered.getByRole('cell').allTextContents()
+      expect(cells.slice(0, 5)).toEqual(['webhook.test', 'delivered', '200', expect.stringMatching(/^\d+ ms$/), '1'])
+      await checkA11y(page, 'webhook detail (one delivery)')
+
+      await delivered.getByRole('button', { name: /^Redeliver webhook\.test dlv_/ }).click()
+      const again = await receiver.requests.next((r) => r.attempt === 2, 20_000, 'the redelivery')
+      expect(again.verifiedBy).toEqual([0])
+      expect(again.headers['webhook-id']).toBe(first.headers['webhook-id'])
+      await page.locator('tr[data-delivery][data-status="delivered"]').nth(1).waitFor({ timeout: 15_000 })
+
+      // Rotation: the new secret shown once; the old one still signs (both signatures for 24 h).
+      await page.getByRole('button', { name: 'Rotate secret' }).click()
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, rotate the secret' }).click()
+      const rotated = await page.getByLabel('New signing secret').inputValue()
+      expect(rotated).toMatch(/^whsec_/)
+      expect(rotated).not.toBe(secret)
+      receiver.secrets = [secret, rotated]
+      await page.getByRole('button', { name: 'Send test event' }).click()
+      const third = await receiver.requests.next((r) => r.headers['webhook-id'] !== first.headers['webhook-id'], 20_000, 'the test after rotation')
+      expect(third.verifiedBy).toEqual([0, 1])
+      expect(third.headers['webhook-signature']!.split(' ')).toHaveLength(2)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('adds a xiaozhi device by the code from its OTA poll; its next poll carries a token that opens a xiaozhi session', async () => {
+    const otaUrl = `http://127.0.0.1:${t.engine.ports.rest}/xiaozhi/ota/`
+    const device = { mac: 'AA:BB:CC:DD:EE:01', uuid: randomUUID() }
+    const first = await pollOta(otaUrl, device)
+    expect(first.status).toBe(200)
+    const code = (first.body.activation as { code: string }).code
+    expect(code).toMatch(/^[0-9]{6}$/)
+
+    await page.getByRole('link', { name: 'Add device', exact: true }).click()
+    await page.getByRole('heading', { name: 'Add device by code' }).waitFor()
+    await checkA11y(page, 'add device by code')
+    // The server checks the code: not 6 digits, then one no device waits with.
+    const codeField = page.getByLabel('Activation code')
+    await codeField.fill('12345')
+    await page.getByLabel('Client ID').fill('kitchen-speaker')
+    await page.getByRole('button', { name: 'Add device' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('code: exactly 6 digits, the number the device shows')
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+    await codeField.fill(wrong)
+    await page.getByRole('button', { name: 'Add device' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(`no device is waiting for activation with code ${wrong}: the code is unknown, expired (a code lasts 10 minutes after the device last asked) or already used`)
+
+    // A developer may not add devices: the server refuses the call.
+    const { people } = t.engine.host.resolve<ConsolePlugin>('plugin', 'console').services
+    const dev = await people.createUser({ email: 'dev@example.com', password: 'developer passphrase', name: null }, { userId: null, label: 'operator', ip: null })
+    people.grant(state.workspaceId, dev.userId, 'developer', { userId: null, label: 'operator', ip: null })
+    const developer = new ConsoleClient(base, t.engine.host.tls.cert)
+    await developer.signIn('dev@example.com', 'developer passphrase')
+    const refused = await developer.call<{ error: { code: string } }>('POST', `/api/workspaces/${state.workspaceId}/devices/claim`, { code, clientId: 'sneaky' })
+    expect([refused.status, refused.body?.error.code]).toEqual([403, 'forbidden'])
+
+    // Keyboard only: the code, Tab, the client, Tab, the room, Enter.
+    await codeField.fill('')
+    await page.getByLabel('Client ID').fill('')
+    await codeField.focus()
+    await page.keyboard.type(code)
+    await page.keyboard.press('Tab')
+    expect(await focused(page.getByLabel('Client ID'))).toBe(true)
+    await page.keyboard.type('kitchen-speaker')
+    await page.keyboard.press('Tab')
+    expect(await focused(page.getByLabel('Room', { exact: true }))).toBe(true)
+    await page.keyboard.type('kitchen')
+    await page.keyboard.press('Enter')
+    await page.getByText('at its next OTA check the device receives its credentials').waitFor()
+    await page.locator('tr[data-device="aa:bb:cc:dd:ee:01"]').waitFor()
+    await checkA11y(page, 'add device by code (added)')
+    expect(t.engine.host.storage.clients.get(state.workspaceId, 'kitchen-speaker')).toMatchObject({ kind: 'xiaozhi', room: 'kitchen' })
+
+    const second = await pollOta(otaUrl, device)
+    expect(second.body.activation).toBeUndefined()
+    const websocket = second.body.websocket as { url: string; token: string }
+    expect(websocket.url).toBe(`wss://127.0.0.1:${t.engine.ports.gateway}/xiaozhi/v1/`)
+    const xz = await XiaozhiDevice.connect({ url: websocket.url, token: websocket.token, device, ca: t.engine.host.tls.cert, hello: false })
+    expect(await xz.hello()).toMatchObject({ type: 'hello', session_id: expect.stringMatching(/^ses_/) })
+    xz.close()
+    await xz.closed
   })
 
   it('draws the 90-day usage chart, with the totals and a CSV download', async () => {
@@ -341,6 +501,6 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Audit log' }).waitFor()
     expect(new URL(page.url()).pathname).toBe(`/w/${state.workspaceId}/audit`)
     const actions = await page.locator('tbody td.mono').allTextContents()
-    expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined']))
+    expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined', 'device.added']))
   })
 })

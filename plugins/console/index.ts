@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import {
   definePlugin,
+  extensionsToken,
   inject,
   injectable,
   ListenError,
@@ -20,6 +21,7 @@ import {
   type Listeners,
   type Logger,
   type Presence,
+  type RegisteredExtensions,
   type SecurityShape,
   type Settings,
   type StorageShape,
@@ -61,9 +63,10 @@ export class ConsolePlugin implements EnginePlugin {
     @inject(tokens.agents) agents: AgentDispatcher,
     @inject(tokens.tls) tls: TlsMaterial,
     @inject(tokens.listeners) listeners: Listeners,
+    @inject(extensionsToken) extensions: RegisteredExtensions,
   ) {
     this.services = {
-      settings, console, log, metrics, clock, storage, security, presence, terminals, agents, tls, listeners,
+      settings, console, log, metrics, clock, storage, security, presence, terminals, agents, tls, listeners, extensions,
       people: new People(storage, security, clock),
       sessions: new ConsoleSessions(storage, clock, console),
       throttle: new SignInThrottle(clock),

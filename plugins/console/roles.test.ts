@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Access } from './access.js'
 import type { Role } from '../../core/people/roles.js'
 import { repoRoot } from '../../core/test/helpers.js'
+import { webhooksPlugin, type WebhooksPlugin } from '../webhooks/index.js'
+import { WebhookReceiver } from '../webhooks/test/receiver.js'
 import { startConsoleEngine, type ConsoleEngine } from './test/consoleEngine.js'
 import type { ConsoleClient } from './test/consoleClient.js'
 
@@ -22,6 +24,11 @@ interface Fixture {
   invitationId: string
   targetUserId: string
   agentId: string | null
+  webhookId: string
+  /** A delivered test event of the webhook (rows that redeliver). */
+  deliveryId: string | null
+  /** The activation code of a device waiting to be added. */
+  code: string
 }
 
 interface Row {
@@ -32,6 +39,7 @@ interface Row {
   readonly body?: (f: Fixture) => unknown
   /** Placeholders filled from the fixture. */
   readonly needsAgent?: boolean
+  readonly needsDelivery?: boolean
 }
 
 /** The issue's table: admin-only rows, then admin and developer, then everyone. */
@@ -69,6 +77,19 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'POST', path: '/agent-presets', access: 'operate', body: () => ({ presetId: 'second', provider: 'echo' }) },
   { method: 'PATCH', path: '/agent-presets/greeter', access: 'operate', body: () => ({ name: 'Greeter' }) },
   { method: 'DELETE', path: '/agent-presets/greeter', access: 'operate' },
+  // Webhooks — admin and developer, reads included (the read row does not name them)
+  { method: 'GET', path: '/webhooks', access: 'operate' },
+  { method: 'POST', path: '/webhooks', access: 'operate', body: () => ({ url: receiver.url, events: ['client.created'] }) },
+  { method: 'GET', path: '/webhooks/{webhookId}', access: 'operate' },
+  { method: 'PATCH', path: '/webhooks/{webhookId}', access: 'operate', body: () => ({ description: 'changed' }) },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', access: 'operate' },
+  { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', access: 'operate' },
+  { method: 'POST', path: '/webhooks/{webhookId}/test', access: 'operate' },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', access: 'operate' },
+  { method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', access: 'operate', needsDelivery: true },
+  // Adding a device by code — admin (the device gets the client's device password)
+  { method: 'GET', path: '/devices', access: 'devicePasswords' },
+  { method: 'POST', path: '/devices/claim', access: 'devicePasswords', body: (f) => ({ code: f.code, clientId: 'speaker-1', room: 'kitchen' }) },
   // Read clients with online state, rooms, agents, presets, usage — everyone
   { method: 'GET', path: '', access: 'read' },
   { method: 'POST', path: '/leave', access: 'read' },
@@ -96,11 +117,16 @@ const ALLOWED: Record<Access, ReadonlyArray<Role>> = {
 }
 
 let t: ConsoleEngine
+let receiver: WebhookReceiver
+let devices = 0
 const callers = {} as Record<Role | 'outsider', ConsoleClient> & { userIds: Record<Role | 'outsider' | 'target' | 'spare', string> }
 let anonymous: ConsoleClient
 
 beforeAll(async () => {
-  t = await startConsoleEngine()
+  // The receiver is plain http on 127.0.0.1: allowed only with webhooks.allowPrivateNetworks.
+  t = await startConsoleEngine({ extensions: [webhooksPlugin], webhooks: { allowPrivateNetworks: true } })
+  receiver = await WebhookReceiver.start()
+  receiver.verify = 'signature'
   const ids = {} as Record<Role | 'outsider' | 'target' | 'spare', string>
   for (const role of ['admin', 'developer', 'viewer', 'outsider'] as const) {
     const u = await t.user(`${role}@example.com`)
@@ -117,10 +143,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.stop()
+  await receiver?.close()
 })
 
 /** A workspace where the three roles are members and every placeholder exists. */
-const fixture = async (withAgent: boolean): Promise<Fixture> => {
+const fixture = async (withAgent: boolean, withDelivery = false): Promise<Fixture> => {
   const { userIds } = callers
   const { people, engine } = t
   const host = engine.host
@@ -140,7 +167,26 @@ const fixture = async (withAgent: boolean): Promise<Fixture> => {
   const keyId = host.security.apiKeys.create(workspaceId, 'fixture').keyId
   const invitationId = people.invite(workspaceId, { email: 'invited@example.com', role: 'viewer' }, { userId: userIds.admin, label: 'admin@example.com', ip: null }).invitation.invitationId
   const agentId = withAgent ? (await host.agents.dispatch(workspaceId, 'lobby', { presetId: 'greeter', overrides: null })).agentId : null
-  return { workspaceId, keyId, invitationId, targetUserId: userIds.target, agentId }
+  const webhooks = host.resolve<WebhooksPlugin>('plugin', 'webhooks')
+  const created = await webhooks.endpoints.create(workspaceId, { url: receiver.url, events: ['client.deleted'] })
+  receiver.secrets.push(created.secret)
+  let deliveryId: string | null = null
+  if (withDelivery) {
+    // A test event, delivered (only a settled delivery can be redelivered).
+    const sent = webhooks.endpoints.test(workspaceId, created.webhook.webhookId)
+    await new Promise<void>((resolve) => {
+      const off = webhooks.worker!.onAttempt((a) => {
+        if (a.delivery.deliveryId === sent.deliveryId && a.state === 'delivered') {
+          off()
+          resolve()
+        }
+      })
+    })
+    deliveryId = sent.deliveryId
+  }
+  const pending = host.security.deviceEnrollment.announce({ deviceId: `aa:bb:cc:00:00:${(++devices).toString(16).padStart(2, '0')}`, instanceId: `uuid-${devices}`, kind: 'xiaozhi' })
+  if (pending.state !== 'pending') throw new Error('the fixture device should wait with a code')
+  return { workspaceId, keyId, invitationId, targetUserId: userIds.target, agentId, webhookId: created.webhook.webhookId, deliveryId, code: pending.code }
 }
 
 const fill = (path: string, f: Fixture) =>
@@ -149,6 +195,8 @@ const fill = (path: string, f: Fixture) =>
     .replace('{invitationId}', f.invitationId)
     .replace('{targetUserId}', f.targetUserId)
     .replace('{agentId}', f.agentId ?? 'ag_0000000000000000')
+    .replace('{webhookId}', f.webhookId)
+    .replace('{deliveryId}', f.deliveryId ?? 'dlv_00000000000000000000000000')
 
 /** Open the event stream and read its head, then hang up. */
 const openEvents = (client: ConsoleClient, path: string): Promise<{ status: number; type: string; first: string }> =>
@@ -180,7 +228,7 @@ describe('the console role table', () => {
       .filter((r) => r.url.startsWith('/api/workspaces/:workspaceId') && !r.url.endsWith('/'))
       .map((r) => `${r.method} ${r.url.slice('/api/workspaces/:workspaceId'.length)} ${r.access}`)
       .sort()
-    const expected = ROWS.map((r) => `${r.method} ${r.path.replace('dev-1', ':clientId').replace('lobby', ':room').replace('greeter', ':presetId').replace(/\{(\w+)\}/, ':$1').replace(':targetUserId', ':userId')} ${r.access}`).sort()
+    const expected = ROWS.map((r) => `${r.method} ${r.path.replace('dev-1', ':clientId').replace('lobby', ':room').replace('greeter', ':presetId').replace(/\{(\w+)\}/g, ':$1').replace(':targetUserId', ':userId')} ${r.access}`).sort()
     expect(workspaceRoutes).toEqual(expected)
     // Outside a workspace: only signing in, sessions, the user's workspaces and invitations.
     expect(t.plugin.routes.filter((r) => !r.url.startsWith('/api/workspaces/:workspaceId')).map((r) => `${r.method} ${r.url} ${r.access}`).sort()).toEqual([
@@ -207,7 +255,7 @@ describe('the console role table', () => {
   for (const row of ROWS) {
     it(`${row.method} ${row.path || '/'}: ${ALLOWED[row.access].join(', ')} may; others 403, outsiders 404, anonymous 401`, async () => {
       // Refusals first, on one workspace, which must come out of them unchanged.
-      const f = await fixture(row.needsAgent === true)
+      const f = await fixture(row.needsAgent === true, row.needsDelivery === true)
       const before = JSON.stringify(await snapshot(f.workspaceId))
       for (const role of ['admin', 'developer', 'viewer'] as const) {
         if (ALLOWED[row.access].includes(role)) continue
@@ -222,7 +270,7 @@ describe('the console role table', () => {
 
       // Each allowed role on a workspace of its own: the action is done.
       for (const role of ALLOWED[row.access]) {
-        const mine = await fixture(row.needsAgent === true)
+        const mine = await fixture(row.needsAgent === true, row.needsDelivery === true)
         const path = fill(row.path, mine)
         if (row.path === '/events') {
           const stream = await openEvents(callers[role], path)
@@ -253,6 +301,11 @@ const snapshot = async (workspaceId: string) => {
     presets: storage.agentPresets.list(workspaceId, { after: '', limit: 100 }).map((p) => [p.presetId, p.name]),
     rooms: storage.roomSettings.get(workspaceId, 'lobby'),
     agents: agents.list(workspaceId).map((a) => [a.agentId, a.state]),
+    webhooks: storage.webhookEndpoints.list(workspaceId).map((w) => [
+      w.webhookId, w.url, w.description, w.events, w.enabled, w.secretEnc,
+      storage.webhookOutbox.list(workspaceId, w.webhookId, { limit: 100 }).map((d) => d.deliveryId),
+    ]),
+    devices: storage.deviceEnrollments.listBindings(workspaceId, { limit: 100 }).map((b) => [b.deviceId, b.clientId]),
     // Changes that only reach live sessions (revoking every token of a client) show in the change log.
     changeLog: storage.changes.lastId(),
   }

@@ -17,9 +17,11 @@ import { validatorCompiler } from '../../core/httpApi/validation.js'
 import { installAccess, type Access } from './access.js'
 import { accountRoutes } from './api/account.js'
 import { clientRoutes } from './api/clients.js'
+import { deviceRoutes } from './api/devices.js'
 import { eventRoutes } from './api/events.js'
 import { roomRoutes } from './api/rooms.js'
 import { usageRoutes } from './api/usage.js'
+import { webhookRoutes } from './api/webhooks.js'
 import { workspaceRoutes } from './api/workspace.js'
 import { contentSecurityPolicy, SECURITY_HEADERS } from './headers.js'
 import type { ConsoleServices } from './services.js'
@@ -102,6 +104,8 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
           await workspace.register(roomRoutes(services))
           await workspace.register(usageRoutes(services))
           await workspace.register(eventRoutes(services))
+          await workspace.register(webhookRoutes(services))
+          await workspace.register(deviceRoutes(services))
         },
         { prefix: '/workspaces/:workspaceId' },
       )

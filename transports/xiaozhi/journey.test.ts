@@ -81,7 +81,7 @@ describe('xiaozhi device journey', () => {
     // The code is spent: a second activation with it fails with one line and exit 1.
     const again = await runCli(['xiaozhi', 'activate', code, '--workspace', seed.workspaceId, '--client', 'other', '--data', t.dir])
     expect(again.code).toBe(1)
-    expect(again.stderr).toBe(`hark: no device is waiting for activation with code ${code} (not_found)\n`)
+    expect(again.stderr).toBe(`hark: no device is waiting for activation with code ${code}: the code is unknown, expired (a code lasts 10 minutes after the device last asked) or already used (not_found)\n`)
     const devices = await cliJson<Array<{ deviceId: string; clientId: string; kind: string; info: Record<string, unknown> }>>([
       'xiaozhi', 'devices', '--workspace', seed.workspaceId, '--data', t.dir,
     ])

@@ -4,10 +4,14 @@
  * through the same core operations the CLI uses, connects real terminals (mqtt.js devices, a
  * WebSocket terminal), dispatches an echo agent, and records 90 days of past sessions into the
  * usage meter's tables (the one thing a minute-long run cannot produce); then drives Debian's
- * Chromium through the console and writes PNGs to docs/console/. Dev tooling: it needs the
+ * Chromium through the console and writes PNGs to docs/console/. A local HTTP receiver stands in for
+ * a webhook back end (so webhooks.allowPrivateNetworks is on), and a xiaozhi device waiting with an
+ * activation code is announced as its OTA poll would. Dev tooling: it needs the
  * devDependencies playwright-core and mqtt.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -38,6 +42,7 @@ const main = async () => {
     gateway: { port: 0 },
     mqtt: { ...defaultConfig.mqtt, port: 0 },
     console: { ...defaultConfig.console, port: 0 },
+    webhooks: { allowPrivateNetworks: true },
   })
   await engine.start()
   const closers: Array<() => void> = []
@@ -128,6 +133,33 @@ const main = async () => {
     await page.getByRole('link', { name: 'Members', exact: true }).click()
     await page.getByRole('cell', { name: 'carol@example.com', exact: true }).waitFor()
     await shot('members')
+
+    // Webhooks: an endpoint to a local receiver (answers 204), created and tested in the page.
+    const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()))
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    closers.push(() => receiver.close())
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click()
+    await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hark-events`)
+    await page.getByLabel('Description').fill('CRM sync')
+    for (const type of ['client.connected', 'client.disconnected', 'agent.failed']) await page.getByLabel(type, { exact: true }).check()
+    await page.getByRole('button', { name: 'Create webhook' }).click()
+    await page.getByLabel('Signing secret', { exact: true }).waitFor()
+    await shot('webhooks')
+    await page.locator('tr[data-webhook] a').click()
+    await page.getByRole('button', { name: 'Send test event' }).click()
+    await page.locator('tr[data-delivery][data-status="delivered"]').waitFor({ timeout: 20_000 })
+    await shot('webhook')
+
+    // Add device by code: a xiaozhi device waits with the code its OTA poll got.
+    const waiting = host.security.deviceEnrollment.announce({ deviceId: 'a4:cf:12:0b:7e:31', instanceId: 'screenshots-device', kind: 'xiaozhi' })
+    if (waiting.state !== 'pending') throw new Error('the device should wait with a code')
+    await page.getByRole('link', { name: 'Add device', exact: true }).click()
+    await page.getByLabel('Activation code').fill(waiting.code)
+    await page.getByLabel('Client ID').fill('desk-speaker')
+    await page.getByLabel('Room', { exact: true }).fill('lobby')
+    await page.getByRole('button', { name: 'Add device' }).click()
+    await page.locator('tr[data-device="a4:cf:12:0b:7e:31"]').waitFor()
+    await shot('add-device')
   } finally {
     for (const close of closers.reverse()) close()
     await engine.stop()

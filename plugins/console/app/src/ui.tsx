@@ -1,6 +1,8 @@
 /**
- * The console's small set of building blocks: links that route in place, labelled fields, the
- * server's error shown where the action was, a copy button, a confirmation dialog, and times.
+ * The console's small set of building blocks: links that route in place, labelled fields and
+ * checkboxes, the server's error shown where the action was, a copy button, a value shown once
+ * (a new key or secret), a data table with its caption and column heads, a confirmation dialog,
+ * and times.
  * Every control has a visible label or an accessible name; status changes are announced.
  */
 import type { AnchorHTMLAttributes, ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact'
@@ -49,6 +51,62 @@ export const SelectField = ({ label, children, ...select }: SelectHTMLAttributes
     </div>
   )
 }
+
+/** A labelled checkbox. */
+export const CheckField = ({ label, checked, onChange }: { label: string; checked: boolean; onChange: (e: { currentTarget: HTMLInputElement }) => void }) => {
+  const id = useId()
+  return (
+    <div class="field check">
+      <input id={id} type="checkbox" checked={checked} onChange={onChange} />
+      <label for={id}>{label}</label>
+    </div>
+  )
+}
+
+/** A table with a caption for screen readers and one column head per name. */
+export const DataTable = ({ caption, columns, children }: { caption: string; columns: ReadonlyArray<string>; children: ComponentChildren }) => (
+  <table>
+    <caption class="sr-only">{caption}</caption>
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+    <tbody>{children}</tbody>
+  </table>
+)
+
+/**
+ * A secret shown this once (a new API key, a webhook's signing secret): the warning, the value
+ * with a copy button, and a button that puts it away.
+ */
+export const ShownOnce = ({
+  region,
+  label,
+  value,
+  copyLabel,
+  children,
+  onDone,
+}: {
+  region: string
+  label: string
+  value: string
+  copyLabel: string
+  children: ComponentChildren
+  onDone: () => void
+}) => (
+  <div class="notice" role="region" aria-label={region}>
+    {children}
+    <ShownValue label={label} value={value} copyLabel={copyLabel} />
+    <button type="button" class="secondary small" onClick={onDone}>
+      I have copied it
+    </button>
+  </div>
+)
 
 /** A secret or a value shown read-only, with its label and a copy button. */
 export const ShownValue = ({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) => {

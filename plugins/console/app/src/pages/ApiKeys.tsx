@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
-import { Confirm, ErrorText, Field, PageTitle, ShownValue, time, useAction } from '../ui'
+import { Confirm, DataTable, ErrorText, Field, PageTitle, ShownOnce, time, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface ApiKey {
@@ -49,32 +49,16 @@ export const ApiKeysPage = ({ workspace }: PageProps) => {
       </form>
       <ErrorText error={create.error} />
       {created && (
-        <div class="notice" role="region" aria-label="The new key">
+        <ShownOnce region="The new key" label="New API key" value={created} copyLabel="Copy API key" onDone={() => setCreated(null)}>
           <p>
             <strong>Copy this key now.</strong> It is shown only this once; if it is lost, create another and revoke this one.
           </p>
-          <ShownValue label="New API key" value={created} copyLabel="Copy API key" />
-          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </div>
+        </ShownOnce>
       )}
       <ErrorText error={load.error} />
       <ErrorText error={revoke.error} />
       {keys && keys.length > 0 && (
-        <table>
-          <caption class="sr-only">API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key ID</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
+        <DataTable caption="API keys" columns={['Name', 'Key ID', 'Created', 'Last used', 'Status', 'Actions']}>
             {keys.map((k) => (
               <tr key={k.keyId}>
                 <td>{k.name ?? '—'}</td>
@@ -91,8 +75,7 @@ export const ApiKeysPage = ({ workspace }: PageProps) => {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
+        </DataTable>
       )}
       {keys && keys.length === 0 && <p>No API keys yet.</p>}
       <Confirm

@@ -1,7 +1,7 @@
 /** The audit log: who did what to which target, when, from which IP; newest first, page by page. */
 import { useEffect, useState } from 'preact/hooks'
 import { get } from '../api'
-import { ErrorText, PageTitle, time, useAction } from '../ui'
+import { DataTable, ErrorText, PageTitle, time, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface AuditEvent {
@@ -30,19 +30,7 @@ export const AuditPage = ({ workspace }: PageProps) => {
     <>
       <PageTitle workspace={workspace.name}>Audit log</PageTitle>
       <ErrorText error={load.error} />
-      <table>
-        <caption class="sr-only">Security events of {workspace.name}, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">Target</th>
-            <th scope="col">From</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
-        <tbody>
+      <DataTable caption={`Security events of ${workspace.name}, newest first`} columns={['When', 'Who', 'What', 'Target', 'From', 'Detail']}>
           {events.map((e) => (
             <tr key={e.id}>
               <td>{time(e.at)}</td>
@@ -53,8 +41,7 @@ export const AuditPage = ({ workspace }: PageProps) => {
               <td class="mono small">{e.detail ? JSON.stringify(e.detail) : ''}</td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </DataTable>
       {next !== null && (
         <button type="button" class="secondary" onClick={() => page(next)} disabled={load.busy}>
           Show older events
