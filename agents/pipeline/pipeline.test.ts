@@ -141,8 +141,10 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     const decoder = new DownlinkDecoder()
     const pcm = concat(...fromAgent().map((f) => decoder.decode(f).pcm))
     expect(Math.abs(dominantHz(pcm, 16_000) - 440)).toBeLessThanOrEqual(2)
-    const states = agentEventsOf(dev.events.items).filter((e) => e.kind === 'state').map((e) => e.state)
-    expect(states).toEqual(['listening', 'thinking', 'speaking', 'listening'])
+    // The agent's return to listening is its own event, published after the transcript: wait for it.
+    const states = () => agentEventsOf(dev.events.items).filter((e) => e.kind === 'state').map((e) => e.state)
+    await dev.events.next(() => states().length >= 4, 5000, 'the agent back to listening')
+    expect(states()).toEqual(['listening', 'thinking', 'speaking', 'listening'])
     expect(JSON.stringify(dev.events.items) + logged.join('')).not.toMatch(/sk-(stt|llm|tts)-key/)
   })
 
