@@ -16,6 +16,7 @@ import { connectDevice } from '../transports/mqtt/test/helpers.js'
 import { WeriftTerminal } from '../transports/webrtc/test/weriftTerminal.js'
 import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
 import { startCluster, type TestCluster } from './test/cluster.js'
+import { restCall } from './test/processes.js'
 
 let c: TestCluster
 beforeAll(async () => {
@@ -30,14 +31,8 @@ const mqttOn = (i: number, id: string, password = false) =>
   connectDevice(node(i).engine.ports.mqtt!, id, password ? { password: c.password(id) } : { password: c.token(id) })
 const rtc = (i: number, id: string) => WeriftTerminal.connect(node(i).engine.ports.gateway!, c.token(id), node(i).engine.host.tls.cert)
 const closeCode = (t: WsTerminal) => new Promise<number>((resolve) => t.ws.once('close', (code) => resolve(code)))
-const api = async <T = unknown>(i: number, method: string, path: string, body?: unknown) => {
-  const res = await fetch(node(i).rest(`/api/v1${path}`), {
-    method,
-    headers: { authorization: `Bearer ${c.seed.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T }
-}
+const api = <T = unknown>(i: number, method: string, path: string, body?: unknown) =>
+  restCall<T>(node(i).engine.ports.rest!, c.seed.apiKey, method, path, body)
 const since = (t0: number) => `${(performance.now() - t0).toFixed(1)} ms`
 
 describe('one room across three nodes', () => {

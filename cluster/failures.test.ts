@@ -12,13 +12,12 @@ import { Kvm } from '@nats-io/kv'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LEASE_BUCKET } from '../core/cluster/node.js'
-import { resolveSettings } from '../core/config.js'
-import { openDataDir } from '../core/dataDir.js'
 import { uplink } from '../core/test/helpers.js'
 import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
 import { startNats, type NatsServer } from '../servers/nats.js'
 import { startSqld, type Sqld } from '../servers/sqld.js'
 import { spawnNode, type NodeProcess } from './spawnNode.js'
+import { restCall, seedSharedWorkspace } from './test/processes.js'
 
 let nats: NatsServer
 let sqld: Sqld
@@ -26,7 +25,7 @@ const masterKey = randomBytes(32).toString('base64')
 let root: string
 let nc: NatsConnection
 const nodes = new Map<number, NodeProcess>()
-const tokens = new Map<string, string>()
+let tokens = new Map<string, string>()
 let workspaceId = ''
 let apiKey = ''
 
@@ -49,23 +48,10 @@ beforeAll(async () => {
   nats = await startNats()
   sqld = await startSqld()
   root = mkdtempSync(join(tmpdir(), 'hark-cluster-failures-'))
-  const data = openDataDir(
-    resolveSettings({ file: { source: 'test', settings: { dataDir: join(root, 'cli'), storage: { url: sqld.url }, security: { masterKey } } } }),
-  )
-  const workspace = data.security.createWorkspace('failures')
-  workspaceId = workspace.workspaceId
-  apiKey = data.security.apiKeys.create(workspaceId, 'test').apiKey
-  const now = Date.now()
-  for (const id of ['x', 'y', 'z']) {
-    data.storage.transaction(() =>
-      data.storage.clients.insert({
-        workspaceId, clientId: id, name: null, kind: null, room: 'lobby', ephemeral: false,
-        expiresAt: null, tokensNotBefore: now - 1000, createdAt: now, updatedAt: now,
-      }),
-    )
-    tokens.set(id, (await data.security.tokens.issue(workspaceId, id, null)).token)
-  }
-  data.close()
+  const seeded = await seedSharedWorkspace({ root, storageUrl: sqld.url, masterKey, name: 'failures', clientIds: ['x', 'y', 'z'] })
+  workspaceId = seeded.workspaceId
+  apiKey = seeded.apiKey
+  tokens = seeded.tokens
   for (const i of [1, 2, 3]) await start(i)
   nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
 }, 90_000)
@@ -82,14 +68,8 @@ afterAll(async () => {
 const ws = (i: number, id: string) =>
   WsTerminal.connect(nodes.get(i)!.ports.gateway, tokens.get(id)!, readFileSync(join(root, `node${i}`, 'tls-self-signed.crt'), 'utf8'))
 const closeCode = (t: WsTerminal) => new Promise<number>((resolve) => t.ws.once('close', (code) => resolve(code)))
-const api = async <T = unknown>(i: number, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`http://127.0.0.1:${nodes.get(i)!.ports.rest}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json()) as T }
-}
+const api = <T = unknown>(i: number, method: string, path: string, body?: unknown) =>
+  restCall<T>(nodes.get(i)!.ports.rest, apiKey, method, path, body)
 /** Ask again (each try a real round trip, no timer) until `ask` holds. */
 const until = async (what: string, ask: () => Promise<boolean>, tries = 2000) => {
   for (let i = 0; i < tries; i++) if (await ask()) return

@@ -14,13 +14,12 @@ import { Kvm } from '@nats-io/kv'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WEBHOOK_LEASE_BUCKET } from '../core/cluster/node.js'
-import { resolveSettings } from '../core/config.js'
-import { openDataDir } from '../core/dataDir.js'
 import { checkOrderedAndComplete, WebhookReceiver } from '../plugins/webhooks/test/receiver.js'
 import { startNats, type NatsServer } from '../servers/nats.js'
 import { startSqld, type Sqld } from '../servers/sqld.js'
 import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
 import { spawnNode, type NodeProcess } from './spawnNode.js'
+import { restCall, seedSharedWorkspace } from './test/processes.js'
 
 let nats: NatsServer
 let sqld: Sqld
@@ -28,7 +27,7 @@ const masterKey = randomBytes(32).toString('base64')
 let root: string
 let nc: NatsConnection
 const nodes = new Map<number, NodeProcess>()
-const tokens = new Map<string, string>()
+let tokens = new Map<string, string>()
 let workspaceId = ''
 let apiKey = ''
 const receivers: WebhookReceiver[] = []
@@ -50,22 +49,10 @@ beforeAll(async () => {
   nats = await startNats()
   sqld = await startSqld()
   root = mkdtempSync(join(tmpdir(), 'hark-cluster-webhooks-'))
-  const data = openDataDir(
-    resolveSettings({ file: { source: 'test', settings: { dataDir: join(root, 'cli'), storage: { url: sqld.url }, security: { masterKey } } } }),
-  )
-  workspaceId = data.security.createWorkspace('webhooks').workspaceId
-  apiKey = data.security.apiKeys.create(workspaceId, 'test').apiKey
-  const now = Date.now()
-  for (const id of ['x', 'y', 'z']) {
-    data.storage.transaction(() =>
-      data.storage.clients.insert({
-        workspaceId, clientId: id, name: null, kind: null, room: 'lobby', ephemeral: false,
-        expiresAt: null, tokensNotBefore: now - 1000, createdAt: now, updatedAt: now,
-      }),
-    )
-    tokens.set(id, (await data.security.tokens.issue(workspaceId, id, null)).token)
-  }
-  data.close()
+  const seeded = await seedSharedWorkspace({ root, storageUrl: sqld.url, masterKey, name: 'webhooks', clientIds: ['x', 'y', 'z'] })
+  workspaceId = seeded.workspaceId
+  apiKey = seeded.apiKey
+  tokens = seeded.tokens
   for (const i of [1, 2, 3]) await start(i)
   nc = await connect({ servers: nats.url })
 }, 90_000)
@@ -79,14 +66,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-const api = async <T = Record<string, unknown>>(i: number, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`http://127.0.0.1:${nodes.get(i)!.ports.rest}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json()) as T }
-}
+const api = <T = Record<string, unknown>>(i: number, method: string, path: string, body?: unknown) =>
+  restCall<T>(nodes.get(i)!.ports.rest, apiKey, method, path, body)
 
 const endpointFor = async (receiver: WebhookReceiver, through: number): Promise<string> => {
   const created = await api<{ webhookId: string; secret: string }>(through, 'POST', '/webhooks', { url: receiver.url })
