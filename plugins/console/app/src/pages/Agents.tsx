@@ -8,7 +8,7 @@ import { api, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
 import type { Agent, Preset, Provider, Room } from '../types'
-import { ErrorText, Field, Link, PageTitle, SelectField, time, useAction } from '../ui'
+import { DataTable, ErrorText, Field, Link, PageTitle, SelectField, time, useAction } from '../ui'
 import { can, type PageProps } from './page'
 
 export const AgentsPage = (props: PageProps) => {
@@ -80,52 +80,39 @@ const Running = ({ workspace, live }: PageProps) => {
       ) : agents.length === 0 ? (
         <p>No agents are running or ended lately.</p>
       ) : (
-        <table>
-          <caption class="sr-only">Agents</caption>
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">Room</th>
-              <th scope="col">Preset</th>
-              <th scope="col">State</th>
-              <th scope="col">Started</th>
-              {operate && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {agents.map((a) => (
-              <tr key={a.agentId}>
-                <td class="mono">{a.identity}</td>
-                <td>{a.room}</td>
-                <td>{a.presetId ?? 'platform default'}</td>
+        <DataTable caption="Agents" columns={['Agent', 'Room', 'Preset', 'State', 'Started', ...(operate ? ['Actions'] : [])]}>
+          {agents.map((a) => (
+            <tr key={a.agentId}>
+              <td class="mono">{a.identity}</td>
+              <td>{a.room}</td>
+              <td>{a.presetId ?? 'platform default'}</td>
+              <td>
+                {a.state}
+                {a.reason ? ` (${a.reason})` : ''}
+              </td>
+              <td>{time(a.startedAt)}</td>
+              {operate && (
                 <td>
-                  {a.state}
-                  {a.reason ? ` (${a.reason})` : ''}
+                  {(a.state === 'running' || a.state === 'starting') && (
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Stop ${a.identity} in ${a.room}`}
+                      onClick={() =>
+                        void stop.run(async () => {
+                          await api('DELETE', `/workspaces/${ws}/agents/${a.agentId}`)
+                          refresh()
+                        })
+                      }
+                    >
+                      Stop
+                    </button>
+                  )}
                 </td>
-                <td>{time(a.startedAt)}</td>
-                {operate && (
-                  <td>
-                    {(a.state === 'running' || a.state === 'starting') && (
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-label={`Stop ${a.identity} in ${a.room}`}
-                        onClick={() =>
-                          void stop.run(async () => {
-                            await api('DELETE', `/workspaces/${ws}/agents/${a.agentId}`)
-                            refresh()
-                          })
-                        }
-                      >
-                        Stop
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {operate && (
         <section aria-labelledby="dispatch-heading">
@@ -198,48 +185,36 @@ const Presets = ({ workspace }: PageProps) => {
       {presets.length === 0 ? (
         <p>No presets yet.</p>
       ) : (
-        <table>
-          <caption class="sr-only">Presets</caption>
-          <thead>
-            <tr>
-              <th scope="col">Preset</th>
-              <th scope="col">Name</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Settings</th>
-              {operate && <th scope="col">Actions</th>}
+        <DataTable caption="Presets" columns={['Preset', 'Name', 'Provider', 'Settings', ...(operate ? ['Actions'] : [])]}>
+          {presets.map((p) => (
+            <tr key={p.presetId}>
+              <td class="mono">{p.presetId}</td>
+              <td>{p.name ?? '—'}</td>
+              <td>{p.provider}</td>
+              <td class="mono small">{JSON.stringify(p.config)}</td>
+              {operate && (
+                <td class="row">
+                  <button type="button" class="secondary small" aria-label={`Edit preset ${p.presetId}`} onClick={() => startEdit(p)}>
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    class="danger small"
+                    aria-label={`Delete preset ${p.presetId}`}
+                    onClick={() =>
+                      void remove.run(async () => {
+                        await api('DELETE', `/workspaces/${ws}/agent-presets/${encodeURIComponent(p.presetId)}`)
+                        refresh()
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                </td>
+              )}
             </tr>
-          </thead>
-          <tbody>
-            {presets.map((p) => (
-              <tr key={p.presetId}>
-                <td class="mono">{p.presetId}</td>
-                <td>{p.name ?? '—'}</td>
-                <td>{p.provider}</td>
-                <td class="mono small">{JSON.stringify(p.config)}</td>
-                {operate && (
-                  <td class="row">
-                    <button type="button" class="secondary small" aria-label={`Edit preset ${p.presetId}`} onClick={() => startEdit(p)}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="danger small"
-                      aria-label={`Delete preset ${p.presetId}`}
-                      onClick={() =>
-                        void remove.run(async () => {
-                          await api('DELETE', `/workspaces/${ws}/agent-presets/${encodeURIComponent(p.presetId)}`)
-                          refresh()
-                        })
-                      }
-                    >
-                      Delete
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {operate && chosen && (
         <section aria-labelledby="preset-heading">

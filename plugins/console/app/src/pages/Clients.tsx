@@ -9,7 +9,7 @@ import { api, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
 import { navigate } from '../router'
 import type { Client } from '../types'
-import { Confirm, ErrorText, Field, Link, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
+import { Confirm, DataTable, ErrorText, Field, Link, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
 import { can, type PageProps } from './page'
 
 export const ClientsPage = (props: PageProps) =>
@@ -75,37 +75,24 @@ const ClientList = ({ workspace, live }: PageProps) => {
       ) : clients.length === 0 ? (
         <p>No clients{room || kind || status ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <table>
-          <caption class="sr-only">Clients of {workspace.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col">Client ID</th>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Room</th>
-              <th scope="col">Transport</th>
+        <DataTable caption={`Clients of ${workspace.name}`} columns={['Status', 'Client ID', 'Name', 'Kind', 'Room', 'Transport']}>
+          {clients.map((c) => (
+            <tr key={c.clientId} data-client={c.clientId} data-status={c.status}>
+              <td>
+                <OnlineDot client={c} /> <span class="muted">{c.status}</span>
+              </td>
+              <td>
+                <Link href={`/w/${ws}/clients/${encodeURIComponent(c.clientId)}`} class="mono">
+                  {c.clientId}
+                </Link>
+              </td>
+              <td>{c.name ?? '—'}</td>
+              <td>{c.kind ?? '—'}</td>
+              <td>{c.room ?? '—'}</td>
+              <td>{c.connection?.transport ?? '—'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {clients.map((c) => (
-              <tr key={c.clientId} data-client={c.clientId} data-status={c.status}>
-                <td>
-                  <OnlineDot client={c} /> <span class="muted">{c.status}</span>
-                </td>
-                <td>
-                  <Link href={`/w/${ws}/clients/${encodeURIComponent(c.clientId)}`} class="mono">
-                    {c.clientId}
-                  </Link>
-                </td>
-                <td>{c.name ?? '—'}</td>
-                <td>{c.kind ?? '—'}</td>
-                <td>{c.room ?? '—'}</td>
-                <td>{c.connection?.transport ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </>
   )

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
-import { ErrorText, Field, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
+import { DataTable, ErrorText, Field, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface Member {
@@ -53,67 +53,55 @@ export const MembersPage = ({ workspace, session, onChanged }: PageProps) => {
       <PageTitle workspace={workspace.name}>Members</PageTitle>
       <ErrorText error={load.error} />
       <ErrorText error={change.error} />
-      <table>
-        <caption class="sr-only">Members of {workspace.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.userId}>
-              <td>
-                {m.email}
-                {m.disabled ? ' (disabled)' : ''}
-              </td>
-              <td>{m.name ?? '—'}</td>
-              <td>
-                <select
-                  aria-label={`Role of ${m.email}`}
-                  value={m.role}
-                  onChange={(e) => {
-                    const next = e.currentTarget.value
-                    void change.run(async () => {
-                      try {
-                        await api('PATCH', `/workspaces/${ws}/members/${m.userId}`, { role: next })
-                      } finally {
-                        await afterChange(m.userId)
-                      }
-                    })
-                  }}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {r}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td>{time(m.joinedAt)}</td>
-              <td>
-                <button
-                  type="button"
-                  class="danger small"
-                  aria-label={`Remove ${m.email}`}
-                  onClick={() =>
-                    void change.run(async () => {
-                      await api('DELETE', `/workspaces/${ws}/members/${m.userId}`)
+      <DataTable caption={`Members of ${workspace.name}`} columns={['Email', 'Name', 'Role', 'Joined', 'Actions']}>
+        {members.map((m) => (
+          <tr key={m.userId}>
+            <td>
+              {m.email}
+              {m.disabled ? ' (disabled)' : ''}
+            </td>
+            <td>{m.name ?? '—'}</td>
+            <td>
+              <select
+                aria-label={`Role of ${m.email}`}
+                value={m.role}
+                onChange={(e) => {
+                  const next = e.currentTarget.value
+                  void change.run(async () => {
+                    try {
+                      await api('PATCH', `/workspaces/${ws}/members/${m.userId}`, { role: next })
+                    } finally {
                       await afterChange(m.userId)
-                    })
-                  }
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                    }
+                  })
+                }}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </td>
+            <td>{time(m.joinedAt)}</td>
+            <td>
+              <button
+                type="button"
+                class="danger small"
+                aria-label={`Remove ${m.email}`}
+                onClick={() =>
+                  void change.run(async () => {
+                    await api('DELETE', `/workspaces/${ws}/members/${m.userId}`)
+                    await afterChange(m.userId)
+                  })
+                }
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <section aria-labelledby="invite-heading">
         <h2 id="invite-heading">Invite someone</h2>
         <form

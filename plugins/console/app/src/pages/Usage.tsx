@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import { get } from '../api'
-import { ErrorText, PageTitle, useAction } from '../ui'
+import { DataTable, ErrorText, PageTitle, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface UsageReport {
@@ -67,27 +67,17 @@ export const UsagePage = ({ workspace }: PageProps) => {
           </p>
           <details>
             <summary>Days with usage</summary>
-            <table>
-              <caption class="sr-only">Daily usage</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col">Minutes</th>
-                  <th scope="col">Sessions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.records
-                  .filter((r) => r.minutes > 0 || r.sessions > 0)
-                  .map((r) => (
-                    <tr key={r.date}>
-                      <td>{r.date}</td>
-                      <td>{r.minutes}</td>
-                      <td>{r.sessions}</td>
-                    </tr>
-                  ))}
-              </tbody>
-            </table>
+            <DataTable caption="Daily usage" columns={['Day', 'Minutes', 'Sessions']}>
+              {report.records
+                .filter((r) => r.minutes > 0 || r.sessions > 0)
+                .map((r) => (
+                  <tr key={r.date}>
+                    <td>{r.date}</td>
+                    <td>{r.minutes}</td>
+                    <td>{r.sessions}</td>
+                  </tr>
+                ))}
+            </DataTable>
           </details>
         </>
       )}
