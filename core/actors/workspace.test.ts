@@ -1,4 +1,4 @@
-import { HashMap } from 'effect'
+import * as HashMap from 'effect/HashMap'
 import { describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
 import { ManualClock } from '../clock.js'

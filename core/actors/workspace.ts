@@ -24,7 +24,8 @@
  * the workspace closes it straight (`endSession`, contained like the client actor's close) and the
  * session reports its own end (SESSION_END, once), as its client actor would.
  */
-import { HashMap, Option } from 'effect'
+import * as HashMap from 'effect/HashMap'
+import * as Option from 'effect/Option'
 import { assertEvent, assign, createActor, createEmptyActor, emit, sendTo, setup, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import type { ClockShape } from '../clock.js'
 import {
