@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { ManualClock } from '../core/clock.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { echoAgent } from './echo/index.js'

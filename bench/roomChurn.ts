@@ -6,7 +6,7 @@
  * spawned as xstate children). A standalone figure: there is no peer with rooms to compare with.
  * Usage: node dist/bench/roomChurn.js [rooms ...] (default 750 3000)
  */
-import { HashMap } from 'effect'
+import * as HashMap from 'effect/HashMap'
 import { createActor } from 'xstate'
 import { stopWorkspace, workspaceMachine } from '../core/actors/workspace.js'
 import { systemClock } from '../core/clock.js'

@@ -14,7 +14,7 @@
  *     start: (ctx) => ({ onAudio: (pcm) => ctx.audio.push(pcm) }),
  *   }))
  */
-import type { Schema } from 'effect'
+import type * as Schema from 'effect/Schema'
 import type { ParticipantInfo, ServerEvent } from './events.js'
 import type { Logger } from './log.js'
 

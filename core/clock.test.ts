@@ -1,4 +1,7 @@
-import { Effect, Fiber, ManagedRuntime, Schedule } from 'effect'
+import * as Effect from 'effect/Effect'
+import * as Fiber from 'effect/Fiber'
+import * as ManagedRuntime from 'effect/ManagedRuntime'
+import * as Schedule from 'effect/Schedule'
 import { describe, expect, it } from 'vitest'
 import { createActor, setup } from 'xstate'
 import { clockLayer, ManualClock, systemClock } from './clock.js'

@@ -1,4 +1,4 @@
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, defineSettings, intBetween, Port, resolveSettings, sectionOf, setting, SettingsSchema } from './config.js'
 

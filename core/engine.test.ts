@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import type { FastifyInstance } from 'fastify'
 import { ManualClock } from './clock.js'
 import { describe, expect, it } from 'vitest'

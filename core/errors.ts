@@ -4,7 +4,7 @@
  * return code where a refusal at CONNECT makes sense) and a WebSocket close code.
  * Adapters never invent their own codes: they look the error up here.
  */
-import { Data } from 'effect'
+import * as Data from 'effect/Data'
 
 /** One row of the wire table. `code` is the stable, machine-readable string in every error envelope. */
 export interface WireCodes {

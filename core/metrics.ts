@@ -2,7 +2,8 @@
  * Prometheus metrics (prom-client). Each engine owns its registry, so several engines can live
  * in one process (tests, embedders) without clashing names.
  */
-import { Context, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Layer from 'effect/Layer'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 
 export class Metrics extends Context.Service<Metrics, Registry>()('hark/Metrics') {}

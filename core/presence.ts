@@ -4,7 +4,8 @@
  * their snapshots (found through the terminal hub, core/terminals.ts). The REST client detail and the
  * `status` filter read it; it is memory only (a restart has no one online).
  */
-import { Context, HashMap } from 'effect'
+import * as Context from 'effect/Context'
+import * as HashMap from 'effect/HashMap'
 import { liveSession, liveSessions, type WorkspaceContexts } from './actors/workspace.js'
 import type { ParticipantInfo } from './events.js'
 import type { Session } from './session.js'

@@ -3,7 +3,7 @@
  * (sessions opened and ended, rooms closed); gauges and frame totals are read off their snapshots
  * when scraped, never per audio frame.
  */
-import { HashMap } from 'effect'
+import * as HashMap from 'effect/HashMap'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { RoomTotals, WorkspaceContexts, WorkspaceEvents } from './actors/workspace.js'
 

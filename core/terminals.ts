@@ -6,7 +6,10 @@
  * actors' snapshots, and `on` subscribes to what they emit: it keeps no state of its own beyond
  * the directory of workspace actors.
  */
-import { Context, Effect, HashMap, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as HashMap from 'effect/HashMap'
+import * as Layer from 'effect/Layer'
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { RoomMember } from './actors/room.js'
 import { liveSession, roomOf, roomView, stopWorkspace, workspaceMachine, type RoomView } from './actors/workspace.js'

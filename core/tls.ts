@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Context } from 'effect'
+import * as Context from 'effect/Context'
 import { ConfigError } from './configError.js'
 
 export interface TlsMaterial {

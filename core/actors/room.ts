@@ -75,8 +75,9 @@ export interface RoomParentEvent {
 
 export type RoomHost = ActorRef<Snapshot<unknown>, RoomParentEvent>
 
-/** Where a room without a host reports: nobody. */
+/** Where a room without a host reports: nobody (started: an actor never started would keep what it is sent). */
 const noHost: RoomHost = createEmptyActor()
+noHost.start()
 
 /**
  * What the room announces (`actor.on`): how many terminals are in it after a join or a leave, and
@@ -125,6 +126,9 @@ const participants = (members: ReadonlyMap<string, MemberEntry>, except?: string
 const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent, except?: string) => {
   for (const e of members.values()) if (e.member.id !== except) e.member.sendEvent(event)
 }
+
+const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefined =>
+  [...context.members.values()].find((e) => e.port.sourceId === sourceId)
 
 /**
  * A member as its room's router sees it. A class, not an object literal with a getter: the getter
@@ -202,16 +206,21 @@ export const roomMachine = setup({
       members.delete(event.member.id)
       return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals }
     }),
-    // The members hear it (a custom action, run in order with the others) and so does whoever subscribed (emit).
-    announceSpeaking: enqueueActions(({ context, event, enqueue }) => {
+    // The members hear it and so does whoever subscribed (emit). Both declared here, not built
+    // per event with enqueueActions: SPEAKING_STARTED comes from the data plane, which may run
+    // inside another actor's custom action, and xstate's development build warns about an action
+    // object built then (xstate issue #5343). The transition's guard made sure the source is a member.
+    tellSpeakingStarted: ({ context, event }) => {
       assertEvent(event, 'SPEAKING_STARTED')
-      const entry = [...context.members.values()].find((e) => e.port.sourceId === event.sourceId)
-      if (!entry) return
-      const { workspaceId, room, members } = context
-      const participantId = entry.member.id
-      enqueue(() => broadcast(members, { type: 'speaking.started', room, participantId, sourceId: event.sourceId }))
-      enqueue.emit({ type: 'room.speaking', workspaceId, room, participantId, speaking: true })
+      const { room, members } = context
+      broadcast(members, { type: 'speaking.started', room, participantId: speakerOf(context, event.sourceId)!.member.id, sourceId: event.sourceId })
+    },
+    announceSpeakingStarted: emit(({ context, event }) => {
+      assertEvent(event, 'SPEAKING_STARTED')
+      const { workspaceId, room } = context
+      return { type: 'room.speaking' as const, workspaceId, room, participantId: speakerOf(context, event.sourceId)!.member.id, speaking: true }
     }),
+    // Built per sweep (a sweep may end several spurts), which is safe: only this room's own timer runs it.
     sweepSpeakers: enqueueActions(({ context, enqueue }) => {
       const { workspaceId, room, members } = context
       for (const port of context.router.expireSpeakers(context.now())) {
@@ -243,6 +252,10 @@ export const roomMachine = setup({
     dispose: ({ context }) => context.router.dispose(),
   },
   guards: {
+    knownSpeaker: ({ context, event }) => {
+      assertEvent(event, 'SPEAKING_STARTED')
+      return speakerOf(context, event.sourceId) !== undefined
+    },
     lastMemberLeaves: ({ context, event }) => {
       assertEvent(event, 'LEAVE')
       return context.members.size === 1 && context.members.get(event.member.id)?.member === event.member
@@ -293,10 +306,15 @@ export const roomMachine = setup({
       },
       states: {
         quiet: {
-          on: { SPEAKING_STARTED: { target: 'speaking', actions: 'announceSpeaking' } },
+          on: {
+            SPEAKING_STARTED: [
+              { guard: 'knownSpeaker', target: 'speaking', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] },
+              { target: 'speaking' },
+            ],
+          },
         },
         speaking: {
-          on: { SPEAKING_STARTED: { actions: 'announceSpeaking' } },
+          on: { SPEAKING_STARTED: { guard: 'knownSpeaker', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] } },
           after: {
             [SPEAKING_SWEEP_MS]: [
               { guard: 'nobodySpeaking', target: 'quiet', actions: 'sweepSpeakers' },

@@ -1,12 +1,12 @@
-import { HashMap } from 'effect'
-import { describe, expect, it } from 'vitest'
+import * as HashMap from 'effect/HashMap'
+import { describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
 import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import { ProtocolError } from '../errors.js'
 import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
-import { RecordingLink, terminalIdentity } from '../test/helpers.js'
+import { RecordingLink, terminalIdentity, uplink } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
 import { stopWorkspace, workspaceMachine, type ClientRef, type WorkspaceAnnouncement } from './workspace.js'
 
@@ -298,5 +298,48 @@ describe('workspace actor', () => {
     w.ws.send({ type: 'CLIENT_DELETED', clientId: 'b' })
     expect(b.link.closedWith?._tag).toBe('ClientDeleted')
     expect(w.sessions()).toEqual([])
+  })
+
+  it('builds no xstate action while another actor\'s action runs: no "Custom actions should not" warning through join, move, broadcast, speaking and leave', () => {
+    // xstate's development build (what vitest loads) warns when an action object (sendTo, emit …)
+    // is built while any actor's custom action runs (xstate issue #5343). A member that talks as
+    // soon as it is placed, or when the room tells it something, makes its room handle
+    // SPEAKING_STARTED in the middle of whatever delivered that: the workspace's own step, if the
+    // workspace ran its rooms from custom actions.
+    const warn = vi.spyOn(console, 'warn')
+    try {
+      const w = start()
+      let t = 0
+      const talk = (port: SourcePort) => {
+        for (let i = 0; i < 3; i++) port.router.forward(port, uplink([1], 0x80 | 30), (t += 20))
+      }
+      const chatty = (id: string) => {
+        const m = member(id)
+        const joined = m.joined
+        m.joined = (room: string, port: SourcePort) => (joined(room, port), talk(port))
+        const sendEvent = m.sendEvent
+        m.sendEvent = (e: ServerEvent) => (sendEvent(e), e.type === 'pong' && m.port ? talk(m.port) : undefined)
+        return m
+      }
+      const a = w.open('a', 'lobby')
+      const bot = chatty('bot')
+      w.ws.send({ type: 'JOIN_ROOM', room: 'lobby', member: bot })
+      w.ws.send({ type: 'BROADCAST_ROOM', room: 'lobby', event: { type: 'pong', id: 'x', serverTime: 0 } })
+      w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: 'hall' })
+      w.ws.send({ type: 'JOIN_ROOM', room: 'hall', member: chatty('bot2') })
+      w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: null })
+      w.open('a', 'lobby')
+      w.clock.advance(5_000)
+      w.ws.send({ type: 'LEAVE_ROOM', room: 'lobby', member: bot })
+      w.ws.send({ type: 'SHUTDOWN' })
+      // What happened happened as before: the member talked, everyone heard, rooms closed.
+      expect(a.link.events.items.some((e) => e.type === 'speaking.started')).toBe(true)
+      expect(w.announced.filter((e) => e.type === 'room.speaking').map((e) => `${e.room} ${e.participantId} ${e.speaking}`)).toEqual(
+        expect.arrayContaining(['lobby bot true', 'lobby bot false', 'hall bot2 true']),
+      )
+      expect(warn.mock.calls.filter(([message]) => String(message).includes('Custom actions should not'))).toEqual([])
+    } finally {
+      warn.mockRestore()
+    }
   })
 })

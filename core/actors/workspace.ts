@@ -24,8 +24,9 @@
  * the workspace closes it straight (`endSession`, contained like the client actor's close) and the
  * session reports its own end (SESSION_END, once), as its client actor would.
  */
-import { HashMap, Option } from 'effect'
-import { assertEvent, assign, createActor, emit, setup, type ActorRefFrom, type AnyActorRef } from 'xstate'
+import * as HashMap from 'effect/HashMap'
+import * as Option from 'effect/Option'
+import { assertEvent, assign, createActor, createEmptyActor, emit, sendTo, setup, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import type { ClockShape } from '../clock.js'
 import {
   ClientDeleted,
@@ -146,13 +147,26 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
   return { rooms: HashMap.set(context.rooms, room, ref) }
 }
 
-/** Move a session to `to` (null: no room): leave where it is, join there, or say it has none. */
-const place = (context: WorkspaceContext, session: Session, to: string | null, first: boolean) => {
-  const from = session.room
-  if (from === to && !first) return
-  if (from !== null) lookup(context.rooms, from)?.send({ type: 'LEAVE', member: session })
-  if (to !== null) lookup(context.rooms, to)!.send({ type: 'JOIN', member: session })
-  else session.unassigned()
+/**
+ * Where a request to a room that is not open goes: a started actor that ignores every event. A
+ * `sendTo` whose target expression gave nothing would send to this actor itself, and one to an
+ * actor never started would pile up in its mailbox. It holds no state, so every workspace may share it.
+ */
+const nowhere = createEmptyActor() as unknown as RoomRef // an empty actor takes a room's events and does nothing with them
+nowhere.start()
+
+/** The room actor `room` names, or nowhere (none, or it is not open). */
+const roomRef = (context: WorkspaceContext, room: string | null | undefined): RoomRef =>
+  (room == null ? undefined : lookup(context.rooms, room)) ?? nowhere
+
+/**
+ * The session an event places and the room it is to be in: a new session by its client's
+ * mapping, or a live one whose client's room changed (the transition's guard made sure it is live).
+ */
+const placing = (context: WorkspaceContext, event: WorkspaceEvent): { session: Session; to: string | null } => {
+  assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED'])
+  if (event.type === 'SESSION_OPEN') return { session: event.session, to: event.room }
+  return { session: lookup(context.sessions, event.clientId)!, to: event.room }
 }
 
 /** Why each client change closes a session, and which credential kind it concerns (null: any). */
@@ -176,13 +190,22 @@ export const workspaceMachine = setup({
       assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED', 'JOIN_ROOM'])
       return withRoom(context, event.room, self)
     }),
-    // The older session leaves before the newer joins: the room sees left, then joined.
-    replacePrevious: ({ context, event }) => {
+    // The older session leaves before the newer joins (both sendTo, delivered in order after this
+    // step): the room sees left, then joined.
+    leavePrevious: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'SESSION_OPEN')
+        return roomRef(context, lookup(context.sessions, event.session.clientId)?.room)
+      },
+      ({ context, event }) => {
+        assertEvent(event, 'SESSION_OPEN')
+        return { type: 'LEAVE' as const, member: lookup(context.sessions, event.session.clientId) ?? event.session }
+      },
+    ),
+    closePrevious: ({ context, event }) => {
       assertEvent(event, 'SESSION_OPEN')
       const session = lookup(context.sessions, event.session.clientId)
-      if (session === undefined) return
-      if (session.room !== null) lookup(context.rooms, session.room)?.send({ type: 'LEAVE', member: session })
-      endSession(session, new SessionReplaced({ message: 'replaced by a newer session of the same client' }))
+      if (session !== undefined) endSession(session, new SessionReplaced({ message: 'replaced by a newer session of the same client' }))
     },
     admit: assign(({ context, event, self }) => {
       assertEvent(event, 'SESSION_OPEN')
@@ -205,9 +228,20 @@ export const workspaceMachine = setup({
         byJti: jti === null ? context.byJti : HashMap.set(context.byJti, jti, session.clientId),
       }
     }),
-    placeAdmitted: ({ context, event }) => {
-      assertEvent(event, 'SESSION_OPEN')
-      place(context, event.session, event.room, true)
+    // Placing a session (a new one by its client's mapping, a live one on a mapping change): it
+    // leaves the room it is in and joins the one it is to be in, both sendTo (the rooms hear it
+    // after this step, in this order), or is told it has none.
+    leaveCurrent: sendTo(
+      ({ context, event }) => roomRef(context, placing(context, event).session.room),
+      ({ context, event }) => ({ type: 'LEAVE' as const, member: placing(context, event).session }),
+    ),
+    joinTarget: sendTo(
+      ({ context, event }) => roomRef(context, placing(context, event).to),
+      ({ context, event }) => ({ type: 'JOIN' as const, member: placing(context, event).session }),
+    ),
+    tellUnplaced: ({ context, event }) => {
+      const { session, to } = placing(context, event)
+      if (to === null) session.unassigned()
     },
     refuse: ({ event }) => {
       assertEvent(event, 'SESSION_OPEN')
@@ -217,11 +251,16 @@ export const workspaceMachine = setup({
       assertEvent(event, 'SESSION_OPEN')
       return { type: 'session.opened' as const, session: event.session.info, room: event.room }
     }),
-    leaveRoom: ({ context, event }) => {
-      assertEvent(event, 'SESSION_END')
-      const room = event.session.room
-      if (room !== null) lookup(context.rooms, room)?.send({ type: 'LEAVE', member: event.session })
-    },
+    leaveRoom: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'SESSION_END')
+        return roomRef(context, event.session.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'SESSION_END')
+        return { type: 'LEAVE' as const, member: event.session }
+      },
+    ),
     dropSession: assign(({ context, event }) => {
       assertEvent(event, 'SESSION_END')
       const { session } = event
@@ -238,17 +277,12 @@ export const workspaceMachine = setup({
       assertEvent(event, 'SESSION_END')
       return { type: 'session.ended' as const, session: event.session.info, room: event.session.lastRoom, reason: event.reason }
     }),
-    // Resolved before moveSession runs (emit sends after the step): `from` is where the session still is.
+    // Resolved before the session is moved (emit and sendTo act after the step, in order): `from` is where the session still is.
     announceMoved: emit(({ context, event }) => {
       assertEvent(event, 'CLIENT_ROOM_CHANGED')
       const session = lookup(context.sessions, event.clientId)!
       return { type: 'session.moved' as const, session: session.info, from: session.room, to: event.room }
     }),
-    moveSession: ({ context, event }) => {
-      assertEvent(event, 'CLIENT_ROOM_CHANGED')
-      const session = lookup(context.sessions, event.clientId)
-      if (session !== undefined) place(context, session, event.room, false)
-    },
     closeClient: ({ context, event }) => {
       assertEvent(event, ['CLIENT_DELETED', 'CLIENT_TOKENS_REVOKED', 'DEVICE_PASSWORD_RESET'])
       const session = lookup(context.sessions, event.clientId)
@@ -268,30 +302,50 @@ export const workspaceMachine = setup({
       const reason = event.reason ?? new ServerShuttingDown({ message: 'server shutting down' })
       for (const session of HashMap.values(context.sessions)) endSession(session, reason)
     },
-    // Requests go straight to the room. They can arrive while another actor's action runs (a
-    // room reporting a change, an agent joining); enqueueActions would then build sendTo
-    // objects inside that action, which xstate's development build reports.
-    join: ({ context, event }) => {
-      assertEvent(event, 'JOIN_ROOM')
-      lookup(context.rooms, event.room)!.send({ type: 'JOIN', member: event.member })
-    },
-    leave: ({ context, event }) => {
-      assertEvent(event, 'LEAVE_ROOM')
-      lookup(context.rooms, event.room)?.send({ type: 'LEAVE', member: event.member })
-    },
-    broadcast: ({ context, event }) => {
-      assertEvent(event, 'BROADCAST_ROOM')
-      lookup(context.rooms, event.room)?.send({ type: 'BROADCAST', event: event.event })
-    },
+    // Requests to a room are sendTo actions declared here, once, never built while the machine
+    // runs (enqueueActions would): a request can arrive while another actor's custom action
+    // runs (a room reporting a change, an agent joining), and xstate's development build warns
+    // about an action object built then (xstate issue #5343). sendTo also delivers after this
+    // step, so the room never runs inside one of this actor's actions.
+    join: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'JOIN_ROOM')
+        return roomRef(context, event.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'JOIN_ROOM')
+        return { type: 'JOIN' as const, member: event.member }
+      },
+    ),
+    leave: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'LEAVE_ROOM')
+        return roomRef(context, event.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'LEAVE_ROOM')
+        return { type: 'LEAVE' as const, member: event.member }
+      },
+    ),
+    broadcast: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'BROADCAST_ROOM')
+        return roomRef(context, event.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'BROADCAST_ROOM')
+        return { type: 'BROADCAST' as const, event: event.event }
+      },
+    ),
     announceRoomClosed: emit(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
       const ref = lookup(context.rooms, event.room)!
       return { type: 'room.closed' as const, workspaceId: context.workspaceId, room: event.room, totals: totalsOf(ref) }
     }),
-    closeRoom: ({ context, event }) => {
+    closeRoom: sendTo(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
-      lookup(context.rooms, event.room)!.send({ type: 'CLOSE' })
-    },
+      return roomRef(context, event.room)
+    }, { type: 'CLOSE' as const }),
     dropRoom: assign(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
       return { rooms: HashMap.remove(context.rooms, event.room) }
@@ -333,8 +387,13 @@ export const workspaceMachine = setup({
   states: {
     open: {
       on: {
-        SESSION_OPEN: { actions: ['replacePrevious', 'admit', 'openTargetRoom', 'placeAdmitted', 'announceOpened'] },
-        CLIENT_ROOM_CHANGED: { guard: 'movesLiveSession', actions: ['openTargetRoom', 'announceMoved', 'moveSession'] },
+        SESSION_OPEN: {
+          actions: ['leavePrevious', 'closePrevious', 'admit', 'openTargetRoom', 'leaveCurrent', 'joinTarget', 'tellUnplaced', 'announceOpened'],
+        },
+        CLIENT_ROOM_CHANGED: {
+          guard: 'movesLiveSession',
+          actions: ['openTargetRoom', 'announceMoved', 'leaveCurrent', 'joinTarget', 'tellUnplaced'],
+        },
         CLIENT_DELETED: { actions: 'closeClient' },
         CLIENT_TOKENS_REVOKED: { actions: 'closeClient' },
         DEVICE_PASSWORD_RESET: { actions: 'closeClient' },

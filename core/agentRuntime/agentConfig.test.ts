@@ -3,7 +3,7 @@
  * --agent-config, an embedder calling the dispatcher): deeper ones are a ValidationFailed naming
  * the field, never a stack overflow in the secret-field scan or the merge.
  */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { describe, expect, it } from 'vitest'
 import type { AgentProvider } from '../agentProvider.js'
 import { MAX_JSON_DEPTH } from '../jsonDepth.js'

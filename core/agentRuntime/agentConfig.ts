@@ -4,7 +4,8 @@
  * credential or an endpoint, whatever the provider's schema says: those live in server settings.
  * Configs nest at most MAX_JSON_DEPTH levels: deeper ones are refused before any walk.
  */
-import { Schema, SchemaIssue } from 'effect'
+import * as Schema from 'effect/Schema'
+import * as SchemaIssue from 'effect/SchemaIssue'
 import type { AgentProvider } from '../agentProvider.js'
 import { ValidationFailed } from '../errors.js'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../jsonDepth.js'

@@ -6,7 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { Context } from 'effect'
+import * as Context from 'effect/Context'
 import { ConfigError } from '../configError.js'
 
 export interface MasterKeyShape {

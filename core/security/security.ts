@@ -3,7 +3,9 @@
  * passwords, revocations, and the admission check every transport runs on a terminal's
  * credential. The CLI builds it directly on a storage handle; the engine provides it as a Layer.
  */
-import { Context, Effect, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import { Clock, type ClockShape } from '../clock.js'
 import { ClientNotFound, StorageUnavailable, TokenExpired, TokenRevoked, ValidationFailed } from '../errors.js'
 import { newWorkspaceId } from '../ids.js'

@@ -5,7 +5,9 @@
  * processes must notice go through `recordChange`.
  */
 import { hostname } from 'node:os'
-import { Context, Effect, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import { randomBase62 } from '../ids.js'
 import { agentPresetsRepo } from './agentPresets.js'
 import { apiKeysRepo } from './apiKeys.js'

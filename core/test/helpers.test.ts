@@ -1,4 +1,4 @@
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { describe, expect, it } from 'vitest'
 import { ManualClock } from '../clock.js'
 import { defineSettings, defineTransport, intBetween, Port, sectionOf, setting } from '../index.js'

@@ -7,7 +7,9 @@
  * sessions, so they are never metered. Nothing here runs per audio frame.
  */
 import { hostname } from 'node:os'
-import { Context, Effect, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import { Clock, type ClockShape, type Timer } from '../clock.js'
 import { EngineSettings } from '../config.js'
 import { StorageUnavailable } from '../errors.js'

@@ -12,7 +12,9 @@
  * endpoint writes nothing. Live events still queued when a database change is written go first, in
  * the same transaction, so a resource's numbers follow the order things happened.
  */
-import { Context, Effect, Layer } from 'effect'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import { Clock, type ClockShape } from '../clock.js'
 import { newDeliveryId, newWebhookEventId } from '../ids.js'
 import { Log, type Logger } from '../log.js'

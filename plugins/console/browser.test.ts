@@ -53,7 +53,23 @@ const newContext = async () => {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } })
   // axe-core comes in as an init script, like a test tool's: the page's CSP allows no inline script.
   await context.addInitScript({ content: AXE_SOURCE })
+  // A wait that never ends fails in Playwright's words (which locator, on which page) before the
+  // test's own 30 s end it with nothing but "timed out".
+  context.setDefaultTimeout(STALL_MS)
   return context
+}
+
+/** How long one Playwright wait may take before it fails and names what it waited for. */
+const STALL_MS = 20_000
+
+/** Run one step of a test; when it fails, say which step, on which page, and what the page showed. */
+const step = async <T>(p: Page, what: string, f: () => Promise<T>): Promise<T> => {
+  try {
+    return await f()
+  } catch (e) {
+    const headings = await p.getByRole('heading').allTextContents().catch(() => [])
+    throw new Error(`step "${what}" failed on ${p.url()} (headings: ${JSON.stringify(headings)}): ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+  }
 }
 
 interface Axe {
@@ -473,32 +489,49 @@ describe('the console in Chromium', () => {
       ['Audit log', 'Audit log'],
       ['Settings', 'Settings'],
     ] as const) {
-      await page.getByRole('link', { name: link, exact: true }).click()
-      await page.getByRole('heading', { name: heading, exact: true }).waitFor()
-      await checkA11y(page, link)
+      await step(page, `open ${link}`, async () => {
+        await page.getByRole('link', { name: link, exact: true }).click()
+        await page.getByRole('heading', { name: heading, exact: true }).waitFor()
+      })
+      await step(page, `axe on ${link}`, () => checkA11y(page, link))
     }
     for (const view of ['Presets', 'Room default agents']) {
-      await page.getByRole('link', { name: 'Agents', exact: true }).click()
-      await page.getByRole('link', { name: view }).click()
-      await page.getByRole('link', { name: view, exact: true }).and(page.locator('[aria-current="page"]')).waitFor()
-      await checkA11y(page, `agents: ${view}`)
+      await step(page, `open Agents: ${view}`, async () => {
+        await page.getByRole('link', { name: 'Agents', exact: true }).click()
+        await page.getByRole('link', { name: view }).click()
+        await page.getByRole('link', { name: view, exact: true }).and(page.locator('[aria-current="page"]')).waitFor()
+      })
+      await step(page, `axe on Agents: ${view}`, () => checkA11y(page, `agents: ${view}`))
     }
-    await page.getByRole('link', { name: ADMIN.email }).click()
-    await page.getByRole('heading', { name: 'Account' }).waitFor()
-    await checkA11y(page, 'account')
+    await step(page, 'open Account', async () => {
+      await page.getByRole('link', { name: ADMIN.email }).click()
+      await page.getByRole('heading', { name: 'Account' }).waitFor()
+    })
+    await step(page, 'axe on Account', () => checkA11y(page, 'account'))
 
     // The session ends on the server (as at its expiry); the next action goes to sign-in, then back.
-    await page.goto(`${base}/w/${state.workspaceId}/members`)
-    await page.getByRole('heading', { name: 'Members' }).waitFor()
+    // It ends once the Members page has its data, not when its heading shows: a call of the page
+    // still on its way would meet the ended session and take the page to sign-in by itself (back
+    // to Members, with no "Audit log" link to click: the wait below never ended, about one full
+    // suite in four).
+    await step(page, 'load Members', async () => {
+      await page.goto(`${base}/w/${state.workspaceId}/members`)
+      await page.getByRole('heading', { name: 'Members' }).waitFor()
+      await page.getByRole('cell', { name: ADMIN.email, exact: true }).waitFor()
+    })
     const admin = t.engine.host.storage.users.findByEmail(ADMIN.email)!
     t.engine.host.storage.userSessions.deleteForUser(admin.userId)
-    await page.getByRole('link', { name: 'Audit log', exact: true }).click()
-    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    await step(page, 'ended session: Audit log leads to sign-in', async () => {
+      await page.getByRole('link', { name: 'Audit log', exact: true }).click()
+      await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    })
     expect(new URL(page.url()).searchParams.get('next')).toBe(`/w/${state.workspaceId}/audit`)
-    await page.getByLabel('Email').fill(ADMIN.email)
-    await page.getByLabel('Password').fill(ADMIN.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+    await step(page, 'sign in again, back on Audit log', async () => {
+      await page.getByLabel('Email').fill(ADMIN.email)
+      await page.getByLabel('Password').fill(ADMIN.password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+    })
     expect(new URL(page.url()).pathname).toBe(`/w/${state.workspaceId}/audit`)
     const actions = await page.locator('tbody td.mono').allTextContents()
     expect(actions).toEqual(expect.arrayContaining(['apikey.created', 'device_password.revealed', 'device_password.reset', 'member.invited', 'member.joined', 'device.added']))

@@ -1,5 +1,5 @@
 /** The console plugin's settings (spec/console.md, Serving and Sessions). */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { defineSettings, intBetween, Port, setting } from '../../core/index.js'
 
 export const consoleSettings = defineSettings('console', {

@@ -2,7 +2,7 @@
  * The REST plugin's settings and the engine services it is given (by injection, in index.ts);
  * its route modules take them as one object.
  */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import type { Registry } from 'prom-client'
 import { defineSettings, setting, type ApiRoutes, type Logger } from '../../core/index.js'
 import type { OperationServices } from '../../core/operations/services.js'

@@ -1,4 +1,4 @@
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { afterEach, describe, expect, it } from 'vitest'
 import { echoAgent } from '../../agents/echo/index.js'
 import { defineAgentProvider } from '../../core/index.js'

@@ -1,5 +1,5 @@
 /** The webhooks plugin's settings (spec/webhooks.md, URL rules). */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { defineSettings, setting } from '../../core/index.js'
 
 export const webhooksSettings = defineSettings('webhooks', {

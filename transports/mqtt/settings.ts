@@ -1,6 +1,6 @@
 /** The MQTT transport's settings (spec/mqtt.md). */
 import { defineSettings, intBetween, Port, setting } from '../../core/index.js'
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 
 export const mqttSettings = defineSettings('mqtt', {
   port: setting(Port, 2883, 'plain-TCP MQTT listener'),

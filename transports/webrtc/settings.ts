@@ -1,5 +1,5 @@
 /** The WebRTC transport's settings (spec/webrtc.md): where peers live on the network, ICE servers, limits. */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { defineSettings, intBetween, Port, setting } from '../../core/index.js'
 
 const OptionalText = Schema.NullOr(Schema.NonEmptyString)

@@ -6,7 +6,7 @@
  * there; a room with terminals but no device gets none.
  */
 import { randomUUID } from 'node:crypto'
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineAgentProvider, ManualClock } from '../../core/index.js'
 import { Inbox, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'

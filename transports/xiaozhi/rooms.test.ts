@@ -5,7 +5,7 @@
  * auto agent only when its room has none, and connects over the plain LAN listener too.
  */
 import { randomUUID } from 'node:crypto'
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import type { AgentContext } from '../../core/agentProvider.js'

@@ -3,7 +3,7 @@
  * their checks, `HARK_XIAOZHI_*` variables, `--xiaozhi-*` flags and the README's table come from
  * this declaration. The OTA plugin reads the same section (it is registered with the transport).
  */
-import { Schema } from 'effect'
+import * as Schema from 'effect/Schema'
 import { defineSettings, Port, setting } from '../../core/index.js'
 
 /** The device path on the gateway: absolute, plain characters, clear of Hark's own paths. */
