@@ -131,6 +131,39 @@ describe('a misbehaving provider fails only its agent', () => {
   })
 })
 
+describe('ending a worker that is inside a native call', () => {
+  it('a provider stopped while it creates onnxruntime sessions: its worker exits once the call returns, the process stays up', async () => {
+    // The engine's log, line by line, with a way to wait for a line.
+    const lines: string[] = []
+    const waiting = new Set<() => void>()
+    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), waiting.forEach((f) => f()), cb()) }))
+    const logged = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => lines.some((l) => l.includes(text)) && (waiting.delete(check), resolve())
+        waiting.add(check)
+        check()
+      })
+    const t = await startTestEngine(
+      { extensions: [isolatedEcho], agents: { providerModules: fixture('sessionLoader'), defaultProvider: 'session-loader', workers: 1, startTimeoutMs: 60_000 } },
+      { logger },
+    )
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    const { agents } = t.engine.host
+    const started = agents.dispatch(seed.workspaceId, 'lobby', {}).then(() => 'running', (e: Error) => e.message)
+    const [agent] = agents.list(seed.workspaceId, { live: true })
+    // Its thread is in onnxruntime's session creation nearly all of its start: stop it there.
+    // Terminating the thread now would abort the process (onnxruntime-node's Napi::Error).
+    await logged('loading inference sessions')
+    expect((await agents.stop(seed.workspaceId, agent!.agentId)).state).toBe('stopped')
+    expect(await started).toMatch(/failed to start: stopped by request/)
+    await logged('provider worker ended')
+    // The process is up, and its single worker slot is free again: a new agent starts in a new worker.
+    t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: 'echo', name: 'echo', provider: 'echo', config: {}, createdAt: 1, updatedAt: 1 })
+    expect((await agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'echo' })).state).toBe('running')
+  })
+})
+
 describe('an isolated provider keeps the contract of an in-process one', () => {
   /** Echo through the hub: the agent's Opus payloads and its events, for the same speech. */
   const echoRoundTrip = async (echo: Extension) => {

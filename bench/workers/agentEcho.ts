@@ -5,17 +5,22 @@
  *     into each room the way POST /api/v1/agents does;
  *   --side hark-isolated: the same, with echo isolated (its sessions in provider workers), so the
  *     difference between the two is what the worker hop adds per frame (in, and the reply out);
+ *     `--worker-cpus 0,1` lets the workers leave the engine's core (placeWorkerThreads);
  *   --side bare: the floor — per room one Opus decoder, the same utterance segmenter and one Opus
  *     encoder in a plain loop: no rooms, actors, mixing, pacing or router.
- * Every room's terminal talks in real time (one 20 ms Opus frame per 20 ms): 200 ms of tone, then
- * silence until the echo starts; the next turn begins once the echo has finished. Echo ends an utterance after `silenceMs` of silence — that wait is
- * the provider's by design. What is recorded is the rest: from handing over the silence frame that
- * completed the window to the first reply frame out (continuous mode). On the hark side every
- * other turn stops sending after the speech instead (dtx mode: the room's mixed input fills the
- * silence), reported separately from (last speech frame + silenceMs) to the first reply frame.
+ * Every room's terminal talks in real time (one 20 ms Opus frame per 20 ms): 60 ms of tone, then
+ * silence until the echo starts; the next turn begins once the echo (60 ms, no preroll) has
+ * finished. Turns are short so that even a quick run has a few hundred of them per side: p99 is
+ * then a percentile, not the slowest turn. Echo ends an utterance after `silenceMs` of silence —
+ * that wait is the provider's by design. What is recorded is the rest: from handing over the
+ * silence frame that completed the window to the first reply frame out (continuous mode). On the
+ * hark sides every fourth turn stops sending after the speech instead (dtx mode: the room's mixed
+ * input fills the silence), reported separately from (last speech frame + silenceMs) to the first
+ * reply frame.
  * IPC: start {rooms, silenceMs} → ready; go {warmupUntilUs, endUs} → result.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -53,10 +58,12 @@ export interface AgentEchoResult extends WorkerMessage {
   readonly eventLoopMaxMs: number
 }
 
-const { values: args } = parseArgs({ options: { side: { type: 'string' } } })
+const { values: args } = parseArgs({ options: { side: { type: 'string' }, 'worker-cpus': { type: 'string' } } })
 const side = args.side === 'bare' ? 'bare' : args.side === 'hark-isolated' ? 'hark-isolated' : 'hark'
 
-const SPEECH_FRAMES = 10
+const SPEECH_FRAMES = 3
+/** Echo's segmentation for these turns: no preroll (the echo is the 60 ms of speech), 40 ms of speech is enough. */
+export const ECHO_SEGMENTS = { prerollMs: 0, minSpeechMs: 40 } as const
 const FRAME_MS = 20
 /** A turn whose echo has not started by then is counted as missed. */
 const ECHO_TIMEOUT_MS = 5000
@@ -77,7 +84,7 @@ interface Path {
 }
 
 /** A turn starts only after the agent was quiet this long, so its first reply frame is its own. */
-const QUIET_BEFORE_TURN_MS = 120
+const QUIET_BEFORE_TURN_MS = 60
 
 class Talker {
   private readonly encoder = new Encoder({ channels: 1, sample_rate: 16000, application: 'voip' })
@@ -171,7 +178,7 @@ class BarePipeline implements Path {
 
   constructor(silenceMs: number) {
     this.segmenter = new UtteranceSegmenter(
-      { thresholdDbov: 50, silenceMs, prerollMs: 100, minSpeechMs: 100, maxUtteranceMs: 10_000 },
+      { thresholdDbov: 50, silenceMs, ...ECHO_SEGMENTS, maxUtteranceMs: 10_000 },
       (pcm) => {
         const opus = this.encoder.encode(new Uint8Array(pcm.buffer, pcm.byteOffset, 640))
         if (opus.length > 0 && this.onReply) {
@@ -186,6 +193,34 @@ class BarePipeline implements Path {
   send(uplink: Uint8Array): void {
     const bytes = this.decoder.decode(uplink.subarray(1))
     this.segmenter.push(new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1))
+  }
+}
+
+/** This process's threads: Linux thread id → name. */
+const threads = (): Map<string, string> => {
+  const out = new Map<string, string>()
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      out.set(tid, readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out
+}
+
+/**
+ * Provider worker threads inherit the engine's CPU affinity (the bench pins the server process to
+ * one core, so its workers share that core with the engine's thread). `--worker-cpus 0,1` re-pins
+ * them (Linux thread ids from /proc/self/task, taskset): the engine's thread stays on its core, its
+ * workers may run on any of those, as an unpinned engine's do. Each worker's affinity is logged.
+ */
+const placeWorkerThreads = (before: ReadonlySet<string>, cpus: string | undefined): void => {
+  for (const [tid, name] of threads()) {
+    if (before.has(tid) || /^(libuv|V8)/.test(name)) continue
+    if (cpus) execFileSync('taskset', ['-p', '-c', cpus, tid], { stdio: 'ignore' })
+    const allowed = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(`/proc/self/task/${tid}/status`, 'utf8'))?.[1]
+    process.stderr.write(`provider worker thread ${tid} (${name}): cpus ${allowed}${cpus ? ' (re-pinned)' : ' (inherited)'}\n`)
   }
 }
 
@@ -207,6 +242,7 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
   await engine.start()
   const { host } = engine
   const ws = host.security.createWorkspace('bench')
+  const threadsBefore = new Set(threads().keys())
   for (let r = 0; r < s.rooms; r++) {
     const clientId = `t${r}`
     const now = Date.now()
@@ -217,9 +253,10 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
     const { token } = await host.security.tokens.issue(ws.workspaceId, clientId, null)
     const terminal = new HubTerminal()
     terminal.session = host.terminals.open(await host.security.authenticateTerminal({ token }), terminal)
-    await host.agents.dispatch(ws.workspaceId, `room-${r}`, { overrides: { silenceMs: s.silenceMs } })
+    await host.agents.dispatch(ws.workspaceId, `room-${r}`, { overrides: { silenceMs: s.silenceMs, ...ECHO_SEGMENTS } })
     talkers.push(new Talker(terminal, s.silenceMs))
   }
+  if (side === 'hark-isolated') placeWorkerThreads(threadsBefore, args['worker-cpus'])
 }
 
 const run = async (g: AgentEchoGo): Promise<AgentEchoResult> => {
@@ -234,7 +271,7 @@ const run = async (g: AgentEchoGo): Promise<AgentEchoResult> => {
       // Rooms start spread over one turn, so their utterances do not end in lockstep.
       await new Promise((res) => setTimeout(res, r * 47))
       for (let n = 0; monotonicUs() < g.endUs && n < 100_000; n++) {
-        const useDtx = dtx !== null && n % 2 === 1
+        const useDtx = dtx !== null && n % 4 === 3
         const startedUs = monotonicUs()
         const overheadUs = await talker.turn(useDtx)
         if (startedUs < g.warmupUntilUs) continue

@@ -92,11 +92,25 @@ export class ProviderWorker {
     if (this.dead === null) this.thread.postMessage(m, transfer)
   }
 
-  /** End the thread (it may be stuck in a loop: terminate does not need its cooperation). */
-  kill(reason: string): void {
+  /**
+   * End the thread. A stalled one (`stalled`: stuck in a loop) is terminated at once: terminate
+   * does not need its cooperation. Any other is asked to exit and does so at its next event-loop
+   * turn, never in the middle of a native call: onnxruntime-node aborts the whole process when its
+   * thread is terminated while it creates an inference session (a `pipeline` agent stopped while
+   * it loads its VAD model) or runs one. One that has not exited within `agents.workerStallMs`
+   * (its event loop is stuck) is terminated then.
+   */
+  kill(reason: string, stalled = false): void {
     if (this.dead !== null) return
     this.dead = reason
-    void this.thread.terminate()
+    if (stalled) {
+      void this.thread.terminate()
+      return
+    }
+    const clock = this.pool.clock
+    const deadline = clock.setTimeout(() => void this.thread.terminate(), this.pool.stallMs)
+    this.thread.once('exit', () => clock.clearTimeout(deadline))
+    this.thread.postMessage({ t: 'exit' } satisfies ToWorker)
   }
 }
 
@@ -173,6 +187,7 @@ export class ProviderWorkerPool {
   /** A worker's thread ended: tell its agent, and put a fresh worker in its place. */
   gone(worker: ProviderWorker, reason: string): void {
     if (!this.all.delete(worker)) return
+    this.log.debug({ reason, threadId: worker.thread.threadId }, 'provider worker ended')
     const i = this.idle.indexOf(worker)
     if (i >= 0) this.idle.splice(i, 1)
     const tenant = worker.tenant
@@ -229,7 +244,7 @@ export class ProviderWorkerPool {
         w.ping = { seq: ++this.pingSeq, at: now }
         w.send({ t: 'ping', seq: w.ping.seq })
       } else if (now - w.ping.at >= this.options.stallMs) {
-        w.kill(`provider stalled (no heartbeat for ${this.options.stallMs} ms)`)
+        w.kill(`provider stalled (no heartbeat for ${this.options.stallMs} ms)`, true)
       }
     }
     if (hosting) this.ensureTicker()

@@ -48,6 +48,8 @@ export type ToWorker =
   | { readonly t: 'participants'; readonly list: ReadonlyArray<ParticipantInfo> }
   | { readonly t: 'stop'; readonly n: number }
   | { readonly t: 'ping'; readonly seq: number }
+  /** End the thread now, between two event-loop turns (never inside a native call). */
+  | { readonly t: 'exit' }
 
 export type FromWorker =
   | { readonly t: 'ready' }

@@ -220,6 +220,8 @@ port.on('message', (m: Int16Array | ToWorker) => {
     case 'ping':
       post({ t: 'pong', seq: m.seq })
       return
+    case 'exit':
+      process.exit(0)
     case 'start':
       void start(m)
       return
