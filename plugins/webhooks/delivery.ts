@@ -29,7 +29,7 @@ import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
 import { DeliveryPace } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
-import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender } from './sender.js'
+import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome } from './sender.js'
 
 /** Completed deliveries (and their events) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
@@ -71,7 +71,8 @@ export interface DeliveryWorkerDeps {
   readonly clock: ClockShape
   readonly log: Logger
   readonly metrics: Registry
-  readonly sender: WebhookSender
+  /** Where attempts run: the delivery thread in the engine (deliveryThread.ts). */
+  readonly sender: AttemptSender
   readonly endpoints: WebhookEndpoints
   readonly outbox: WebhookOutbox
   /** Jitter source in [0, 1). */

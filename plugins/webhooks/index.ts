@@ -26,9 +26,9 @@ import {
 import { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
 import { DeliveryWorker } from './delivery.js'
+import { DeliveryThread } from './deliveryThread.js'
 import { webhookDocuments } from './openapi.js'
 import { webhookRoutes } from './routes.js'
-import { WebhookSender } from './sender.js'
 import { webhooksSettings, type WebhooksSettings } from './settings.js'
 
 export interface WebhooksPluginOptions {
@@ -56,6 +56,7 @@ export class WebhooksPlugin implements EnginePlugin {
   /** The endpoints service (the REST routes and `hark webhook` use it). */
   readonly endpoints: WebhookEndpoints
   private running: DeliveryWorker | null = null
+  private sender: DeliveryThread | null = null
 
   constructor(
     private readonly services: WebhooksServices,
@@ -86,14 +87,21 @@ export class WebhooksPlugin implements EnginePlugin {
     return this.running
   }
 
+  /** The delivery thread, once started (tests end it as a crash would). */
+  get thread(): DeliveryThread | null {
+    return this.sender
+  }
+
   start(): void {
     const { settings, storage, clock, log, metrics, outbox, leases } = this.services
+    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
+    this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
     this.running = new DeliveryWorker({
       storage,
       clock,
       log,
       metrics,
-      sender: new WebhookSender({ policy: settings, resolve: this.options.resolve ?? systemResolver, timeoutMs: this.options.attemptTimeoutMs }),
+      sender: this.sender,
       endpoints: this.endpoints,
       outbox,
       random: this.options.random,

@@ -1,0 +1,55 @@
+/**
+ * The delivery thread's entry: a WebhookSender (signing with `standardwebhooks`, the HTTP
+ * exchange, its timeout, no redirects, the SSRF guard on every connection) on a thread of its own,
+ * so that neither the HMAC nor node:http's per-request work takes the event loop terminals connect
+ * on. It sends what the engine hands it and answers each job with its outcome; it keeps no state
+ * of its own besides pooled connections and signers (the outbox, order, retries: the engine).
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { systemResolver, type HostResolver, type ResolvedAddress } from '../../core/webhooks/urlGuard.js'
+import { WebhookSender } from './sender.js'
+import type { FromThread, ThreadBoot, ToThread } from './threadProtocol.js'
+
+const port = parentPort!
+const boot = workerData as ThreadBoot
+const post = (m: FromThread) => port.postMessage(m)
+
+/** Name lookups asked of the engine, by id. */
+const lookups = new Map<number, { resolve: (a: ReadonlyArray<ResolvedAddress>) => void; reject: (e: Error) => void }>()
+let lookupSeq = 0
+const engineResolver: HostResolver = (host) =>
+  new Promise((resolve, reject) => {
+    const id = ++lookupSeq
+    lookups.set(id, { resolve, reject })
+    post({ t: 'resolve', id, host })
+  })
+
+const sender = new WebhookSender({
+  policy: boot.policy,
+  resolve: boot.resolveInEngine ? engineResolver : systemResolver,
+  timeoutMs: boot.timeoutMs,
+  userAgent: boot.userAgent,
+})
+
+port.on('message', (m: ToThread) => {
+  switch (m.t) {
+    case 'send': {
+      const { id, t: _, ...message } = m
+      void sender.send(message).then(
+        (outcome) => post({ t: 'done', id, ...outcome }),
+        (e: unknown) => post({ t: 'done', id, result: 'network_error', status: null, error: String(e), latencyMs: 0 }),
+      )
+      return
+    }
+    case 'forget':
+      return sender.forget(m.origin)
+    case 'resolved':
+    case 'unresolved': {
+      const waiting = lookups.get(m.id)
+      if (!waiting) return
+      lookups.delete(m.id)
+      if (m.t === 'resolved') waiting.resolve(m.addresses)
+      else waiting.reject(Object.assign(new Error(m.message), m.code === null ? {} : { code: m.code }))
+    }
+  }
+})
