@@ -27,7 +27,7 @@ import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.
 import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
 import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
-import { DeliveryPace } from './pace.js'
+import { DeliveryPace, type PaceLoop } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
 import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome } from './sender.js'
 
@@ -79,8 +79,8 @@ export interface DeliveryWorkerDeps {
   readonly random?: () => number
   /** Who delivers which endpoint (default: this process, all of them). */
   readonly leases?: Leases
-  /** How attempts yield to a saturated event loop (pace.ts); default: a new DeliveryPace. */
-  readonly pace?: DeliveryPace
+  /** The loop the pace (pace.ts: attempts yield to a saturated event loop) watches; default: this thread's, in real-time windows. */
+  readonly paceLoop?: PaceLoop
 }
 
 export class DeliveryWorker {
@@ -100,7 +100,8 @@ export class DeliveryWorker {
   private readonly offs: Array<() => void> = []
   private readonly random: () => number
   private readonly leases: Leases
-  private readonly pace: DeliveryPace
+  /** How attempts yield to a saturated event loop. */
+  readonly pace: DeliveryPace
   private readonly attempts: Counter
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
@@ -113,7 +114,7 @@ export class DeliveryWorker {
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
     this.leases = deps.leases ?? soleLeases
-    this.pace = deps.pace ?? new DeliveryPace(() => this.hasWork(), () => this.schedulePump())
+    this.pace = new DeliveryPace(() => this.hasWork(), () => this.schedulePump(), deps.paceLoop)
     this.attempts = new Counter({
       name: 'hark_webhook_attempts_total',
       help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',

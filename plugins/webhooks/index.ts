@@ -28,6 +28,7 @@ import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.
 import { DeliveryWorker } from './delivery.js'
 import { DeliveryThread } from './deliveryThread.js'
 import { webhookDocuments } from './openapi.js'
+import type { PaceLoop } from './pace.js'
 import { webhookRoutes } from './routes.js'
 import { webhooksSettings, type WebhooksSettings } from './settings.js'
 
@@ -38,6 +39,8 @@ export interface WebhooksPluginOptions {
   readonly random?: () => number
   /** Per-attempt timeout (default 10 s). */
   readonly attemptTimeoutMs?: number
+  /** The event loop the delivery pace watches (tests play a saturated one and end its windows). */
+  readonly paceLoop?: PaceLoop
 }
 
 interface WebhooksServices {
@@ -106,6 +109,7 @@ export class WebhooksPlugin implements EnginePlugin {
       outbox,
       random: this.options.random,
       leases,
+      paceLoop: this.options.paceLoop,
     })
     this.running.start()
   }
