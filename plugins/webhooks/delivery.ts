@@ -106,8 +106,9 @@ export class DeliveryWorker {
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
   private idleWaiters: Array<() => void> = []
-  /** Outcome writes not yet handed to storage (one transaction for many attempts). */
-  private records: Array<() => void> = []
+  /** Outcomes not yet handed to storage, by delivery (the latest wins), and other writes that go with them (one transaction for many attempts). */
+  private records = new Map<number, AttemptOutcome>()
+  private writes: Array<() => void> = []
   private recordTimer: NodeJS.Timeout | undefined
   private quietWaiters: Array<() => void> = []
 
@@ -468,7 +469,7 @@ export class DeliveryWorker {
     if (gone) {
       // Its lease went to another node meanwhile: the outcome is written all the same, so that node
       // does not send again what was answered (unless it read the row first: at least once).
-      this.record(() => this.deps.storage.webhookOutbox.recordAttempt(d.id, record))
+      this.record(d.id, record, null)
       this.schedulePump()
       return
     }
@@ -487,10 +488,7 @@ export class DeliveryWorker {
       }
     }
     const health = this.health(ep, success, at)
-    this.record(() => {
-      this.deps.storage.webhookOutbox.recordAttempt(d.id, record)
-      health?.()
-    })
+    this.record(d.id, record, health)
     lane.state = 'idle'
     this.refresh(lane)
     for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
@@ -503,9 +501,10 @@ export class DeliveryWorker {
    * would cost more than the attempt. A crash before the write sends the delivery again
    * (at least once), never loses it.
    */
-  private record(write: () => void): void {
-    this.records.push(write)
-    if (this.records.length >= RECORD_BATCH_MAX) this.flushRecords()
+  private record(id: number, outcome: AttemptOutcome, write: (() => void) | null): void {
+    this.records.set(id, outcome)
+    if (write) this.writes.push(write)
+    if (this.records.size >= RECORD_BATCH_MAX) this.flushRecords()
     else if (this.recordTimer === undefined) {
       // Real time: this bounds how long I/O is batched, it is no control-plane timer.
       this.recordTimer = setTimeout(() => this.flushRecords(), RECORD_BATCH_MS)
@@ -516,14 +515,17 @@ export class DeliveryWorker {
   private flushRecords(): Promise<void> {
     clearTimeout(this.recordTimer)
     this.recordTimer = undefined
-    const writes = this.records
-    if (writes.length === 0) return Promise.resolve()
-    this.records = []
+    const records = this.records
+    const writes = this.writes
+    if (records.size === 0 && writes.length === 0) return Promise.resolve()
+    this.records = new Map()
+    this.writes = []
     return this.deps.storage
       .batch(() => {
+        this.deps.storage.webhookOutbox.recordAttempts(records)
         for (const write of writes) write()
       })
-      .catch((e: unknown) => this.deps.log.error({ err: e, writes: writes.length }, 'recording webhook attempts failed'))
+      .catch((e: unknown) => this.deps.log.error({ err: e, writes: records.size + writes.length }, 'recording webhook attempts failed'))
   }
 
   /** Track how long the endpoint has been failing; the write to make, if any. */
