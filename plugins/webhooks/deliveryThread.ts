@@ -10,7 +10,8 @@
  * flight on it settles as a failed attempt (`network_error`, "delivery thread ended …"): its
  * delivery stays pending and is retried on the usual schedule, so nothing is lost; one the
  * receiver had already answered is sent again (at least once; receivers deduplicate on
- * `webhook-id`). The next attempt starts a fresh thread. The thread is started on the first attempt.
+ * `webhook-id`). The next attempt starts a fresh thread (lazily: a thread that cannot boot is not
+ * restarted in a loop; the retries come seconds later anyway). The first thread starts with the plugin.
  *
  * A worker thread runs JavaScript: from the TypeScript sources (the tests), its entry is taken from
  * the compiled tree (core/agentRuntime/isolation/modules.ts, `runnableModule`).
@@ -71,6 +72,11 @@ export class DeliveryThread implements AttemptSender {
   /** End the thread as a crash would (tests: what its attempts in flight become). */
   async kill(): Promise<void> {
     await this.thread?.terminate()
+  }
+
+  /** Start the thread now (its modules load before the first attempt, not during it). */
+  start(): void {
+    if (this.thread === null && !this.closed) this.spawn()
   }
 
   send(m: SignedMessage): Promise<SendOutcome> {

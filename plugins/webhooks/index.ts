@@ -99,6 +99,7 @@ export class WebhooksPlugin implements EnginePlugin {
     const { settings, storage, clock, log, metrics, outbox, leases } = this.services
     // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
     this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
+    this.sender.start()
     this.running = new DeliveryWorker({
       storage,
       clock,

@@ -18,7 +18,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { Webhook } from 'standardwebhooks'
-import { AddressNotAllowed, hostOf, resolveAllowed, type HostResolver, type UrlPolicy } from '../../core/webhooks/urlGuard.js'
+import { AddressNotAllowed, hostOf, resolveAllowed, type HostResolver, type UrlPolicy } from '../../core/webhooks/addressGuard.js'
 
 /** Requests at once per endpoint. */
 export const MAX_IN_FLIGHT = 4
