@@ -4,6 +4,8 @@
  * replaced and its event still arrives, once in the accepted set; a thread answering nonsense, or a
  * receiver answering without end, does not break the engine's side.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { getPriority } from 'node:os'
 import { Writable } from 'node:stream'
 import { threadId } from 'node:worker_threads'
 import { createServer, type Server } from 'node:http'
@@ -13,7 +15,7 @@ import { ManualClock } from '../../core/index.js'
 import { createLogger } from '../../core/log.js'
 import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
 import { DeliveryThread, type DeliveryThreadOptions } from './deliveryThread.js'
-import { MAX_ERROR_LENGTH } from './threadProtocol.js'
+import { MAX_ERROR_LENGTH, THREAD_NICE } from './threadProtocol.js'
 import { checkOrderedAndComplete, WebhookReceiver } from './test/receiver.js'
 import { startWebhookEngine } from './test/webhookEngine.js'
 
@@ -67,6 +69,21 @@ describe('the delivery thread', () => {
     expect(r.accepted.items.map((e) => e.id)).toEqual(['evt_1', 'evt_2'])
     // A name is resolved by the engine's resolver (here, this thread), for the thread's SSRF check.
     expect(seenOn).toEqual([threadId])
+  })
+
+  it('runs THREAD_NICE steps nicer than the engine thread (Linux: nice per thread), the engine thread untouched', async () => {
+    const r = await receiver()
+    r.secrets.push(SECRET)
+    const before = getPriority()
+    const niceOf = () => new Map(readdirSync('/proc/self/task').map((tid) => [tid, Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])]))
+    const others = new Set(niceOf().keys())
+    const t = thread()
+    t.start()
+    // Answered: the thread has run its module, which sets its priority first.
+    expect(await t.send(job(r.url, 'evt_nice'))).toMatchObject({ result: 'success' })
+    const added = [...niceOf()].filter(([tid]) => !others.has(tid)).map(([, nice]) => nice)
+    expect(added).toContain(Math.min(19, before + THREAD_NICE))
+    expect(getPriority()).toBe(before)
   })
 
   it('settles an answer with a 2xx status and an endless body by its status, without waiting for the timeout', async () => {

@@ -9,15 +9,9 @@ import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { systemResolver, type HostResolver, type ResolvedAddress } from '../../core/webhooks/addressGuard.js'
 import { WebhookSender } from './sender.js'
-import type { FromThread, ThreadBoot, ToThread } from './threadProtocol.js'
+import { THREAD_NICE, type FromThread, type ThreadBoot, type ToThread } from './threadProtocol.js'
 
-/**
- * Terminals first, at the scheduler: this thread runs THREAD_NICE steps nicer than the engine's
- * (Linux keeps a nice value per thread; `setPriority` without a pid sets the calling thread's). When
- * both want the same core, the engine's thread gets about nine tenths of it; when it is idle,
- * delivery takes what it needs. Where the system refuses, the thread runs at the engine's priority.
- */
-export const THREAD_NICE = 10
+// Terminals first, at the scheduler (threadProtocol.ts, THREAD_NICE).
 try {
   setPriority(Math.min(19, getPriority() + THREAD_NICE))
 } catch {

@@ -26,6 +26,15 @@ export type FromThread =
   | ({ readonly t: 'done'; readonly id: number } & SendOutcome)
   | { readonly t: 'resolve'; readonly id: number; readonly host: string }
 
+/**
+ * Terminals first, at the scheduler: the delivery thread runs THREAD_NICE steps nicer than the
+ * engine's thread (Linux keeps a nice value per thread; `setPriority` without a pid sets the calling
+ * thread's). When both want the same core, the engine's thread gets about nine tenths of it; when
+ * it is idle, delivery takes what it needs. Where the system refuses, the thread runs at the
+ * engine's priority.
+ */
+export const THREAD_NICE = 10
+
 /** Errors longer than this are cut (they are stored with the attempt and shown in its history). */
 export const MAX_ERROR_LENGTH = 500
 
