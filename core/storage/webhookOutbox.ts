@@ -119,14 +119,34 @@ export const webhookOutboxRepo = (db: Db) => {
   const pendingAfter = db.prepare(`${withBody} WHERE d.id > ? AND d.state = 'pending' ORDER BY d.id LIMIT ?`)
   const pendingOf = db.prepare(`${withBody} WHERE d.webhook_id = ? AND d.state = 'pending' ORDER BY d.id`)
   const lastId = db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_deliveries')
-  const record = db.prepare(`UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?,
-    last_status = ?, last_error = ?, last_latency_ms = ?, completed_at = ? WHERE id = ?`)
+  // Many outcomes in one statement: UPDATE … FROM a VALUES list (column1 … column9), one row per delivery.
+  const recordRows = new Map<number, ReturnType<Db['prepare']>>()
+  const record = (n: number) => {
+    let st = recordRows.get(n)
+    if (!st) {
+      st = db.prepare(`UPDATE webhook_deliveries SET state = v.column2, attempts = v.column3, next_attempt_at = v.column4,
+        last_attempt_at = v.column5, last_status = v.column6, last_error = v.column7, last_latency_ms = v.column8, completed_at = v.column9
+        FROM (VALUES ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}) AS v WHERE webhook_deliveries.id = v.column1`)
+      recordRows.set(n, st)
+    }
+    return st
+  }
   const list = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
   const one = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
   const event = db.prepare('SELECT * FROM webhook_events WHERE event_id = ?')
   const pruneDeliveries = db.prepare('DELETE FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ?')
   const pruneEvents = db.prepare(`DELETE FROM webhook_events WHERE created_at < ?
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`)
+
+  const recordAttempts = (outcomes: ReadonlyMap<number, AttemptOutcome>) =>
+    guard('record webhook attempts', () => {
+      const all = [...outcomes]
+      for (let i = 0; i < all.length; i += CHUNK) {
+        const chunk = all.slice(i, i + CHUNK)
+        record(chunk.length).run(
+          chunk.flatMap(([id, o]) => [id, o.state, o.attempts, o.nextAttemptAt, o.at, o.status, o.error, o.latencyMs, o.state === 'pending' ? null : o.at]))
+      }
+    })
 
   return {
     /**
@@ -174,11 +194,8 @@ export const webhookOutboxRepo = (db: Db) => {
     pendingOf: (webhookId: string) =>
       guard('read pending webhook deliveries', () => (pendingOf.all(webhookId) as DeliveryRow[]).map(toPending)),
     lastId: () => guard('read webhook delivery cursor', () => (lastId.get() as { id: number }).id),
-    /** Store what an attempt (or a give-up) left behind. */
-    recordAttempt: (id: number, o: AttemptOutcome) =>
-      guard('record webhook attempt', () =>
-        void record.run(o.state, o.attempts, o.nextAttemptAt, o.at, o.status, o.error, o.latencyMs,
-          o.state === 'pending' ? null : o.at, id)),
+    /** Store what attempts (or give-ups) left behind, by delivery id (one statement per 64). */
+    recordAttempts,
     /** Deliveries of an endpoint, newest first, before the internal id `beforeId`. */
     list: (workspaceId: string, webhookId: string, q: { beforeId?: number; limit: number }) =>
       guard('list webhook deliveries', () =>

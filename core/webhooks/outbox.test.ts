@@ -135,3 +135,34 @@ describe('the webhook outbox', () => {
     }
   })
 })
+
+describe('recording attempts', () => {
+  it('writes many outcomes in few statements, each to its own delivery, untouched ones left pending', () => {
+    const { storage } = setup()
+    const n = 70
+    for (let i = 0; i < n; i++) createClient(storage, `dev-${i}`)
+    const pending = storage.webhookOutbox.pendingAfter(0)
+    expect(pending).toHaveLength(n)
+    const outcomes = new Map(
+      pending.slice(0, n - 1).map((d, i) => [
+        d.id,
+        i % 2 === 0
+          ? { state: 'delivered' as const, attempts: 1, nextAttemptAt: null, at: 1000 + i, status: 204, error: null, latencyMs: i }
+          : { state: 'pending' as const, attempts: 2, nextAttemptAt: 9000 + i, at: 2000 + i, status: 503, error: `HTTP 503 #${i}`, latencyMs: i },
+      ]),
+    )
+    storage.webhookOutbox.recordAttempts(outcomes)
+    const rows = storage.db
+      .prepare('SELECT id, state, attempts, next_attempt_at, last_attempt_at, last_status, last_error, last_latency_ms, completed_at FROM webhook_deliveries ORDER BY id')
+      .all() as Array<Record<string, unknown>>
+    rows.forEach((r, i) => {
+      if (i === n - 1) return expect(r).toMatchObject({ state: 'pending', attempts: 0, last_attempt_at: null, completed_at: null })
+      const o = outcomes.get(r.id as number)!
+      expect(r).toEqual({
+        id: r.id, state: o.state, attempts: o.attempts, next_attempt_at: o.nextAttemptAt, last_attempt_at: o.at, last_status: o.status,
+        last_error: o.error, last_latency_ms: o.latencyMs, completed_at: o.state === 'pending' ? null : o.at,
+      })
+    })
+    expect(storage.webhookOutbox.pendingAfter(0)).toHaveLength(n - Math.ceil((n - 1) / 2))
+  })
+})

@@ -68,7 +68,9 @@ describe('webhook delivery', () => {
     const failed = await ws.api.post('/agents', { room: 'lobby', presetId: 'boom' })
     expect(failed.status).toBe(502)
     await receiver.acceptedCount(3)
-    const [a, b, c] = receiver.accepted.items
+    // One agent's two events in order; the failed agent is another resource, delivered in parallel (any place).
+    const [a, b] = receiver.accepted.items.filter((e) => e.resource === `agent:${started.body.agentId}`)
+    const c = receiver.accepted.items.find((e) => e.type === 'agent.failed')
     const echo = { agentId: started.body.agentId, room: 'lobby', identity: 'agent@default', provider: 'echo', presetId: null }
     expect(a).toMatchObject({ type: 'agent.started', resource: `agent:${started.body.agentId}`, sequence: 1, data: echo })
     expect(b).toMatchObject({ type: 'agent.stopped', resource: `agent:${started.body.agentId}`, sequence: 2, data: { ...echo, reason: 'stopped by request' } })

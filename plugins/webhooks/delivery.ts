@@ -27,9 +27,9 @@ import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.
 import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
 import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
-import { DeliveryPace } from './pace.js'
+import { DeliveryPace, type PaceLoop } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
-import { MAX_IN_FLIGHT, type AttemptResult, type SendOutcome, type WebhookSender } from './sender.js'
+import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome } from './sender.js'
 
 /** Completed deliveries (and their events) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
@@ -71,15 +71,16 @@ export interface DeliveryWorkerDeps {
   readonly clock: ClockShape
   readonly log: Logger
   readonly metrics: Registry
-  readonly sender: WebhookSender
+  /** Where attempts run: the delivery thread in the engine (deliveryThread.ts). */
+  readonly sender: AttemptSender
   readonly endpoints: WebhookEndpoints
   readonly outbox: WebhookOutbox
   /** Jitter source in [0, 1). */
   readonly random?: () => number
   /** Who delivers which endpoint (default: this process, all of them). */
   readonly leases?: Leases
-  /** How attempts yield to a saturated event loop (pace.ts); default: a new DeliveryPace. */
-  readonly pace?: DeliveryPace
+  /** The loop the pace (pace.ts: attempts yield to a saturated event loop) watches; default: this thread's, in real-time windows. */
+  readonly paceLoop?: PaceLoop
 }
 
 export class DeliveryWorker {
@@ -99,20 +100,22 @@ export class DeliveryWorker {
   private readonly offs: Array<() => void> = []
   private readonly random: () => number
   private readonly leases: Leases
-  private readonly pace: DeliveryPace
+  /** How attempts yield to a saturated event loop. */
+  readonly pace: DeliveryPace
   private readonly attempts: Counter
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
   private idleWaiters: Array<() => void> = []
-  /** Outcome writes not yet handed to storage (one transaction for many attempts). */
-  private records: Array<() => void> = []
+  /** Outcomes not yet handed to storage, by delivery (the latest wins), and other writes that go with them (one transaction for many attempts). */
+  private records = new Map<number, AttemptOutcome>()
+  private writes: Array<() => void> = []
   private recordTimer: NodeJS.Timeout | undefined
   private quietWaiters: Array<() => void> = []
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
     this.leases = deps.leases ?? soleLeases
-    this.pace = deps.pace ?? new DeliveryPace(() => this.hasWork(), () => this.schedulePump())
+    this.pace = new DeliveryPace(() => this.hasWork(), () => this.schedulePump(), deps.paceLoop)
     this.attempts = new Counter({
       name: 'hark_webhook_attempts_total',
       help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',
@@ -466,7 +469,7 @@ export class DeliveryWorker {
     if (gone) {
       // Its lease went to another node meanwhile: the outcome is written all the same, so that node
       // does not send again what was answered (unless it read the row first: at least once).
-      this.record(() => this.deps.storage.webhookOutbox.recordAttempt(d.id, record))
+      this.record(d.id, record, null)
       this.schedulePump()
       return
     }
@@ -485,10 +488,7 @@ export class DeliveryWorker {
       }
     }
     const health = this.health(ep, success, at)
-    this.record(() => {
-      this.deps.storage.webhookOutbox.recordAttempt(d.id, record)
-      health?.()
-    })
+    this.record(d.id, record, health)
     lane.state = 'idle'
     this.refresh(lane)
     for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
@@ -501,9 +501,10 @@ export class DeliveryWorker {
    * would cost more than the attempt. A crash before the write sends the delivery again
    * (at least once), never loses it.
    */
-  private record(write: () => void): void {
-    this.records.push(write)
-    if (this.records.length >= RECORD_BATCH_MAX) this.flushRecords()
+  private record(id: number, outcome: AttemptOutcome, write: (() => void) | null): void {
+    this.records.set(id, outcome)
+    if (write) this.writes.push(write)
+    if (this.records.size >= RECORD_BATCH_MAX) this.flushRecords()
     else if (this.recordTimer === undefined) {
       // Real time: this bounds how long I/O is batched, it is no control-plane timer.
       this.recordTimer = setTimeout(() => this.flushRecords(), RECORD_BATCH_MS)
@@ -514,14 +515,17 @@ export class DeliveryWorker {
   private flushRecords(): Promise<void> {
     clearTimeout(this.recordTimer)
     this.recordTimer = undefined
-    const writes = this.records
-    if (writes.length === 0) return Promise.resolve()
-    this.records = []
+    const records = this.records
+    const writes = this.writes
+    if (records.size === 0 && writes.length === 0) return Promise.resolve()
+    this.records = new Map()
+    this.writes = []
     return this.deps.storage
       .batch(() => {
+        this.deps.storage.webhookOutbox.recordAttempts(records)
         for (const write of writes) write()
       })
-      .catch((e: unknown) => this.deps.log.error({ err: e, writes: writes.length }, 'recording webhook attempts failed'))
+      .catch((e: unknown) => this.deps.log.error({ err: e, writes: records.size + writes.length }, 'recording webhook attempts failed'))
   }
 
   /** Track how long the endpoint has been failing; the write to make, if any. */

@@ -26,9 +26,10 @@ import {
 import { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
 import { DeliveryWorker } from './delivery.js'
+import { DeliveryThread } from './deliveryThread.js'
 import { webhookDocuments } from './openapi.js'
+import type { PaceLoop } from './pace.js'
 import { webhookRoutes } from './routes.js'
-import { WebhookSender } from './sender.js'
 import { webhooksSettings, type WebhooksSettings } from './settings.js'
 
 export interface WebhooksPluginOptions {
@@ -38,6 +39,8 @@ export interface WebhooksPluginOptions {
   readonly random?: () => number
   /** Per-attempt timeout (default 10 s). */
   readonly attemptTimeoutMs?: number
+  /** The event loop the delivery pace watches (tests play a saturated one and end its windows). */
+  readonly paceLoop?: PaceLoop
 }
 
 interface WebhooksServices {
@@ -56,6 +59,7 @@ export class WebhooksPlugin implements EnginePlugin {
   /** The endpoints service (the REST routes and `hark webhook` use it). */
   readonly endpoints: WebhookEndpoints
   private running: DeliveryWorker | null = null
+  private sender: DeliveryThread | null = null
 
   constructor(
     private readonly services: WebhooksServices,
@@ -86,18 +90,27 @@ export class WebhooksPlugin implements EnginePlugin {
     return this.running
   }
 
+  /** The delivery thread, once started (tests end it as a crash would). */
+  get thread(): DeliveryThread | null {
+    return this.sender
+  }
+
   start(): void {
     const { settings, storage, clock, log, metrics, outbox, leases } = this.services
+    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
+    this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
+    this.sender.start()
     this.running = new DeliveryWorker({
       storage,
       clock,
       log,
       metrics,
-      sender: new WebhookSender({ policy: settings, resolve: this.options.resolve ?? systemResolver, timeoutMs: this.options.attemptTimeoutMs }),
+      sender: this.sender,
       endpoints: this.endpoints,
       outbox,
       random: this.options.random,
       leases,
+      paceLoop: this.options.paceLoop,
     })
     this.running.start()
   }

@@ -5,8 +5,11 @@
  * loop's utilization the test says.
  */
 import type { EventLoopUtilization } from 'node:perf_hooks'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { DeliveryPace, FULL_SPEED_WINDOWS, MAX_THROTTLED_WINDOWS, PROBE_EVERY_WINDOWS, THROTTLED_PER_WINDOW } from './pace.js'
+import { MAX_IN_FLIGHT } from './sender.js'
+import { checkOrderedAndComplete, WebhookReceiver } from './test/receiver.js'
+import { startWebhookEngine } from './test/webhookEngine.js'
 
 const paced = () => {
   const state = { used: 0, busy: true, wakes: 0 }
@@ -14,7 +17,7 @@ const paced = () => {
   const pace = new DeliveryPace(
     () => state.busy,
     () => state.wakes++,
-    () => ({ now: elu, used: state.used }),
+    { utilization: () => ({ now: elu, used: state.used }), timed: false },
   )
   const allowed = () => {
     let n = 0
@@ -89,5 +92,52 @@ describe('delivery pace', () => {
     expect(pace.throttled).toBe(false)
     expect(allowed()).toBe(1000)
     expect(state.wakes).toBe(0)
+  })
+})
+
+const cleanup: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c()
+})
+
+describe('the delivery worker under its pace (real engine and receiver; the test plays the loop and ends the windows)', () => {
+  it('starts only THROTTLED_PER_WINDOW attempts per window while the loop is saturated, the rest later in order, and all at once when it has room', async () => {
+    const loop = { used: 0.97 }
+    const elu = { idle: 0, active: 0, utilization: 0 } satisfies EventLoopUtilization
+    const receiver = await WebhookReceiver.start()
+    cleanup.push(() => receiver.close())
+    const t = await startWebhookEngine({ plugin: { paceLoop: { utilization: () => ({ now: elu, used: loop.used }), timed: false } } })
+    cleanup.push(() => t.stop())
+    const pace = t.worker().pace
+    const ws = await t.workspaceWithEndpoint(receiver)
+    // As after a probe that found the loop saturated (how it gets there: the tests above).
+    pace.throttled = true
+    const clients = Array.from({ length: 3 * THROTTLED_PER_WINDOW + 2 }, (_, i) => `dev-${i}`)
+    for (const c of clients) ws.addClient(c)
+    await t.engine.host.webhookOutbox.flush()
+    // One window: THROTTLED_PER_WINDOW attempts (at most MAX_IN_FLIGHT at once), then nothing more.
+    const settled = (n: number) => t.attempts.next(() => t.attempts.items.length >= n)
+    await settled(THROTTLED_PER_WINDOW)
+    expect(t.worker().inFlightOf(ws.webhookId)).toBe(0)
+    expect(pace.holding).toBe(true)
+    expect(THROTTLED_PER_WINDOW).toBeGreaterThan(MAX_IN_FLIGHT)
+    expect(receiver.requests.items).toHaveLength(THROTTLED_PER_WINDOW)
+    expect(t.worker().pendingCount).toBe(clients.length - THROTTLED_PER_WINDOW)
+    expect(receiver.accepted.items).toHaveLength(THROTTLED_PER_WINDOW)
+    // The next window: as many again.
+    pace.tick()
+    await settled(2 * THROTTLED_PER_WINDOW)
+    expect(t.worker().inFlightOf(ws.webhookId)).toBe(0)
+    expect(pace.holding).toBe(true)
+    expect(receiver.requests.items).toHaveLength(2 * THROTTLED_PER_WINDOW)
+    // The loop has room again: the rest go out at once.
+    loop.used = 0.3
+    pace.tick()
+    expect(pace.throttled).toBe(false)
+    await receiver.acceptedCount(clients.length)
+    await t.worker().whenIdle()
+    expect(t.worker().pendingCount).toBe(0)
+    expect(receiver.requests.items).toHaveLength(clients.length)
+    checkOrderedAndComplete(receiver.accepted.items)
   })
 })

@@ -34,6 +34,12 @@ export const PROBE_EVERY_WINDOWS = 5
 export const MAX_THROTTLED_WINDOWS = 50
 export const FULL_SPEED_WINDOWS = 10
 
+/** The loop a pace watches: its utilization since `last`, and whether windows end on a timer. */
+export interface PaceLoop {
+  readonly utilization: (last: EventLoopUtilization | null) => { now: EventLoopUtilization; used: number }
+  readonly timed: boolean
+}
+
 export class DeliveryPace {
   /** Holding back: only THROTTLED_PER_WINDOW attempts per window start. */
   throttled = false
@@ -47,16 +53,22 @@ export class DeliveryPace {
 
   /**
    * `busy`: whether the worker has attempts to start or in flight (probes only then);
-   * `wake`: called after each window while busy (more attempts may start now).
+   * `wake`: called after each window while busy (more attempts may start now);
+   * `loop`: how the loop's utilization is measured, and whether windows end on a real-time timer
+   * (`timed`, the default) or when the caller calls `tick` (tests).
    */
   constructor(
     private readonly busy: () => boolean,
     private readonly wake: () => void,
-    private readonly utilization: (last: EventLoopUtilization | null) => { now: EventLoopUtilization; used: number } = measure,
+    private readonly loop: PaceLoop = { utilization: measure, timed: true },
   ) {}
 
+  private get utilization(): PaceLoop['utilization'] {
+    return this.loop.utilization
+  }
+
   start(): void {
-    if (this.timer) return
+    if (this.timer || !this.loop.timed) return
     this.last = this.utilization(null).now
     this.timer = setInterval(() => this.tick(), WINDOW_MS)
     this.timer.unref()

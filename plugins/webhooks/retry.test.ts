@@ -91,6 +91,8 @@ describe('retries, dead letters and disabling (driven clock)', () => {
       ws.addClient(clientId)
       await t.engine.host.webhookOutbox.flush()
       await t.attempts.next((a) => a.delivery.resource === `client:${clientId}`)
+      // Outcomes are written once the worker is idle (other retries may still be in flight).
+      await t.worker().whenIdle()
       await t.engine.host.storage.batch(() => null)
     }
     clock.set(start + DISABLE_AFTER_FAILING_MS - 60_000)

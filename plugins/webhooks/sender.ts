@@ -6,17 +6,25 @@
  * within the timeout (10 s), and every connection goes through the SSRF guard: the host is resolved
  * by the guard's resolver and refused unless every address is allowed, and the connection uses the
  * very addresses checked (no second lookup a rebinding DNS could answer differently). Keep-alive
- * connections are pooled per endpoint origin, at most MAX_IN_FLIGHT sockets each.
+ * connections are pooled per endpoint origin, at most MAX_IN_FLIGHT sockets each. An answer's body
+ * is read and dropped up to MAX_RESPONSE_BYTES; a longer one is not read on: the attempt is
+ * settled by its status and the connection closed (a receiver streaming without end costs neither
+ * the timeout nor the CPU of reading it).
+ *
+ * The engine runs this in the delivery thread (deliveryThread.ts, sendThread.ts), not on its own
+ * event loop; the delivery worker talks to it through `AttemptSender`.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { Webhook } from 'standardwebhooks'
-import { AddressNotAllowed, hostOf, resolveAllowed, type HostResolver, type UrlPolicy } from '../../core/webhooks/urlGuard.js'
+import { AddressNotAllowed, hostOf, resolveAllowed, type HostResolver, type UrlPolicy } from '../../core/webhooks/addressGuard.js'
 
 /** Requests at once per endpoint. */
 export const MAX_IN_FLIGHT = 4
 export const ATTEMPT_TIMEOUT_MS = 10_000
+/** Response body bytes read (and dropped) before the connection is closed instead. */
+export const MAX_RESPONSE_BYTES = 64 * 1024
 
 export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'address_not_allowed'
 
@@ -60,6 +68,14 @@ export const signatureHeaders = (m: Pick<SignedMessage, 'eventId' | 'body' | 'ti
   }
 }
 
+/** What the delivery worker sends attempts through (a WebhookSender, here or in the delivery thread). */
+export interface AttemptSender {
+  send(m: SignedMessage): Promise<SendOutcome>
+  /** Drop pooled connections of an origin (its endpoint changed or went away). */
+  forget(origin: string): void
+  close(): void
+}
+
 export interface SenderOptions {
   readonly policy: UrlPolicy
   readonly resolve: HostResolver
@@ -67,7 +83,7 @@ export interface SenderOptions {
   readonly userAgent?: string
 }
 
-export class WebhookSender {
+export class WebhookSender implements AttemptSender {
   private readonly agents = new Map<string, HttpAgent>()
   private readonly lookup: LookupFunction
 
@@ -144,14 +160,22 @@ export class WebhookSender {
         { method: 'POST', headers, agent: this.agentFor(url), lookup: this.lookup },
         (res: IncomingMessage) => {
           const status = res.statusCode ?? 0
-          // The answer's body is not needed: read it to the end so the connection can be reused.
-          res.resume()
-          res.on('error', () => finish({ result: 'network_error', status, error: 'response aborted' }))
-          res.on('end', () => {
+          const answered = () => {
             if (status >= 200 && status < 300) finish({ result: 'success', status, error: null })
             else if (status >= 300 && status < 400) finish({ result: 'http_error', status, error: `redirect not followed (HTTP ${status})` })
             else finish({ result: 'http_error', status, error: `HTTP ${status}` })
+          }
+          // The answer's body is not needed: read it to the end so the connection can be reused,
+          // unless it is long; then the status decides and the connection goes.
+          let read = 0
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length
+            if (read <= MAX_RESPONSE_BYTES || settled) return
+            answered()
+            req.destroy()
           })
+          res.on('error', () => finish({ result: 'network_error', status, error: 'response aborted' }))
+          res.on('end', answered)
         },
       )
       // Real time on purpose: it bounds real network I/O, whatever the engine's clock says.

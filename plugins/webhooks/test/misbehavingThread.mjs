@@ -1,0 +1,33 @@
+// A delivery thread that answers badly on purpose (deliveryThread.test.ts): what it does with a job
+// depends on the job's event id. Plain JavaScript: a worker thread does not run TypeScript.
+import { parentPort } from 'node:worker_threads'
+
+parentPort.on('message', (m) => {
+  if (m.t !== 'send') return
+  const done = (fields) => parentPort.postMessage({ t: 'done', id: m.id, ...fields })
+  switch (m.eventId) {
+    case 'not-an-object':
+      parentPort.postMessage(42)
+      parentPort.postMessage(null)
+      return done({ result: 'success', status: 204, error: null, latencyMs: 3 })
+    case 'unknown-result':
+      return done({ result: 'delivered!', status: 200, error: null, latencyMs: 1 })
+    case 'success-without-2xx':
+      return done({ result: 'success', status: 500, error: null, latencyMs: 1 })
+    case 'bad-latency':
+      return done({ result: 'http_error', status: 500, error: 'HTTP 500', latencyMs: 'slow' })
+    case 'huge-error':
+      return done({ result: 'http_error', status: 500, error: 'x'.repeat(4 * 1024 * 1024), latencyMs: 2 })
+    case 'unknown-id':
+      parentPort.postMessage({ t: 'done', id: m.id + 1_000_000, result: 'success', status: 200, error: null, latencyMs: 1 })
+      return done({ result: 'timeout', status: null, error: 'no complete answer within 10000 ms', latencyMs: 10_000 })
+    case 'crash':
+      // An uncaught error ends the thread.
+      setImmediate(() => {
+        throw new Error('delivery thread crashed on purpose')
+      })
+      return
+    default:
+      return done({ result: 'success', status: 200, error: null, latencyMs: 1 })
+  }
+})
