@@ -163,6 +163,73 @@ const agentsStarted = async () => {
   return n
 }
 
+describe('relay counters on /metrics', () => {
+  /** A node's relay counters, read off its /metrics. */
+  const relayCounters = async (i: number) => {
+    const text = await (await fetch(node(i).rest('/metrics'))).text()
+    const read = (name: string, label: string) => Number(new RegExp(`^${name}\\{${label}\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN)
+    const dropped = (reason: string) => read('hark_cluster_relay_frames_dropped_total', `reason="${reason}"`)
+    return {
+      out: read('hark_cluster_relay_frames_total', 'direction="out"'),
+      in: read('hark_cluster_relay_frames_total', 'direction="in"'),
+      unknownNode: dropped('unknown_node'),
+      unknownSource: dropped('unknown_source'),
+      malformed: dropped('malformed'),
+      publishFailed: dropped('publish_failed'),
+    }
+  }
+  /** A relay message (core/cluster/wire.ts) of frames [tag, sourceId, payload]. */
+  const relayMessage = (...frames: Array<[number, number, number[]]>) => {
+    const parts = frames.map(([tag, sourceId, payload]) => {
+      const b = Buffer.alloc(8 + payload.length)
+      b.writeUInt32BE(tag, 0)
+      b.writeUInt16BE(sourceId, 4)
+      b.writeUInt16BE(payload.length, 6)
+      b.set(payload, 8)
+      return b
+    })
+    return Buffer.concat(parts)
+  }
+
+  it('counts frames relayed out and in, and frames dropped: from an unknown node, for an unknown source, malformed', async () => {
+    // Audio across nodes counts out on the sender and in on the receiver.
+    const a = await ws(1, 'ws2')
+    await a.event('session')
+    const b = await ws(2, 'mq2')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'ws2')) await b.event('participant.joined', (e) => e.participant.id === 'ws2')
+    await a.event('participant.joined', (e) => e.participant.id === 'mq2')
+    const before1 = await relayCounters(1)
+    const before2 = await relayCounters(2)
+    a.sendAudio(uplink([0x78, 0x51, 5], 0x80 | 20))
+    await b.frames.next((f) => f.opus[1] === 0x51, 5000, 'ws2 on node 1 -> mq2 on node 2')
+    expect((await relayCounters(1)).out).toBeGreaterThan(before1.out)
+    expect((await relayCounters(2)).in).toBeGreaterThan(before2.in)
+
+    // What node 1 cannot place is counted by reason, and dropped.
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      nc.publish('hark.audio.n1.ghost', relayMessage([1, 1, [0x80, 1, 2]], [1, 2, [0x80, 3]]))
+      nc.publish('hark.audio.n1.n2', relayMessage([0xfffffff0, 9, [0x80, 4, 4]]))
+      const truncated = relayMessage([1, 1, [0x80, 1, 2, 3]]).subarray(0, 10)
+      nc.publish('hark.audio.n1.n2', truncated)
+      await nc.flush()
+      let after = await relayCounters(1)
+      for (let i = 0; i < 500 && after.malformed - before1.malformed < 1; i++) after = await relayCounters(1)
+      expect({
+        unknownNode: after.unknownNode - before1.unknownNode,
+        unknownSource: after.unknownSource - before1.unknownSource,
+        malformed: after.malformed - before1.malformed,
+        publishFailed: after.publishFailed - before1.publishFailed,
+      }).toEqual({ unknownNode: 2, unknownSource: 1, malformed: 1, publishFailed: 0 })
+    } finally {
+      await nc.close()
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
 describe('the member list across nodes', () => {
   it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
     const one = await ws(1, 'h')

@@ -5,7 +5,7 @@
  * closes, room events, the lease bucket's watch); takeover times are printed, never asserted.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kvm } from '@nats-io/kv'
@@ -40,6 +40,8 @@ const start = async (i: number) => {
       // Checkpoints every 500 ms: the kill -9 test waits for one before it kills.
       flags: ['--database-url', sqld.url, '--usage-checkpoint-ms', '500'],
       env: { HARK_SECURITY_MASTER_KEY: masterKey },
+      // To look into a failure: HARK_CLUSTER_TEST_LOGS=<dir> keeps each node's log (warnings and up).
+      log: process.env.HARK_CLUSTER_TEST_LOGS ? (chunk) => appendFileSync(join(process.env.HARK_CLUSTER_TEST_LOGS!, `n${i}.log`), chunk) : undefined,
     }),
   )
 }
@@ -102,11 +104,22 @@ const usageRows = async (): Promise<UsageRow[]> => {
   }))
 }
 const leaseKey = (room: string) => Buffer.from(`${workspaceId}\n${room}`).toString('base64url')
+/** Every live node's relay counters (`hark_cluster_relay_*` on /metrics), to say where frames went. */
+const relayCounters = async () => {
+  const out: Record<string, string[]> = {}
+  for (const [i, n] of nodes) {
+    const text = await fetch(`http://127.0.0.1:${n.ports.rest}/metrics`).then((r) => r.text(), () => '')
+    out[`n${i}`] = text.split('\n').filter((l) => l.startsWith('hark_cluster_relay_'))
+  }
+  return out
+}
 /** Send a frame every 20 ms until `receiver` gets one with this payload (across a reconnect, frames are lost until it is back). */
 const heard = async (from: WsTerminal, receiver: WsTerminal, payload: number[], what: string) => {
   const timer = setInterval(() => from.sendAudio(uplink(payload, 0x80 | 20)), 20)
   try {
     return await receiver.frames.next((f) => f.opus.length === payload.length && f.opus[1] === payload[1], 15_000, what)
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; relay counters: ${JSON.stringify(await relayCounters())}`)
   } finally {
     clearInterval(timer)
   }

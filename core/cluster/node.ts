@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Kvm, type KV } from '@nats-io/kv'
+import { Counter, type Registry } from 'prom-client'
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node'
 import { roomOf, liveSession, type WorkspaceContext } from '../actors/workspace.js'
 import type { AgentPlacement, DispatchRequest } from '../agentRuntime/dispatcher.js'
@@ -190,12 +191,84 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   private agents: ClusterAgentHooks | null = null
   private stopped = false
   private sessionIndex: Map<string, Map<string, PresenceEntry>> | null = null
-  /** Counters for the bench and tests. */
-  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, relayDropped: 0 }
+  /**
+   * Relay counters for /metrics (`hark_cluster_relay_*`), the bench and tests. Frames dropped on
+   * receipt: from a node this one does not know (`unknownNode`), for a source that is not one of
+   * its relayed members here (`unknownSource`), the rest of a malformed message (`malformed`).
+   */
+  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, unknownNode: 0, unknownSource: 0, malformed: 0 }
+  /** Frames of peers this node forgot (their outboxes are gone with them), for /metrics. */
+  private retiredOut = { messages: 0, frames: 0, dropped: 0 }
 
   constructor(private readonly o: ClusterOptions) {
     this.nodeId = o.nodeId
-    this.batch = new WriteBatch(o.relayBatchMs ?? 0)
+    this.batch = new WriteBatch(o.relayBatchMs ?? 0, (e) => this.publishFailed(e))
+  }
+
+  private publishFailedLogged = false
+  /** A relay message could not be published (its frames are counted as dropped): logged once per outage. */
+  private publishFailed(e: unknown): void {
+    if (this.publishFailedLogged) return
+    this.publishFailedLogged = true
+    this.o.log.warn({ nodeId: this.nodeId, err: e }, 'cluster: relay messages cannot be published; their frames are dropped')
+  }
+
+  /** Relay totals of this node: frames and messages out (per remote node added up) and in, and drops by reason. */
+  relayTotals() {
+    const out = { ...this.retiredOut }
+    for (const peer of this.peers.values()) {
+      out.messages += peer.outbox.messages
+      out.frames += peer.outbox.frames
+      out.dropped += peer.outbox.dropped
+    }
+    const s = this.stats
+    return {
+      messagesOut: out.messages,
+      framesOut: out.frames,
+      messagesIn: s.relayMessagesIn,
+      framesIn: s.relayFramesIn,
+      dropped: { unknown_node: s.unknownNode, unknown_source: s.unknownSource, malformed: s.malformed, publish_failed: out.dropped },
+    }
+  }
+
+  /** `hark_cluster_relay_frames_total{direction}`, `_messages_total{direction}` and `_frames_dropped_total{reason}`, read when scraped. */
+  installMetrics(registry: Registry): void {
+    const totals = () => this.relayTotals()
+    new Counter({
+      name: 'hark_cluster_relay_frames_total',
+      help: 'Audio frames relayed to other nodes (out) and received from them (in)',
+      labelNames: ['direction'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        this.inc({ direction: 'out' }, t.framesOut)
+        this.inc({ direction: 'in' }, t.framesIn)
+      },
+    })
+    new Counter({
+      name: 'hark_cluster_relay_messages_total',
+      help: 'NATS messages of relayed audio sent to other nodes (out) and received (in)',
+      labelNames: ['direction'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        this.inc({ direction: 'out' }, t.messagesOut)
+        this.inc({ direction: 'in' }, t.messagesIn)
+      },
+    })
+    new Counter({
+      name: 'hark_cluster_relay_frames_dropped_total',
+      help: 'Relayed audio frames dropped: from an unknown node, for an unknown source, malformed, or not published',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        for (const [reason, n] of Object.entries(t.dropped)) this.inc({ reason }, n)
+      },
+    })
   }
 
   private get tickMs() {
@@ -399,6 +472,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const peer = this.peers.get(node)
     if (!peer) return
     this.peers.delete(node)
+    this.retiredOut.messages += peer.outbox.messages
+    this.retiredOut.frames += peer.outbox.frames
+    this.retiredOut.dropped += peer.outbox.dropped
     this.sessionIndex = null
     for (const key of peer.units.keys()) if (this.rooms.has(key)) this.markDirty(key)
   }
@@ -721,10 +797,26 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   /** The sending peer's sources and the arrival time of the message being read (no closure per message). */
   private relaySources: Map<number, RelayedMember> = new Map()
   private relayNow = 0
+  private relayFrom = ''
   private readonly relayFrame = (key: number, uplink: Uint8Array): void => {
     const member = this.relaySources.get(key)
     if (member !== undefined) member.push(uplink, this.relayNow)
-    else this.stats.relayDropped++
+    else this.droppedUnknownSource(key)
+  }
+  private static readonly countFrame = (): void => {}
+
+  /** Sources frames were dropped for, per node (logged once each; cleared when the node is forgotten). */
+  private readonly unknownLogged = new Set<string>()
+  private droppedUnknownSource(key: number): void {
+    this.stats.unknownSource++
+    const id = `${this.relayFrom}\0${key}`
+    if (this.unknownLogged.has(id) || this.unknownLogged.size >= 1000) return
+    this.unknownLogged.add(id)
+    const tag = Math.floor(key / 65536)
+    this.o.log.warn(
+      { nodeId: this.nodeId, from: this.relayFrom, tag, sourceId: key % 65536 },
+      'cluster: relayed frames for a source this node does not know; dropped (logged once per source)',
+    )
   }
 
   /** Hot path: one relay message from `from` (wire.ts). */
@@ -732,14 +824,17 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const peer = this.peers.get(from)
     this.stats.relayMessagesIn++
     if (peer === undefined) {
-      this.stats.relayDropped++
+      // Not a node this one knows (not heard yet, or forgotten): count its frames, drop them.
+      const read = readRelayMessage(data, ClusterNode.countFrame)
+      this.stats.unknownNode += read < 0 ? -1 - read : read
       return
     }
     this.relaySources = peer.sources
+    this.relayFrom = from
     this.relayNow = performance.now()
     const read = readRelayMessage(data, this.relayFrame)
     if (read < 0) {
-      this.stats.relayDropped++
+      this.stats.malformed++
       this.o.log.warn({ from }, 'cluster: a malformed relay message; the rest of it was dropped')
     }
     this.stats.relayFramesIn += read < 0 ? -1 - read : read
