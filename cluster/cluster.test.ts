@@ -230,6 +230,38 @@ describe('relay counters on /metrics', () => {
   })
 })
 
+describe('room lease', () => {
+  it('a node with members in a room whose live owner announced its lease does not try to take it every tick', async () => {
+    const a = await ws(1, 'c')
+    await a.event('session')
+    const b = await ws(2, 'd')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'c')) await b.event('participant.joined', (e) => e.participant.id === 'c')
+    // Every write to the room's lease key passes through NATS: a renewal expects the owner's
+    // revision, a try to take the key expects none (0).
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      const key = Buffer.from(`${c.seed.workspaceId}\nlobby`).toString('base64url')
+      const sub = nc.subscribe(`$KV.${LEASE_BUCKET}.${key}`)
+      let renewals = 0
+      let tries = 0
+      // The first renewal seen starts the count (both nodes have heard each other's units by then);
+      // then three lease ticks (leaseTtlMs/3 each) of both nodes.
+      for await (const msg of sub) {
+        const expected = msg.headers?.get('Nats-Expected-Last-Subject-Sequence')
+        if (expected === '0') {
+          if (renewals > 0) tries++
+        } else if (++renewals === 4) break
+      }
+      expect(tries).toBe(0)
+    } finally {
+      await nc.close()
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
 describe('the member list across nodes', () => {
   it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
     const one = await ws(1, 'h')

@@ -91,6 +91,8 @@ interface Unit {
   readonly room: string
   readonly tag: number
   readonly members: ReadonlyArray<RelayedInfo>
+  /** The node holds the room's lease: the others do not try to take it while it is alive. */
+  readonly owner?: boolean
 }
 
 interface Peer {
@@ -200,8 +202,12 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   /** Frames of peers this node forgot (their outboxes are gone with them), for /metrics. */
   private retiredOut = { messages: 0, frames: 0, dropped: 0 }
 
+  /** What this node's leases hold, `{node}` (encoded once: a renewal per room per tick writes it). */
+  private readonly leaseValue: Uint8Array
+
   constructor(private readonly o: ClusterOptions) {
     this.nodeId = o.nodeId
+    this.leaseValue = encode({ node: o.nodeId })
     this.batch = new WriteBatch(o.relayBatchMs ?? 0, (e) => this.publishFailed(e))
   }
 
@@ -505,7 +511,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       }
       lease.busy = true
       this.kv
-        .update(leaseKeyOf(key), encode({ node: this.nodeId }), lease.revision)
+        .update(leaseKeyOf(key), this.leaseValue, lease.revision)
         .then((revision) => {
           lease.revision = revision
         })
@@ -514,7 +520,22 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
           lease.busy = false
         })
     }
-    for (const key of this.rooms.keys()) if (!this.leases.has(key)) void this.acquire(key)
+    // A room whose owner is a live node that says so is left alone: a `create` that must fail
+    // costs two JetStream requests (the client reads the key after the refusal). When the owner
+    // dies it is forgotten after leaseTtlMs of silence, its key lapses as long after its last
+    // renewal, and the next tick takes the room; when it lets the room go, its unit says so.
+    for (const key of this.rooms.keys()) if (!this.leases.has(key) && !this.ownedByPeer(key)) void this.acquire(key)
+  }
+
+  /** A live peer announced that it holds the room's lease. */
+  private ownedByPeer(key: string): boolean {
+    for (const peer of this.peers.values()) if (peer.units.get(key)?.owner === true) return true
+    return false
+  }
+
+  /** Say in the room's unit whether this node holds its lease (published if it changed). */
+  private ownershipMoved(key: string): void {
+    if (this.rooms.has(key)) this.markDirty(key)
   }
 
   private readonly acquiring = new Set<string>()
@@ -525,8 +546,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (this.acquiring.has(key) || this.stopped) return false
     this.acquiring.add(key)
     try {
-      const revision = await this.kv.create(leaseKeyOf(key), encode({ node: this.nodeId }))
+      const revision = await this.kv.create(leaseKeyOf(key), this.leaseValue)
       this.leases.set(key, { revision, acquiredAt: this.o.clock.now(), busy: false })
+      this.ownershipMoved(key)
       const [ws, room] = splitKey(key)
       this.o.log.info({ nodeId: this.nodeId, workspaceId: ws, room }, 'cluster: room owner')
       this.agents?.ownershipChanged(ws, room, true)
@@ -540,6 +562,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   private lost(key: string, e: unknown): void {
     if (!this.leases.delete(key)) return
+    this.ownershipMoved(key)
     const [ws, room] = splitKey(key)
     this.o.log.warn({ nodeId: this.nodeId, workspaceId: ws, room, err: e }, 'cluster: lost the room lease')
     this.agents?.ownershipChanged(ws, room, false)
@@ -549,6 +572,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const lease = this.leases.get(key)
     if (!lease) return
     this.leases.delete(key)
+    this.ownershipMoved(key)
     const [ws, room] = splitKey(key)
     this.agents?.ownershipChanged(ws, room, false)
     await this.kv.delete(leaseKeyOf(key), { previousSeq: lease.revision }).catch(() => {})
@@ -706,7 +730,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
         ? { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId, sessionId: session.sessionId, transport: session.link.transport, connectedAt: session.connectedAt }
         : { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId }
     })
-    const unit: Unit = { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: infos }
+    const unit: Unit = { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: infos, owner: this.leases.has(key) }
     const json = JSON.stringify(unit)
     if (json !== local.published) {
       local.published = json
