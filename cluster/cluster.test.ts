@@ -262,6 +262,37 @@ describe('room lease', () => {
   })
 })
 
+describe('a node forgotten and heard again', () => {
+  it("is asked for its rooms again: its members come back into the other nodes' copies and audio flows", async () => {
+    const a = await ws(1, 'e')
+    await a.event('session')
+    const b = await ws(2, 'f')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'e')) await b.event('participant.joined', (e) => e.participant.id === 'e')
+    await a.event('participant.joined', (e) => e.participant.id === 'f')
+    // The others forget node 2 as they do a node silent for the lease TTL (here told by a `hark.bye`
+    // in its name); node 2 goes on beating, so they hear of it again at its next heartbeat.
+    a.events.items.splice(0) // from here on, only what happens after
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      nc.publish('hark.bye', JSON.stringify({ node: 'n2' }))
+      await nc.flush()
+    } finally {
+      await nc.close()
+    }
+    await a.event('participant.left', (e) => e.participant.id === 'f')
+    await a.event('participant.joined', (e) => e.participant.id === 'f', 5000)
+    const t = setInterval(() => a.sendAudio(uplink([0x78, 0x61, 6], 0x80 | 20)), 20)
+    try {
+      await b.frames.next((f) => f.opus[1] === 0x61, 5000, 'e on node 1 -> f on node 2, after node 1 heard of node 2 again')
+    } finally {
+      clearInterval(t)
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
 describe('the member list across nodes', () => {
   it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
     const one = await ws(1, 'h')

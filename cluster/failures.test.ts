@@ -220,4 +220,36 @@ describe('failures', () => {
     y.ws.close()
     z.ws.close()
   })
+
+  it('a node stalled past the lease TTL (SIGSTOP, then SIGCONT): the others forget it, hear it again, and the room carries audio both ways again', async () => {
+    // A loaded machine can block a node's event loop that long (the kill -9 test once lost audio
+    // after it): the node and the others then believe each other gone and must rebuild the room.
+    // x opens the room on node 3, which takes its lease: the stalled node is not the owner, so
+    // no change of owner makes it announce its members again by chance.
+    const x = await ws(3, 'x')
+    await x.event('session')
+    const kv = await new Kvm(nc).open(LEASE_BUCKET)
+    await until('node 3 owns the room', async () => {
+      const entry = await kv.get(leaseKey('lobby'))
+      return entry?.operation === 'PUT' && entry.json<{ node: string }>().node === 'n3'
+    })
+    const y = await ws(2, 'y')
+    if (!(await y.event('session')).participants.some((p) => p.id === 'x')) await y.event('participant.joined', (e) => e.participant.id === 'x')
+    await x.event('participant.joined', (e) => e.participant.id === 'y')
+    await heard(x, y, [0x78, 0x51, 1], 'before the stall')
+    const stalled = nodes.get(2)!
+    process.kill(stalled.pid, 'SIGSTOP')
+    try {
+      // Node 3 forgets node 2 after the lease TTL of silence: y leaves its copy of the room.
+      await x.event('participant.left', (e) => e.participant.id === 'y', 15_000)
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT')
+    }
+    const t0 = performance.now()
+    await heard(x, y, [0x78, 0x52, 2], 'x -> y after the stall')
+    await heard(y, x, [0x78, 0x53, 3], 'y -> x after the stall')
+    console.log(`cluster: a node stalled past the lease TTL -> audio both ways again ${(performance.now() - t0).toFixed(0)} ms after it resumed`)
+    y.ws.close()
+    x.ws.close()
+  })
 })

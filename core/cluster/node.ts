@@ -104,6 +104,8 @@ interface Peer {
   /** relayKey(tag, sourceId) -> the relayed member its frames go to. */
   readonly sources: Map<number, RelayedMember>
   readonly outbox: RelayOutbox
+  /** Frames of a source this node does not know came from it: ask it for its units at the next tick. */
+  resync: boolean
 }
 
 interface LocalRoom {
@@ -321,8 +323,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       if (node !== this.nodeId) this.forgetPeer(node)
     })
     on(S.sync, (m) => {
-      const { node } = m as { node: string }
-      if (node !== this.nodeId) this.republish()
+      // `to`: one node is asked (it heard of this one again, or lost one of its units); none: every node.
+      const { node, to } = m as { node: string; to?: string }
+      if (node !== this.nodeId && (to === undefined || to === this.nodeId)) this.republish()
     })
     on(S.dirAll, (m) => this.unitIn(m as Unit))
     on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
@@ -419,11 +422,18 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   // ---- Timers: heartbeat, silent peers, leases ----
 
+  /** When the last tick ran: a tick much later than due means this node's event loop was blocked. */
+  private lastTickAt = 0
+
   private arm(): void {
+    this.lastTickAt = this.o.clock.now()
     this.timer = this.o.clock.setTimeout(() => {
       if (this.stopped) return
       this.beat()
-      this.expirePeers()
+      // After a stall of this node (a blocked event loop), the others' heartbeats are still
+      // waiting in the socket: judge silence at the next tick, once they were read.
+      if (this.o.clock.now() - this.lastTickAt <= 2 * this.tickMs) this.expirePeers()
+      this.askLostUnits()
       this.tickLeases()
       this.webhookLeases.tick()
       this.arm()
@@ -454,14 +464,27 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
         endpoints: {},
         units: new Map(),
         sources: new Map(),
+        resync: false,
         outbox: new RelayOutbox((message) => this.nc.publish(S.audio(node, this.nodeId), message), this.batch),
       }
       this.peers.set(node, peer)
       this.o.log.info({ nodeId: this.nodeId, peer: node }, 'cluster: node joined')
+      // A node heard again after it was forgotten (silent for the lease TTL, under load or a
+      // network split) would not announce its rooms again by itself: ask it to.
+      this.publish(S.sync, { node: this.nodeId, to: node })
     }
     peer.lastSeen = this.o.clock.now()
     if (m.endpoints) peer.endpoints = m.endpoints
     return peer
+  }
+
+  /** Peers whose frames named a source this node does not know: a unit of theirs may have been lost. */
+  private askLostUnits(): void {
+    for (const peer of this.peers.values()) {
+      if (!peer.resync) continue
+      peer.resync = false
+      this.publish(S.sync, { node: this.nodeId, to: peer.node })
+    }
   }
 
   private expirePeers(): void {
@@ -821,7 +844,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   /** The sending peer's sources and the arrival time of the message being read (no closure per message). */
   private relaySources: Map<number, RelayedMember> = new Map()
   private relayNow = 0
-  private relayFrom = ''
+  private relayPeer: Peer | null = null
   private readonly relayFrame = (key: number, uplink: Uint8Array): void => {
     const member = this.relaySources.get(key)
     if (member !== undefined) member.push(uplink, this.relayNow)
@@ -833,12 +856,14 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   private readonly unknownLogged = new Set<string>()
   private droppedUnknownSource(key: number): void {
     this.stats.unknownSource++
-    const id = `${this.relayFrom}\0${key}`
+    const peer = this.relayPeer!
+    peer.resync = true
+    const id = `${peer.node}\0${key}`
     if (this.unknownLogged.has(id) || this.unknownLogged.size >= 1000) return
     this.unknownLogged.add(id)
     const tag = Math.floor(key / 65536)
     this.o.log.warn(
-      { nodeId: this.nodeId, from: this.relayFrom, tag, sourceId: key % 65536 },
+      { nodeId: this.nodeId, from: peer.node, tag, sourceId: key % 65536 },
       'cluster: relayed frames for a source this node does not know; dropped (logged once per source)',
     )
   }
@@ -854,7 +879,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       return
     }
     this.relaySources = peer.sources
-    this.relayFrom = from
+    this.relayPeer = peer
     this.relayNow = performance.now()
     const read = readRelayMessage(data, this.relayFrame)
     if (read < 0) {
