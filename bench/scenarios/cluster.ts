@@ -49,14 +49,17 @@ const listening = async (port: number, ctx: MeasureContext, timeoutMs = 10_000):
   throw new Error(`nats-server did not listen on ${port} within ${timeoutMs} ms`)
 }
 
-/** A counter of a node's /metrics (0 when absent or the node is gone). */
-const metric = async (restUrl: string, line: string): Promise<number> => {
+/** A node's /metrics, read once: `value(line)` is a sample's value (NaN when absent or unread). */
+const scrape = async (restUrl: string): Promise<(line: string) => number> => {
+  let text = ''
   try {
-    const text = await (await fetch(`${restUrl}/metrics`, { signal: AbortSignal.timeout(2000) })).text()
-    const at = text.indexOf(`${line} `)
-    return at < 0 ? 0 : Number(text.slice(at + line.length + 1, text.indexOf('\n', at)))
+    text = await (await fetch(`${restUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
   } catch {
-    return 0
+    // A node too busy to answer: its relay figures are left out (NaN), not read as zero.
+  }
+  return (line) => {
+    const at = text.indexOf(`\n${line} `)
+    return at < 0 ? NaN : Number(text.slice(at + line.length + 2, text.indexOf('\n', at + 1)))
   }
 }
 
@@ -106,18 +109,17 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
   )
   const cpuUs = (percent: number) => (m.value > 0 ? ((percent / 100) * 1e6) / m.value : 0)
   // Over the whole run (connects and warm-up included): how many frames shared a message.
-  const framesOut = await metric(a.restUrl, 'hark_cluster_relay_frames_total{direction="out"}')
-  const messagesOut = await metric(a.restUrl, 'hark_cluster_relay_messages_total{direction="out"}')
-  const dropped = await Promise.all(
-    ['unknown_node', 'unknown_source', 'malformed', 'publish_failed'].map((reason) => metric(b.restUrl, `hark_cluster_relay_frames_dropped_total{reason="${reason}"}`)),
-  )
+  const [ofA, ofB] = await Promise.all([scrape(a.restUrl), scrape(b.restUrl)])
+  const framesOut = ofA('hark_cluster_relay_frames_total{direction="out"}')
+  const messagesOut = ofA('hark_cluster_relay_messages_total{direction="out"}')
+  const dropped = ['unknown_node', 'unknown_source', 'malformed', 'publish_failed'].map((reason) => ofB(`hark_cluster_relay_frames_dropped_total{reason="${reason}"}`))
   return {
     ...m,
     extra: {
       ...m.extra,
-      relayFramesOut: framesOut,
-      relayMessagesOut: messagesOut,
-      relayFramesDroppedOnB: dropped.reduce((x, y) => x + y, 0),
+      // Left out when a node did not answer its /metrics in time (a loaded machine).
+      ...(Number.isFinite(framesOut) && Number.isFinite(messagesOut) ? { relayFramesOut: framesOut, relayMessagesOut: messagesOut } : {}),
+      ...(dropped.every(Number.isFinite) ? { relayFramesDroppedOnB: dropped.reduce((x, y) => x + y, 0) } : {}),
       serverCpuUsPerDelivery: cpuUs(m.server.cpuPercent),
       nodeACpuUsPerDelivery: cpuUs(m.extra.nodeACpuPercent ?? 0),
       nodeBCpuUsPerDelivery: cpuUs(m.extra.nodeBCpuPercent ?? 0),
@@ -161,7 +163,7 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
   )
   const frames = us(cross, 'relayFramesOut')
   const messages = us(cross, 'relayMessagesOut')
-  if (messages > 0) {
+  if (messages > 0 && frames > 0) {
     out.push(`relay A→B: ${frames.toFixed(0)} frames in ${messages.toFixed(0)} NATS messages (${(frames / messages).toFixed(1)} frames per message), ${us(cross, 'relayFramesDroppedOnB').toFixed(0)} dropped on B`)
   }
   const sameCpuShare = medianExtra(same, 'nodeACpuPercent')
