@@ -214,7 +214,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   }
 
   private publishFailedLogged = false
-  /** A relay message could not be published (its frames are counted as dropped): logged once per outage. */
+  /** A relay message could not be published (its frames are counted as dropped): logged once per process; the counter keeps counting. */
   private publishFailed(e: unknown): void {
     if (this.publishFailedLogged) return
     this.publishFailedLogged = true
