@@ -70,6 +70,8 @@ export interface ScenarioRecord {
   /** Hark ÷ peer (> 1: Hark better), per peer: of the figures, and of the figures per server CPU-second. */
   readonly ratios: readonly { readonly peer: string; readonly ratio: number | null; readonly perCpuRatio: number | null }[]
   readonly sweep: Readonly<Record<string, SweepResult>> | null
+  /** Figures across sides the scenario derived (its `compare`), one line each. */
+  readonly notes?: readonly string[]
   readonly error: string | null
 }
 

@@ -112,4 +112,26 @@ describe('runner', () => {
     for (const name of ['ws-rooms', 'mqtt-rooms', 'webrtc-peers', 'idle-memory', 'connect-storm', 'agent-latency']) expect(text).toMatch(new RegExp(`^${name}\\s+ready`, 'm'))
     expect(text).not.toMatch(/pending/)
   })
+
+  it("puts a scenario's figures across sides (its compare) in results.json, the console table and the report", async () => {
+    const compared = defineScenario<undefined>({
+      name: 'compared',
+      description: 'two sides and a figure that needs both',
+      unit: 'ops/s',
+      higherIsBetter: true,
+      hark: { name: 'hark', label: 'Hark', measure: async () => ({ ...figures(10), extra: { costUs: 3 } }) },
+      peers: [{ name: 'peer', label: 'Peer', measure: async () => ({ ...figures(10), extra: { costUs: 2 } }) }],
+      compare: (sides) => {
+        const cost = (name: string) => sides.find((s) => s.name === name)!.runs[0]!.measurement!.extra.costUs!
+        return [`cost hark ÷ peer ${(cost('hark') / cost('peer')).toFixed(2)}×`]
+      },
+    })
+    const o = opts({ rounds: 1 })
+    const t = io()
+    expect(await runBench(o, t.io, [compared], embedded)).toBe(0)
+    const r = JSON.parse(readFileSync(join(o.out!, 'results.json'), 'utf8')) as BenchResults
+    expect(r.scenarios[0]!.notes).toEqual(['cost hark ÷ peer 1.50×'])
+    expect(t.out()).toContain('compared: cost hark ÷ peer 1.50×')
+    expect(readFileSync(join(o.out!, 'report.md'), 'utf8')).toContain('- cost hark ÷ peer 1.50×')
+  })
 })

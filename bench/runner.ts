@@ -175,6 +175,15 @@ const runOnce = async (
   }
 }
 
+/** A scenario's figures across sides; a failure there is a note, not a failed run. */
+const compareSafely = (sc: Scenario, sides: readonly SideRecord[]): string[] => {
+  try {
+    return sc.compare!(sides)
+  } catch (e) {
+    return [`could not compare the sides: ${errorText(e)}`]
+  }
+}
+
 const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> => {
   const { opts, progress } = env
   const timing = { ...(sc.timing ?? DEFAULT_TIMING)[opts.quick ? 'quick' : 'full'] }
@@ -264,6 +273,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
         perCpuRatio: ratio(hark?.perServerCpuSecond ?? null, p.summary?.perServerCpuSecond ?? null, true),
       })),
     sweep,
+    notes: sc.compare ? compareSafely(sc, sideRecords) : [],
     error: error ?? (sideRecords.every((s) => !s.summary) ? (sideRecords[0]?.runs[0]?.error ?? 'no run succeeded') : null),
   }
 }

@@ -121,6 +121,19 @@ export interface ScenarioDef<F> {
   }
   /** Once per scenario before any side runs; its result is handed to every `measure`. */
   setup?(ctx: SetupContext): Promise<F>
+  /**
+   * Figures that need every side (e.g. one side's cost ÷ another's), from the runs once all ran:
+   * lines for the console table and the report (results.json `notes`).
+   */
+  compare?(sides: ReadonlyArray<ComparedSide>): string[]
+}
+
+/** What `compare` sees of a side: its runs and medians (a results.ts SideRecord). */
+export interface ComparedSide {
+  readonly name: string
+  readonly role: 'hark' | 'peer'
+  readonly runs: ReadonlyArray<{ readonly measurement: Measurement | null }>
+  readonly summary: { readonly p50Ms: number | null; readonly p99Ms: number | null } | null
 }
 
 /** A side as the runner sees it (fixture already bound). */

@@ -163,6 +163,136 @@ const agentsStarted = async () => {
   return n
 }
 
+describe('relay counters on /metrics', () => {
+  /** A node's relay counters, read off its /metrics. */
+  const relayCounters = async (i: number) => {
+    const text = await (await fetch(node(i).rest('/metrics'))).text()
+    const read = (name: string, label: string) => Number(new RegExp(`^${name}\\{${label}\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN)
+    const dropped = (reason: string) => read('hark_cluster_relay_frames_dropped_total', `reason="${reason}"`)
+    return {
+      out: read('hark_cluster_relay_frames_total', 'direction="out"'),
+      in: read('hark_cluster_relay_frames_total', 'direction="in"'),
+      unknownNode: dropped('unknown_node'),
+      unknownSource: dropped('unknown_source'),
+      malformed: dropped('malformed'),
+      publishFailed: dropped('publish_failed'),
+    }
+  }
+  /** A relay message (core/cluster/wire.ts) of frames [tag, sourceId, payload]. */
+  const relayMessage = (...frames: Array<[number, number, number[]]>) => {
+    const parts = frames.map(([tag, sourceId, payload]) => {
+      const b = Buffer.alloc(8 + payload.length)
+      b.writeUInt32BE(tag, 0)
+      b.writeUInt16BE(sourceId, 4)
+      b.writeUInt16BE(payload.length, 6)
+      b.set(payload, 8)
+      return b
+    })
+    return Buffer.concat(parts)
+  }
+
+  it('counts frames relayed out and in, and frames dropped: from an unknown node, for an unknown source, malformed', async () => {
+    // Audio across nodes counts out on the sender and in on the receiver.
+    const a = await ws(1, 'ws2')
+    await a.event('session')
+    const b = await ws(2, 'mq2')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'ws2')) await b.event('participant.joined', (e) => e.participant.id === 'ws2')
+    await a.event('participant.joined', (e) => e.participant.id === 'mq2')
+    const before1 = await relayCounters(1)
+    const before2 = await relayCounters(2)
+    a.sendAudio(uplink([0x78, 0x51, 5], 0x80 | 20))
+    await b.frames.next((f) => f.opus[1] === 0x51, 5000, 'ws2 on node 1 -> mq2 on node 2')
+    expect((await relayCounters(1)).out).toBeGreaterThan(before1.out)
+    expect((await relayCounters(2)).in).toBeGreaterThan(before2.in)
+
+    // What node 1 cannot place is counted by reason, and dropped.
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      nc.publish('hark.audio.n1.ghost', relayMessage([1, 1, [0x80, 1, 2]], [1, 2, [0x80, 3]]))
+      nc.publish('hark.audio.n1.n2', relayMessage([0xfffffff0, 9, [0x80, 4, 4]]))
+      const truncated = relayMessage([1, 1, [0x80, 1, 2, 3]]).subarray(0, 10)
+      nc.publish('hark.audio.n1.n2', truncated)
+      await nc.flush()
+      let after = await relayCounters(1)
+      for (let i = 0; i < 500 && after.malformed - before1.malformed < 1; i++) after = await relayCounters(1)
+      expect({
+        unknownNode: after.unknownNode - before1.unknownNode,
+        unknownSource: after.unknownSource - before1.unknownSource,
+        malformed: after.malformed - before1.malformed,
+        publishFailed: after.publishFailed - before1.publishFailed,
+      }).toEqual({ unknownNode: 2, unknownSource: 1, malformed: 1, publishFailed: 0 })
+    } finally {
+      await nc.close()
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
+describe('room lease', () => {
+  it('a node with members in a room whose live owner announced its lease does not try to take it every tick', async () => {
+    const a = await ws(1, 'c')
+    await a.event('session')
+    const b = await ws(2, 'd')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'c')) await b.event('participant.joined', (e) => e.participant.id === 'c')
+    // Every write to the room's lease key passes through NATS: a renewal expects the owner's
+    // revision, a try to take the key expects none (0).
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      const key = Buffer.from(`${c.seed.workspaceId}\nlobby`).toString('base64url')
+      const sub = nc.subscribe(`$KV.${LEASE_BUCKET}.${key}`)
+      let renewals = 0
+      let tries = 0
+      // The first renewal seen starts the count (both nodes have heard each other's units by then);
+      // then three lease ticks (leaseTtlMs/3 each) of both nodes.
+      for await (const msg of sub) {
+        const expected = msg.headers?.get('Nats-Expected-Last-Subject-Sequence')
+        if (expected === '0') {
+          if (renewals > 0) tries++
+        } else if (++renewals === 4) break
+      }
+      expect(tries).toBe(0)
+    } finally {
+      await nc.close()
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
+describe('a node forgotten and heard again', () => {
+  it("is asked for its rooms again: its members come back into the other nodes' copies and audio flows", async () => {
+    const a = await ws(1, 'e')
+    await a.event('session')
+    const b = await ws(2, 'f')
+    const session = await b.event('session')
+    if (!session.participants.some((p) => p.id === 'e')) await b.event('participant.joined', (e) => e.participant.id === 'e')
+    await a.event('participant.joined', (e) => e.participant.id === 'f')
+    // The others forget node 2 as they do a node silent for the lease TTL (here told by a `hark.bye`
+    // in its name); node 2 goes on beating, so they hear of it again at its next heartbeat.
+    a.events.items.splice(0) // from here on, only what happens after
+    const nc = await connect({ servers: c.nats.url })
+    try {
+      nc.publish('hark.bye', JSON.stringify({ node: 'n2' }))
+      await nc.flush()
+    } finally {
+      await nc.close()
+    }
+    await a.event('participant.left', (e) => e.participant.id === 'f')
+    await a.event('participant.joined', (e) => e.participant.id === 'f', 5000)
+    const t = setInterval(() => a.sendAudio(uplink([0x78, 0x61, 6], 0x80 | 20)), 20)
+    try {
+      await b.frames.next((f) => f.opus[1] === 0x61, 5000, 'e on node 1 -> f on node 2, after node 1 heard of node 2 again')
+    } finally {
+      clearInterval(t)
+      a.ws.close()
+      b.ws.close()
+    }
+  })
+})
+
 describe('the member list across nodes', () => {
   it("a room's first member on a node gets a session listing every node's members (WebSocket and MQTT), then their joins and leaves", async () => {
     const one = await ws(1, 'h')

@@ -5,7 +5,7 @@
  * closes, room events, the lease bucket's watch); takeover times are printed, never asserted.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kvm } from '@nats-io/kv'
@@ -40,6 +40,8 @@ const start = async (i: number) => {
       // Checkpoints every 500 ms: the kill -9 test waits for one before it kills.
       flags: ['--database-url', sqld.url, '--usage-checkpoint-ms', '500'],
       env: { HARK_SECURITY_MASTER_KEY: masterKey },
+      // To look into a failure: HARK_CLUSTER_TEST_LOGS=<dir> keeps each node's log (warnings and up).
+      log: process.env.HARK_CLUSTER_TEST_LOGS ? (chunk) => appendFileSync(join(process.env.HARK_CLUSTER_TEST_LOGS!, `n${i}.log`), chunk) : undefined,
     }),
   )
 }
@@ -102,11 +104,22 @@ const usageRows = async (): Promise<UsageRow[]> => {
   }))
 }
 const leaseKey = (room: string) => Buffer.from(`${workspaceId}\n${room}`).toString('base64url')
+/** Every live node's relay counters (`hark_cluster_relay_*` on /metrics), to say where frames went. */
+const relayCounters = async () => {
+  const out: Record<string, string[]> = {}
+  for (const [i, n] of nodes) {
+    const text = await fetch(`http://127.0.0.1:${n.ports.rest}/metrics`).then((r) => r.text(), () => '')
+    out[`n${i}`] = text.split('\n').filter((l) => l.startsWith('hark_cluster_relay_'))
+  }
+  return out
+}
 /** Send a frame every 20 ms until `receiver` gets one with this payload (across a reconnect, frames are lost until it is back). */
 const heard = async (from: WsTerminal, receiver: WsTerminal, payload: number[], what: string) => {
   const timer = setInterval(() => from.sendAudio(uplink(payload, 0x80 | 20)), 20)
   try {
     return await receiver.frames.next((f) => f.opus.length === payload.length && f.opus[1] === payload[1], 15_000, what)
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; relay counters: ${JSON.stringify(await relayCounters())}`)
   } finally {
     clearInterval(timer)
   }
@@ -206,5 +219,40 @@ describe('failures', () => {
     expect(await z.event('room.changed')).toMatchObject({ to: 'hall' })
     y.ws.close()
     z.ws.close()
+  })
+
+  it('a node stalled past the lease TTL (SIGSTOP, then SIGCONT): the others forget it, hear it again, and the room carries audio both ways again', async () => {
+    // A loaded machine can block a node's event loop that long (the kill -9 test once lost audio
+    // after it): the node and the others then believe each other gone and must rebuild the room.
+    // x opens the room on node 3, which takes its lease: the stalled node is not the owner, so
+    // no change of owner makes it announce its members again by chance.
+    const x = await ws(3, 'x')
+    await x.event('session')
+    const kv = await new Kvm(nc).open(LEASE_BUCKET)
+    await until('node 3 owns the room', async () => {
+      const entry = await kv.get(leaseKey('lobby'))
+      return entry?.operation === 'PUT' && entry.json<{ node: string }>().node === 'n3'
+    })
+    const y = await ws(2, 'y')
+    if (!(await y.event('session')).participants.some((p) => p.id === 'x')) await y.event('participant.joined', (e) => e.participant.id === 'x')
+    await x.event('participant.joined', (e) => e.participant.id === 'y')
+    await heard(x, y, [0x78, 0x51, 1], 'before the stall')
+    const stalled = nodes.get(2)!
+    process.kill(stalled.pid, 'SIGSTOP')
+    try {
+      // Node 3 forgets node 2 after the lease TTL of silence: y leaves its copy of the room.
+      await x.event('participant.left', (e) => e.participant.id === 'y', 15_000)
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT')
+    }
+    const t0 = performance.now()
+    await heard(x, y, [0x78, 0x52, 2], 'x -> y after the stall')
+    await heard(y, x, [0x78, 0x53, 3], 'y -> x after the stall')
+    console.log(`cluster: a node stalled past the lease TTL -> audio both ways again ${(performance.now() - t0).toFixed(0)} ms after it resumed`)
+    // The stalled node's own tick came seconds late, node 3's heartbeats still unread: it judged
+    // nobody silent then, so y never saw x leave.
+    expect(y.events.items.flatMap((e) => (e.type === 'participant.left' ? [e.participant.id] : []))).toEqual([])
+    y.ws.close()
+    x.ws.close()
   })
 })

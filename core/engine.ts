@@ -327,6 +327,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         catch: (e) => new Error(`cannot join the cluster at cluster.natsUrl ${settings.cluster.natsUrl}: ${(e as Error).message}`),
       })
       yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
+      node.installMetrics(services.metrics)
       agents.setPlacement(node)
       // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
       leases.attach(node.webhookLeases)

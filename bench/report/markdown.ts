@@ -112,6 +112,7 @@ const scenarioSection = (sc: ScenarioRecord, charts: Record<string, string>): st
     }
   }
   out.push(md(rows), '')
+  if (sc.notes && sc.notes.length > 0) out.push(...sc.notes.map((n) => `- ${n}`), '')
   if (sc.sweep) {
     out.push('### Sweep', '')
     const unit = sc.sweepUnit ?? sc.load?.unit ?? ''

@@ -67,6 +67,7 @@ export const renderTable = (r: BenchResults): string => {
         out.push(`per server CPU-second: ${sc.name} Hark ${compact(hs.perServerCpuSecond)} vs ${p.name} ${compact(p.summary.perServerCpuSecond)} ${sc.unit.replace(/\/s$/, '')} → ${ratioText(r2)}`)
       }
     }
+    for (const n of sc.notes ?? []) out.push(`${sc.name}: ${n}`)
     for (const g of goalVerdicts(sc)) out.push(`${g.text} — ${verdictWord(g)}`)
     out.push(...generatorNotes(sc))
     const other = Math.max(...sc.sides.map((s) => s.summary?.otherCpuPercent ?? 0))

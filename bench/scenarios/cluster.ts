@@ -7,12 +7,18 @@
  * carried A→B by NATS. Side `same-node`: the whole room on node A. The headline is deliveries/s
  * (equal when nothing is lost); what counts is `extra`: server CPU per delivery (µs, nodes and
  * NATS together), each node's and NATS's CPU, and the latency (p50/p99 of the table) of both.
+ * NATS is one of the server processes the runner's /proc window reads (utime + stime of its
+ * /proc/<pid>/stat at the window's start and end), so its CPU is in the totals.
+ * Once both sides ran, `compare` writes what needs both (spec/cluster.md, Frames between nodes):
+ * total CPU per delivery of each side and their ratio (goal ≤ 1.5×), the latency the relay adds
+ * at p50 and p99 (goal ≤ 2 ms at p99), how many frames shared a NATS message, and from those the
+ * talkers N nodes carry.
  * Always the Node generator: it connects each member to its own node's port.
  */
 import { connect } from 'node:net'
 import { cpSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
+import { defineScenario, type ComparedSide, type MeasureContext, type Measurement } from '../scenario.js'
 import { natsServerBinary } from '../../servers/nats.js'
 import { delay } from '../harness/clock.js'
 import { serverCpus } from '../harness/cores.js'
@@ -41,6 +47,20 @@ const listening = async (port: number, ctx: MeasureContext, timeoutMs = 10_000):
     await delay(50, ctx.signal)
   }
   throw new Error(`nats-server did not listen on ${port} within ${timeoutMs} ms`)
+}
+
+/** A node's /metrics, read once: `value(line)` is a sample's value (NaN when absent or unread). */
+const scrape = async (restUrl: string): Promise<(line: string) => number> => {
+  let text = ''
+  try {
+    text = await (await fetch(`${restUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text()
+  } catch {
+    // A node too busy to answer: its relay figures are left out (NaN), not read as zero.
+  }
+  return (line) => {
+    const at = text.indexOf(`\n${line} `)
+    return at < 0 ? NaN : Number(text.slice(at + line.length + 2, text.indexOf('\n', at + 1)))
+  }
 }
 
 const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): Promise<Measurement> => {
@@ -88,16 +108,77 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
     },
   )
   const cpuUs = (percent: number) => (m.value > 0 ? ((percent / 100) * 1e6) / m.value : 0)
+  // Over the whole run (connects and warm-up included): how many frames shared a message.
+  const [ofA, ofB] = await Promise.all([scrape(a.restUrl), scrape(b.restUrl)])
+  const framesOut = ofA('hark_cluster_relay_frames_total{direction="out"}')
+  const messagesOut = ofA('hark_cluster_relay_messages_total{direction="out"}')
+  const dropped = ['unknown_node', 'unknown_source', 'malformed', 'publish_failed'].map((reason) => ofB(`hark_cluster_relay_frames_dropped_total{reason="${reason}"}`))
   return {
     ...m,
     extra: {
       ...m.extra,
+      // Left out when a node did not answer its /metrics in time (a loaded machine).
+      ...(Number.isFinite(framesOut) && Number.isFinite(messagesOut) ? { relayFramesOut: framesOut, relayMessagesOut: messagesOut } : {}),
+      ...(dropped.every(Number.isFinite) ? { relayFramesDroppedOnB: dropped.reduce((x, y) => x + y, 0) } : {}),
       serverCpuUsPerDelivery: cpuUs(m.server.cpuPercent),
       nodeACpuUsPerDelivery: cpuUs(m.extra.nodeACpuPercent ?? 0),
       nodeBCpuUsPerDelivery: cpuUs(m.extra.nodeBCpuPercent ?? 0),
       natsCpuUsPerDelivery: cpuUs(m.extra.natsCpuPercent ?? 0),
     },
   }
+}
+
+/** The median of the runs' `extra[key]` (null when no run has it). */
+const medianExtra = (side: ComparedSide, key: string): number | null => {
+  const xs = side.runs.flatMap((r) => (r.measurement && key in r.measurement.extra ? [r.measurement.extra[key]!] : [])).sort((x, y) => x - y)
+  if (xs.length === 0) return null
+  const mid = Math.floor(xs.length / 2)
+  return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2
+}
+
+/**
+ * The figures that need both sides. In the cross-node side a frame is delivered once on node A
+ * (to the other talker) and twice on node B, so 2 of its 3 deliveries cross: the extra cost of a
+ * crossing delivery is the sides' difference ÷ that share. With f the share of a cluster's
+ * deliveries that cross nodes and C the talkers one node carries with its rooms whole, N nodes
+ * carry N × C / (1 + extra × f); C is read off the same-node side (its talkers ÷ its CPU share).
+ */
+const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
+  const cross = sides.find((s) => s.name === 'hark')
+  const same = sides.find((s) => s.name === 'same-node')
+  if (!cross?.summary || !same?.summary) return []
+  const us = (side: ComparedSide, key: string) => medianExtra(side, key) ?? 0
+  const f1 = (x: number) => x.toFixed(1)
+  const total = (side: ComparedSide) => us(side, 'serverCpuUsPerDelivery')
+  const parts = (side: ComparedSide) =>
+    `node A ${f1(us(side, 'nodeACpuUsPerDelivery'))} + node B ${f1(us(side, 'nodeBCpuUsPerDelivery'))} + NATS ${f1(us(side, 'natsCpuUsPerDelivery'))}`
+  const ratio = total(same) > 0 ? total(cross) / total(same) : null
+  const out = [
+    `total CPU per delivery (both nodes + NATS): cross-node ${f1(total(cross))} µs (${parts(cross)}), same-node ${f1(total(same))} µs (${parts(same)})` +
+      (ratio === null ? '' : ` → cross ÷ same ${ratio.toFixed(2)}× (goal ≤ 1.5×)`),
+  ]
+  const delta = (a: number | null, b: number | null) => (a === null || b === null ? '—' : `${a - b >= 0 ? '+' : ''}${(a - b).toFixed(2)} ms`)
+  out.push(
+    `added latency (cross-node − same-node): p50 ${delta(cross.summary.p50Ms, same.summary.p50Ms)}, p99 ${delta(cross.summary.p99Ms, same.summary.p99Ms)} (goal p99 ≤ +2 ms; cluster.relayBatchMs is 1 ms)`,
+  )
+  const frames = us(cross, 'relayFramesOut')
+  const messages = us(cross, 'relayMessagesOut')
+  if (messages > 0 && frames > 0) {
+    out.push(`relay A→B: ${frames.toFixed(0)} frames in ${messages.toFixed(0)} NATS messages (${(frames / messages).toFixed(1)} frames per message), ${us(cross, 'relayFramesDroppedOnB').toFixed(0)} dropped on B`)
+  }
+  const sameCpuShare = medianExtra(same, 'nodeACpuPercent')
+  const talkers = medianExtra(same, 'talkers')
+  if (ratio !== null && sameCpuShare && talkers) {
+    const perCore = talkers / (sameCpuShare / 100)
+    const extra = Math.max(0, (ratio - 1) / (2 / 3))
+    const carry = (n: number, f: number) => Math.round((n * perCore) / (1 + extra * f))
+    out.push(
+      `talkers N nodes carry (rooms of ${ROOM_SIZE}, ${TALKERS_PER_ROOM} talkers): one node about ${Math.round(perCore)} at 100% of a core (same-node side: ${talkers} talkers at ${sameCpuShare.toFixed(0)}%); ` +
+        `a crossing delivery costs ${f1(1 + extra)}× a local one, so N nodes carry N × ${Math.round(perCore)} / (1 + ${extra.toFixed(2)} × f), f = share of deliveries that cross nodes: ` +
+        `2 nodes ${carry(2, 0)} (rooms whole) … ${carry(2, 0.5)} (f = ½) … ${carry(2, 1)} (f = 1); 4 nodes ${carry(4, 0)} … ${carry(4, 1)}`,
+    )
+  }
+  return out
 }
 
 export default defineScenario<Fixture>({
@@ -107,6 +188,7 @@ export default defineScenario<Fixture>({
   higherIsBetter: true,
   goal: { text: 'cross-node p99 ≤ same-node + 2 ms; a cross-node delivery ≤ 1.5× the CPU of a same-node one' },
   load: { quick: 200, full: 600, unit: 'talkers' },
+  compare: compareSides,
   setup: async (ctx) => ({
     seed: await seedHark(ctx, { dataDir: join(ctx.dir, 'hark-data'), clients: MAX_TALKERS * 2, tokensPerClient: 1, roomSize: ROOM_SIZE }),
   }),

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Kvm, type KV } from '@nats-io/kv'
+import { Counter, type Registry } from 'prom-client'
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node'
 import { roomOf, liveSession, type WorkspaceContext } from '../actors/workspace.js'
 import type { AgentPlacement, DispatchRequest } from '../agentRuntime/dispatcher.js'
@@ -90,6 +91,8 @@ interface Unit {
   readonly room: string
   readonly tag: number
   readonly members: ReadonlyArray<RelayedInfo>
+  /** The node holds the room's lease: the others do not try to take it while it is alive. */
+  readonly owner?: boolean
 }
 
 interface Peer {
@@ -101,6 +104,8 @@ interface Peer {
   /** relayKey(tag, sourceId) -> the relayed member its frames go to. */
   readonly sources: Map<number, RelayedMember>
   readonly outbox: RelayOutbox
+  /** Frames of a source this node does not know came from it: ask it for its units at the next tick. */
+  resync: boolean
 }
 
 interface LocalRoom {
@@ -190,12 +195,88 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   private agents: ClusterAgentHooks | null = null
   private stopped = false
   private sessionIndex: Map<string, Map<string, PresenceEntry>> | null = null
-  /** Counters for the bench and tests. */
-  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, relayDropped: 0 }
+  /**
+   * Relay counters for /metrics (`hark_cluster_relay_*`), the bench and tests. Frames dropped on
+   * receipt: from a node this one does not know (`unknownNode`), for a source that is not one of
+   * its relayed members here (`unknownSource`), the rest of a malformed message (`malformed`).
+   */
+  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, unknownNode: 0, unknownSource: 0, malformed: 0 }
+  /** Frames of peers this node forgot (their outboxes are gone with them), for /metrics. */
+  private retiredOut = { messages: 0, frames: 0, dropped: 0 }
+
+  /** What this node's leases hold, `{node}` (encoded once: a renewal per room per tick writes it). */
+  private readonly leaseValue: Uint8Array
 
   constructor(private readonly o: ClusterOptions) {
     this.nodeId = o.nodeId
-    this.batch = new WriteBatch(o.relayBatchMs ?? 0)
+    this.leaseValue = encode({ node: o.nodeId })
+    this.batch = new WriteBatch(o.relayBatchMs ?? 0, (e) => this.publishFailed(e))
+  }
+
+  private publishFailedLogged = false
+  /** A relay message could not be published (its frames are counted as dropped): logged once per process; the counter keeps counting. */
+  private publishFailed(e: unknown): void {
+    if (this.publishFailedLogged) return
+    this.publishFailedLogged = true
+    this.o.log.warn({ nodeId: this.nodeId, err: e }, 'cluster: relay messages cannot be published; their frames are dropped')
+  }
+
+  /** Relay totals of this node: frames and messages out (per remote node added up) and in, and drops by reason. */
+  relayTotals() {
+    const out = { ...this.retiredOut }
+    for (const peer of this.peers.values()) {
+      out.messages += peer.outbox.messages
+      out.frames += peer.outbox.frames
+      out.dropped += peer.outbox.dropped
+    }
+    const s = this.stats
+    return {
+      messagesOut: out.messages,
+      framesOut: out.frames,
+      messagesIn: s.relayMessagesIn,
+      framesIn: s.relayFramesIn,
+      dropped: { unknown_node: s.unknownNode, unknown_source: s.unknownSource, malformed: s.malformed, publish_failed: out.dropped },
+    }
+  }
+
+  /** `hark_cluster_relay_frames_total{direction}`, `_messages_total{direction}` and `_frames_dropped_total{reason}`, read when scraped. */
+  installMetrics(registry: Registry): void {
+    const totals = () => this.relayTotals()
+    new Counter({
+      name: 'hark_cluster_relay_frames_total',
+      help: 'Audio frames relayed to other nodes (out) and received from them (in)',
+      labelNames: ['direction'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        this.inc({ direction: 'out' }, t.framesOut)
+        this.inc({ direction: 'in' }, t.framesIn)
+      },
+    })
+    new Counter({
+      name: 'hark_cluster_relay_messages_total',
+      help: 'NATS messages of relayed audio sent to other nodes (out) and received (in)',
+      labelNames: ['direction'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        this.inc({ direction: 'out' }, t.messagesOut)
+        this.inc({ direction: 'in' }, t.messagesIn)
+      },
+    })
+    new Counter({
+      name: 'hark_cluster_relay_frames_dropped_total',
+      help: 'Relayed audio frames dropped: from an unknown node, for an unknown source, malformed, or not published',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect() {
+        const t = totals()
+        this.reset()
+        for (const [reason, n] of Object.entries(t.dropped)) this.inc({ reason }, n)
+      },
+    })
   }
 
   private get tickMs() {
@@ -242,8 +323,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       if (node !== this.nodeId) this.forgetPeer(node)
     })
     on(S.sync, (m) => {
-      const { node } = m as { node: string }
-      if (node !== this.nodeId) this.republish()
+      // `to`: one node is asked (it heard of this one again, or lost one of its units); none: every node.
+      const { node, to } = m as { node: string; to?: string }
+      if (node !== this.nodeId && (to === undefined || to === this.nodeId)) this.republish()
     })
     on(S.dirAll, (m) => this.unitIn(m as Unit))
     on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
@@ -340,11 +422,18 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   // ---- Timers: heartbeat, silent peers, leases ----
 
+  /** When the last tick ran: a tick much later than due means this node's event loop was blocked. */
+  private lastTickAt = 0
+
   private arm(): void {
+    this.lastTickAt = this.o.clock.now()
     this.timer = this.o.clock.setTimeout(() => {
       if (this.stopped) return
       this.beat()
-      this.expirePeers()
+      // After a stall of this node (a blocked event loop), the others' heartbeats are still
+      // waiting in the socket: judge silence at the next tick, once they were read.
+      if (this.o.clock.now() - this.lastTickAt <= 2 * this.tickMs) this.expirePeers()
+      this.askLostUnits()
       this.tickLeases()
       this.webhookLeases.tick()
       this.arm()
@@ -375,14 +464,27 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
         endpoints: {},
         units: new Map(),
         sources: new Map(),
+        resync: false,
         outbox: new RelayOutbox((message) => this.nc.publish(S.audio(node, this.nodeId), message), this.batch),
       }
       this.peers.set(node, peer)
       this.o.log.info({ nodeId: this.nodeId, peer: node }, 'cluster: node joined')
+      // A node heard again after it was forgotten (silent for the lease TTL, under load or a
+      // network split) would not announce its rooms again by itself: ask it to.
+      this.publish(S.sync, { node: this.nodeId, to: node })
     }
     peer.lastSeen = this.o.clock.now()
     if (m.endpoints) peer.endpoints = m.endpoints
     return peer
+  }
+
+  /** Peers whose frames named a source this node does not know: a unit of theirs may have been lost. */
+  private askLostUnits(): void {
+    for (const peer of this.peers.values()) {
+      if (!peer.resync) continue
+      peer.resync = false
+      this.publish(S.sync, { node: this.nodeId, to: peer.node })
+    }
   }
 
   private expirePeers(): void {
@@ -399,6 +501,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const peer = this.peers.get(node)
     if (!peer) return
     this.peers.delete(node)
+    this.retiredOut.messages += peer.outbox.messages
+    this.retiredOut.frames += peer.outbox.frames
+    this.retiredOut.dropped += peer.outbox.dropped
     this.sessionIndex = null
     for (const key of peer.units.keys()) if (this.rooms.has(key)) this.markDirty(key)
   }
@@ -429,7 +534,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       }
       lease.busy = true
       this.kv
-        .update(leaseKeyOf(key), encode({ node: this.nodeId }), lease.revision)
+        .update(leaseKeyOf(key), this.leaseValue, lease.revision)
         .then((revision) => {
           lease.revision = revision
         })
@@ -438,7 +543,22 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
           lease.busy = false
         })
     }
-    for (const key of this.rooms.keys()) if (!this.leases.has(key)) void this.acquire(key)
+    // A room whose owner is a live node that says so is left alone: a `create` that must fail
+    // costs two JetStream requests (the client reads the key after the refusal). When the owner
+    // dies it is forgotten after leaseTtlMs of silence, its key lapses as long after its last
+    // renewal, and the next tick takes the room; when it lets the room go, its unit says so.
+    for (const key of this.rooms.keys()) if (!this.leases.has(key) && !this.ownedByPeer(key)) void this.acquire(key)
+  }
+
+  /** A live peer announced that it holds the room's lease. */
+  private ownedByPeer(key: string): boolean {
+    for (const peer of this.peers.values()) if (peer.units.get(key)?.owner === true) return true
+    return false
+  }
+
+  /** Say in the room's unit whether this node holds its lease (published if it changed). */
+  private ownershipMoved(key: string): void {
+    if (this.rooms.has(key)) this.markDirty(key)
   }
 
   private readonly acquiring = new Set<string>()
@@ -449,8 +569,9 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     if (this.acquiring.has(key) || this.stopped) return false
     this.acquiring.add(key)
     try {
-      const revision = await this.kv.create(leaseKeyOf(key), encode({ node: this.nodeId }))
+      const revision = await this.kv.create(leaseKeyOf(key), this.leaseValue)
       this.leases.set(key, { revision, acquiredAt: this.o.clock.now(), busy: false })
+      this.ownershipMoved(key)
       const [ws, room] = splitKey(key)
       this.o.log.info({ nodeId: this.nodeId, workspaceId: ws, room }, 'cluster: room owner')
       this.agents?.ownershipChanged(ws, room, true)
@@ -464,6 +585,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   private lost(key: string, e: unknown): void {
     if (!this.leases.delete(key)) return
+    this.ownershipMoved(key)
     const [ws, room] = splitKey(key)
     this.o.log.warn({ nodeId: this.nodeId, workspaceId: ws, room, err: e }, 'cluster: lost the room lease')
     this.agents?.ownershipChanged(ws, room, false)
@@ -473,6 +595,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const lease = this.leases.get(key)
     if (!lease) return
     this.leases.delete(key)
+    this.ownershipMoved(key)
     const [ws, room] = splitKey(key)
     this.agents?.ownershipChanged(ws, room, false)
     await this.kv.delete(leaseKeyOf(key), { previousSeq: lease.revision }).catch(() => {})
@@ -630,7 +753,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
         ? { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId, sessionId: session.sessionId, transport: session.link.transport, connectedAt: session.connectedAt }
         : { id: info.id, kind: info.kind, name: info.name, sourceId: info.sourceId }
     })
-    const unit: Unit = { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: infos }
+    const unit: Unit = { node: this.nodeId, incarnation: this.incarnation, ws, room, tag: local.tag, members: infos, owner: this.leases.has(key) }
     const json = JSON.stringify(unit)
     if (json !== local.published) {
       local.published = json
@@ -721,10 +844,28 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   /** The sending peer's sources and the arrival time of the message being read (no closure per message). */
   private relaySources: Map<number, RelayedMember> = new Map()
   private relayNow = 0
+  private relayPeer: Peer | null = null
   private readonly relayFrame = (key: number, uplink: Uint8Array): void => {
     const member = this.relaySources.get(key)
     if (member !== undefined) member.push(uplink, this.relayNow)
-    else this.stats.relayDropped++
+    else this.droppedUnknownSource(key)
+  }
+  private static readonly countFrame = (): void => {}
+
+  /** Sources frames were dropped for, per node (logged once each; cleared when the node is forgotten). */
+  private readonly unknownLogged = new Set<string>()
+  private droppedUnknownSource(key: number): void {
+    this.stats.unknownSource++
+    const peer = this.relayPeer!
+    peer.resync = true
+    const id = `${peer.node}\0${key}`
+    if (this.unknownLogged.has(id) || this.unknownLogged.size >= 1000) return
+    this.unknownLogged.add(id)
+    const tag = Math.floor(key / 65536)
+    this.o.log.warn(
+      { nodeId: this.nodeId, from: peer.node, tag, sourceId: key % 65536 },
+      'cluster: relayed frames for a source this node does not know; dropped (logged once per source)',
+    )
   }
 
   /** Hot path: one relay message from `from` (wire.ts). */
@@ -732,14 +873,17 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     const peer = this.peers.get(from)
     this.stats.relayMessagesIn++
     if (peer === undefined) {
-      this.stats.relayDropped++
+      // Not a node this one knows (not heard yet, or forgotten): count its frames, drop them.
+      const read = readRelayMessage(data, ClusterNode.countFrame)
+      this.stats.unknownNode += read < 0 ? -1 - read : read
       return
     }
     this.relaySources = peer.sources
+    this.relayPeer = peer
     this.relayNow = performance.now()
     const read = readRelayMessage(data, this.relayFrame)
     if (read < 0) {
-      this.stats.relayDropped++
+      this.stats.malformed++
       this.o.log.warn({ from }, 'cluster: a malformed relay message; the rest of it was dropped')
     }
     this.stats.relayFramesIn += read < 0 ? -1 - read : read

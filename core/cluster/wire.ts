@@ -21,9 +21,13 @@ export class RelayOutbox implements Flushable {
   private readonly buffer = new Uint8Array(RELAY_MESSAGE_BYTES)
   private readonly view = new DataView(this.buffer.buffer)
   private length = 0
-  /** Messages and frames sent, for the bench. */
+  /** Messages and frames sent, for the bench and /metrics. */
   messages = 0
   frames = 0
+  /** Frames of messages whose publish threw (the NATS connection closed or draining): lost. */
+  dropped = 0
+  /** Frames in the buffer now. */
+  private pending = 0
 
   constructor(
     private readonly publish: (message: Uint8Array) => void,
@@ -41,6 +45,7 @@ export class RelayOutbox implements Flushable {
     this.buffer.set(uplink, at + RELAY_HEADER_BYTES)
     this.length = at + need
     this.frames++
+    this.pending++
     this.batch.add(this)
   }
 
@@ -48,9 +53,16 @@ export class RelayOutbox implements Flushable {
     if (this.length === 0) return
     // The NATS client keeps the payload until its own flush: hand it a copy, keep the buffer.
     const message = this.buffer.slice(0, this.length)
+    const frames = this.pending
     this.length = 0
+    this.pending = 0
     this.messages++
-    this.publish(message)
+    try {
+      this.publish(message)
+    } catch (e) {
+      this.dropped += frames
+      throw e
+    }
   }
 }
 

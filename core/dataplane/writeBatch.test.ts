@@ -66,3 +66,48 @@ describe('WriteBatch', () => {
     expect(log).toEqual([])
   })
 })
+
+describe('WriteBatch: a flush that throws', () => {
+  const throwing = (log: string[]): Flushable => ({
+    queued: false,
+    flush: () => {
+      log.push(`bad@${Date.now()}`)
+      throw new Error('socket gone')
+    },
+  })
+
+  it('does not keep the other items of its run, nor later frames of any item, from being flushed', () => {
+    const log: string[] = []
+    const errors: unknown[] = []
+    const batch = new WriteBatch(5, (e) => errors.push(e))
+    const a = item('a', log)
+    const b = item('b', log)
+    const bad = throwing(log)
+    batch.add(a)
+    batch.add(bad)
+    batch.add(b)
+    vi.advanceTimersByTime(5)
+    expect(log).toEqual(['a@5', 'bad@5', 'b@5'])
+    expect(errors).toHaveLength(1)
+    // Later frames of every item, the one that threw included, go out in the next window.
+    batch.add(b)
+    batch.add(bad)
+    batch.add(a)
+    vi.advanceTimersByTime(5)
+    expect(log).toEqual(['a@5', 'bad@5', 'b@5', 'b@10', 'bad@10', 'a@10'])
+    expect([a.queued, b.queued, bad.queued]).toEqual([false, false, false])
+  })
+
+  it('without onError, flushes the whole run, then throws the first error; the next run works', () => {
+    const log: string[] = []
+    const batch = new WriteBatch()
+    const a = item('a', log)
+    batch.add(throwing(log))
+    batch.add(a)
+    expect(() => vi.advanceTimersToNextTimer()).toThrow('socket gone')
+    expect(log).toEqual(['bad@0', 'a@0'])
+    batch.add(a)
+    vi.advanceTimersToNextTimer()
+    expect(log).toEqual(['bad@0', 'a@0', 'a@0'])
+  })
+})

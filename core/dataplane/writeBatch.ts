@@ -36,8 +36,13 @@ export class WriteBatch {
   /**
    * @param delayMs the latency budget: how long the first item queued in a window may wait for
    *   others (0 = flush at the end of the turn).
+   * @param onError told of an item whose `flush` threw; the run goes on with the next item. Without
+   *   it, the first error is thrown again once every item of the run was flushed.
    */
-  constructor(readonly delayMs = 0) {}
+  constructor(
+    readonly delayMs = 0,
+    private readonly onError?: (error: unknown) => void,
+  ) {}
 
   /** Queue `item` for the end of this turn, or within the budget (no-op when already queued). */
   add(item: Flushable): void {
@@ -80,18 +85,40 @@ export class WriteBatch {
     this.run()
   }
 
+  /**
+   * Flush every item queued, each once. An item whose `flush` throws does not stop the others, and
+   * none stays marked queued (which would keep it out of every later batch): the array is handed
+   * back and the flags cleared whatever happens.
+   */
   private run(): void {
     const items = this.waiting
     if (items.length === 0) return
     this.waiting = this.spare
     this.turns++
     this.flushed += items.length
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!
-      item.queued = false
-      item.flush()
+    let failed = false
+    let first: unknown
+    let i = 0
+    try {
+      for (; i < items.length; i++) {
+        const item = items[i]!
+        item.queued = false
+        try {
+          item.flush()
+        } catch (e) {
+          if (this.onError !== undefined) this.onError(e)
+          else if (!failed) {
+            failed = true
+            first = e
+          }
+        }
+      }
+    } finally {
+      // Only when onError itself threw: the items after that one are not flushed, but not wedged.
+      for (let j = i + 1; j < items.length; j++) items[j]!.queued = false
+      items.length = 0
+      this.spare = items
     }
-    items.length = 0
-    this.spare = items
+    if (failed) throw first
   }
 }
