@@ -38,11 +38,10 @@ import {
   type TerminalSession,
   type WriteBatch,
 } from '../../core/index.js'
-import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader.js'
+import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import { PINGREQ_FIRST_BYTE, PINGRESP } from './handlers/pingreq.js'
 import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
 import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
 import { OutputBuffer } from './outputBuffer.js'
