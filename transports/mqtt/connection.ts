@@ -38,7 +38,7 @@ import {
   type TerminalSession,
   type WriteBatch,
 } from '../../core/index.js'
-import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal } from './fixedHeader.js'
+import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
@@ -167,13 +167,23 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.fd = directFd(socket)
     this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, this)
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
-    socket.on('data', (chunk: Buffer) => this.framer.push(chunk))
+    // The listeners are shared by every connection (no closures per socket): they find theirs on the socket.
+    ;(socket as LinkedSocket)[CONNECTION] = this
+    socket.on('data', onData)
     socket.on('error', ignore) // 'close' follows and does the work
-    socket.on('close', () => {
-      this.finish('ungraceful')
-      this.ctx.clock.clearTimeout(this.timer)
-      this.ctx.onClosed(this)
-    })
+    socket.on('close', onClose)
+  }
+
+  /** What arrived on the socket (the shared 'data' listener). */
+  received(chunk: Buffer): void {
+    this.framer.push(chunk)
+  }
+
+  /** The socket is gone (the shared 'close' listener). */
+  closed(): void {
+    this.finish('ungraceful')
+    this.ctx.clock.clearTimeout(this.timer)
+    this.ctx.onClosed(this)
   }
 
   /** PacketSink: the framer cut a whole packet out of what arrived. */
@@ -191,6 +201,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
         // Widened again: uplinkAudio may have failed the connection.
         return (this.state as ConnectionState) !== 'closing'
       }
+    }
+    if (bytes[0] === PINGREQ_FIRST_BYTE && bytes.length === 2 && this.state === 'open') {
+      // Keepalive pings of every idle device: answered from their two bytes, no parser.
+      this.lastHeard = now
+      this.sendBytes(PINGRESP)
+      return true
     }
     if (this.state === 'awaiting-connect') {
       // The framer let only a CONNECT first byte through (fixedHeader.ts).
@@ -387,9 +403,14 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       }
       if (written === data.length) return
       socket.write(written === 0 ? data : data.subarray(written))
-      return
+    } else socket.write(data)
+    // Audio stops queueing at maxBufferedAudioBytes; what still piles up is control output of a
+    // client that does not read (its own pings, acknowledgements, QoS 0 events): bounded here.
+    // It would not take its last words either: the socket goes at once (not after the close grace).
+    if (socket.writableLength > this.ctx.settings.maxBufferedBytes && this.state !== 'closing') {
+      this.fail(new ReceiverTooSlow({ message: `receiver too slow: more than ${this.ctx.settings.maxBufferedBytes} bytes waiting to be written` }))
+      socket.destroy()
     }
-    socket.write(data)
   }
 
   /** EventEncoder: the QoS 1 PUBLISH of an event (a method, not a closure per connection). */
@@ -523,6 +544,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     if (this.keepaliveMs > 0) this.ctx.keepalive.remove(this, this.keepaliveMs)
     this.held = null
     if (!this.socket.destroyed) {
+      // Nothing it sends counts any more: stop reading it (a flooding client costs nothing from here).
+      this.socket.pause()
       this.flush()
       this.socket.destroySoon()
       // Real time, not the engine's clock: it bounds real I/O (the socket's last flush).
@@ -581,6 +604,16 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 }
 
 const ignore = (): void => {}
+
+/** The socket's own connection, for the shared listeners. */
+const CONNECTION = Symbol('mqttConnection')
+type LinkedSocket = Socket & { [CONNECTION]: MqttConnection }
+function onData(this: Socket, chunk: Buffer): void {
+  ;(this as LinkedSocket)[CONNECTION].received(chunk)
+}
+function onClose(this: Socket): void {
+  ;(this as LinkedSocket)[CONNECTION].closed()
+}
 
 /**
  * The descriptor to write to directly, or -1: only a plain TCP socket (TLS must go through its

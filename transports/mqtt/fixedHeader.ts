@@ -7,6 +7,11 @@
  */
 
 export const FIRST_BYTE_OK = 0
+
+/** A whole PINGREQ (no body) is recognised by its two bytes, without the parser (connection.ts). */
+export const PINGREQ_FIRST_BYTE = 0xc0
+/** PINGRESP is the same two bytes in every version: encoded once, not per ping (the output copies them). */
+export const PINGRESP = Buffer.from([0xd0, 0x00])
 /** Reserved type or reserved flags: Malformed Packet (0x81) [MQTT-2.1.3-1, MQTT-3.3.1-4]. */
 export const FIRST_BYTE_MALFORMED = 1
 /** A packet a client may not send in this state: Protocol Error (0x82). */

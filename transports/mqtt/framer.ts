@@ -20,8 +20,11 @@ export interface PacketSink {
 }
 
 export class PacketFramer {
-  /** Bytes of an incomplete packet, kept as received; `needed` is its full size once the header is known. */
-  private pending: Buffer[] = []
+  /**
+   * Bytes of an incomplete packet, kept as received (made when a packet is split across reads, so
+   * an idle connection keeps no array); `needed` is its full size once the header is known.
+   */
+  private pending: Buffer[] | null = null
   private pendingBytes = 0
   private needed = 0
   private stopped = false
@@ -37,13 +40,13 @@ export class PacketFramer {
   push(chunk: Buffer): void {
     if (this.stopped) return
     let buf = chunk
-    if (this.pendingBytes > 0) {
+    if (this.pending !== null) {
       this.pending.push(chunk)
       this.pendingBytes += chunk.length
       // A big packet arriving in many chunks is joined once, when it is complete.
       if (this.pendingBytes < this.needed) return
       buf = Buffer.concat(this.pending, this.pendingBytes)
-      this.pending = []
+      this.pending = null
       this.pendingBytes = 0
       this.needed = 0
     }
@@ -88,7 +91,7 @@ export class PacketFramer {
     }
     if (offset < end) {
       const rest = offset === 0 ? buf : buf.subarray(offset)
-      this.pending.push(rest)
+      this.pending = [rest]
       this.pendingBytes = rest.length
     }
   }
@@ -106,7 +109,7 @@ export class PacketFramer {
   /** Stop handing on packets (the connection is closing). */
   stop(): void {
     this.stopped = true
-    this.pending = []
+    this.pending = null
     this.pendingBytes = 0
   }
 

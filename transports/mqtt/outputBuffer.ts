@@ -3,12 +3,14 @@
  * and audio frames with the template that frames them. `drain` turns it all into one buffer of
  * the exact size, so a flush is a single allocation and a single socket write.
  */
-import type { PublishTemplate } from './publishTemplate.js'
+import { PublishTemplate } from './publishTemplate.js'
 
 export class OutputBuffer {
-  private readonly items: Uint8Array[] = []
-  /** Parallel to items: the template for an audio frame, null for an encoded packet. */
-  private readonly templates: Array<PublishTemplate | null> = []
+  /**
+   * One array for both kinds (one array per connection, not two): an encoded packet is one
+   * entry, an audio frame two — its template, then the frame.
+   */
+  private readonly items: Array<Uint8Array | PublishTemplate> = []
   bytes = 0
 
   get empty(): boolean {
@@ -17,13 +19,11 @@ export class OutputBuffer {
 
   packet(bytes: Uint8Array): void {
     this.items.push(bytes)
-    this.templates.push(null)
     this.bytes += bytes.length
   }
 
   audio(template: PublishTemplate, frame: Uint8Array, packetBytes: number): void {
-    this.items.push(frame)
-    this.templates.push(template)
+    this.items.push(template, frame)
     this.bytes += packetBytes
   }
 
@@ -32,17 +32,15 @@ export class OutputBuffer {
     const out = Buffer.allocUnsafe(this.bytes)
     let pos = 0
     const items = this.items
-    const templates = this.templates
     for (let i = 0; i < items.length; i++) {
-      const template = templates[i]
-      if (template) pos = template.write(out, pos, items[i]!)
+      const item = items[i]!
+      if (item instanceof PublishTemplate) pos = item.write(out, pos, items[++i] as Uint8Array)
       else {
-        out.set(items[i]!, pos)
-        pos += items[i]!.length
+        out.set(item, pos)
+        pos += item.length
       }
     }
     items.length = 0
-    templates.length = 0
     this.bytes = 0
     return out
   }

@@ -28,6 +28,11 @@ export const mqttSettings = defineSettings('mqtt', {
     65_536,
     'downlink audio is dropped (and counted) while more than this many bytes wait for the socket',
   ),
+  maxBufferedBytes: setting(
+    intBetween(65_536, 1_073_741_824),
+    1_048_576,
+    'a connection with more than this many bytes waiting to be written (a client that stopped reading) is closed: receiver_too_slow; above maxBufferedAudioBytes',
+  ),
   audioBatchMs: setting(
     intBetween(0, 50),
     0,

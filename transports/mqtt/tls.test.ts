@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseDownlink } from '../../core/dataplane/frame.js'
+import { RecordingLink, uplink } from '../../core/test/helpers.js'
 import { connectBytes, connectDevice, RawClient, startMqttEngine } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 beforeAll(async () => {
   t = await startMqttEngine({ tlsPort: 0 })
   t.seed.addClient('secure', 'lobby')
+  t.seed.addClient('secure-ear', 'tls-room')
+  t.seed.addClient('tls-peer', 'tls-room')
 })
 afterAll(() => t.stop())
 
@@ -20,6 +24,27 @@ describe('MQTT over TLS', () => {
       protocolVersion: 5,
     })
     expect(await device.event('session')).toMatchObject({ clientId: 'secure', room: 'lobby' })
+    await device.end()
+  })
+
+  it('audio both ways over TLS (its output goes through the TLS stream, not the descriptor)', async () => {
+    const device = await connectDevice(t.engine.ports['mqtt-tls']!, 'secure-ear', {
+      protocol: 'mqtts',
+      ca: t.engine.host.tls.cert,
+      servername: 'localhost',
+      password: t.devicePassword('secure-ear'),
+    })
+    await device.event('session')
+    const link = new RecordingLink('test')
+    const peer = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('tls-peer') }), link)
+    await device.event('participant.joined')
+    for (let i = 0; i < 3; i++) peer.pushAudio(uplink([i, 9]))
+    const opus = (frame: Uint8Array) => [...parseDownlink(frame)!.opus]
+    await device.audio.next((f) => opus(f)[0] === 2)
+    expect(device.audio.items.map(opus)).toEqual([[0, 9], [1, 9], [2, 9]])
+    device.publishAudio(uplink([4, 2]))
+    expect([...parseDownlink(await link.frames.next())!.opus]).toEqual([4, 2])
+    peer.end()
     await device.end()
   })
 

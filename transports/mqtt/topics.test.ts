@@ -129,12 +129,23 @@ describe('namespace and ACL', () => {
   })
 
   it('uses the clientId verbatim in the namespace', () => {
-    expect(topicNamespace('dev-1')).toEqual({
+    const ns = topicNamespace('dev-1')
+    expect({ prefix: ns.prefix, upAudio: ns.upAudio, upControl: ns.upControl, downAudio: ns.downAudio, downEvents: ns.downEvents }).toEqual({
       prefix: 'hark/dev-1/',
       upAudio: 'hark/dev-1/up/audio',
       upControl: 'hark/dev-1/up/control',
       downAudio: 'hark/dev-1/down/audio',
       downEvents: 'hark/dev-1/down/events',
     })
+  })
+
+  it('knows its two uplink topics without building them, and nothing else', () => {
+    const ns = topicNamespace('dev-1')
+    expect(ns.isUpAudio('hark/dev-1/up/audio')).toBe(true)
+    expect(ns.isUpControl('hark/dev-1/up/control')).toBe(true)
+    for (const other of ['hark/dev-1/up/control', 'hark/dev-2/up/audio', 'hark/dev-1/up/audio/x', 'xhark/dev-1/up/audio', 'hark/dev-1up/audio', 'hark/dev-1/down/audio']) {
+      expect(ns.isUpAudio(other)).toBe(false)
+    }
+    expect(ns.isUpControl('hark/dev-10/up/control')).toBe(false)
   })
 })

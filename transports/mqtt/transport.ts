@@ -8,6 +8,7 @@ import { createServer as createTlsServer } from 'node:tls'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   audioDrops,
+  ConfigError,
   inject,
   injectable,
   ListenError,
@@ -53,6 +54,10 @@ export class MqttTransport implements Transport {
     @inject(tokens.log) log: Logger,
     @inject(tokens.metrics) metrics: Registry,
   ) {
+    if (mqtt.maxBufferedBytes <= mqtt.maxBufferedAudioBytes) {
+      // Audio alone would then close a listener whose socket is merely slow, instead of being dropped.
+      throw new ConfigError('mqtt.maxBufferedBytes', 'settings', `must be above mqtt.maxBufferedAudioBytes (${mqtt.maxBufferedAudioBytes})`)
+    }
     const refused = new Counter({
       name: 'hark_mqtt_connects_refused_total',
       help: 'MQTT CONNECTs refused, by error code',

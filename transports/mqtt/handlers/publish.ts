@@ -39,13 +39,13 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
   // Everything the terminal's topics take arrives as a Buffer from the parser.
   const payload = packet.payload as Buffer
 
-  if (topic === c.ns.upAudio) {
+  if (c.ns.isUpAudio(topic)) {
     if (qos === 2 && !admitQos2(c, packet)) return
     c.uplinkAudio(payload, c.lastHeard)
     return acknowledge(c, packet, 0)
   }
 
-  if (topic === c.ns.upControl) {
+  if (c.ns.isUpControl(topic)) {
     if (qos === 2 && !admitQos2(c, packet)) return
     const refusal = handleControl(c, payload)
     if (refusal === 'closed') return
