@@ -75,7 +75,21 @@ describe('the delivery thread', () => {
     const r = await receiver()
     r.secrets.push(SECRET)
     const before = getPriority()
-    const niceOf = () => new Map(readdirSync('/proc/self/task').map((tid) => [tid, Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])]))
+    // A thread of an earlier test (or of the runner) may end between the listing and the read: skip it.
+    const statOf = (tid: string): string | null => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      } catch {
+        return null
+      }
+    }
+    const niceOf = () =>
+      new Map(
+        readdirSync('/proc/self/task').flatMap((tid) => {
+          const stat = statOf(tid)
+          return stat === null ? [] : [[tid, Number(stat.split(') ')[1]!.split(' ')[16])] as const]
+        }),
+      )
     const others = new Set(niceOf().keys())
     const t = thread()
     t.start()
@@ -130,6 +144,19 @@ describe('the delivery thread', () => {
     expect(await send('fine')).toMatchObject({ result: 'success', status: 200 })
     expect(t.threadId).not.toBe(before)
     expect(lines.some((l) => l.includes('webhook delivery thread ended'))).toBe(true)
+  })
+
+  it('ends a thread that holds an attempt past stallMs (a busy loop: its own timeout cannot fire), fails what it held, and starts a new one', async () => {
+    const { log, lines } = logged()
+    const t = thread({ log, entry: new URL('./test/misbehavingThread.mjs', import.meta.url), stallMs: 300 })
+    const send = (eventId: string) => t.send(job('http://127.0.0.1:9/hook', eventId))
+    expect(await send('fine')).toMatchObject({ result: 'success', status: 200 })
+    const before = t.threadId
+    expect(await send('busy-loop')).toMatchObject({ result: 'network_error', status: null, error: 'delivery thread stalled (no answer within 300 ms); ended' })
+    expect(t.inFlight).toBe(0)
+    expect(lines.some((l) => l.includes('webhook delivery thread stalled'))).toBe(true)
+    expect(await send('fine')).toMatchObject({ result: 'success', status: 200 })
+    expect(t.threadId).not.toBe(before)
   })
 
   it('in the engine: a thread that dies mid-delivery is replaced, the attempt counts as failed, and the event arrives once', async () => {

@@ -21,8 +21,11 @@ import { Counter, type Registry } from 'prom-client'
 import { runnableModule } from '../../core/agentRuntime/isolation/modules.js'
 import type { Logger } from '../../core/log.js'
 import type { HostResolver, UrlPolicy } from '../../core/webhooks/urlGuard.js'
-import type { AttemptSender, SendOutcome, SignedMessage } from './sender.js'
+import { ATTEMPT_TIMEOUT_MS, type AttemptSender, type SendOutcome, type SignedMessage } from './sender.js'
 import { outcomeOf, type FromThread, type ThreadBoot, type ToThread } from './threadProtocol.js'
+
+/** How long past its own attempt timeout the thread may hold an attempt before it counts as stalled. */
+export const THREAD_STALL_GRACE_MS = 5_000
 
 export interface DeliveryThreadOptions {
   readonly policy: UrlPolicy
@@ -33,6 +36,12 @@ export interface DeliveryThreadOptions {
   readonly metrics?: Registry
   /** The thread's entry module (tests: a thread that misbehaves). Default: sendThread. */
   readonly entry?: URL
+  /**
+   * An attempt unanswered this long means the thread is stalled (a busy loop, a wedged native call:
+   * its own timeout cannot fire): it is terminated, which fails what it holds, and replaced.
+   * Default: the attempt timeout + THREAD_STALL_GRACE_MS.
+   */
+  readonly stallMs?: number
 }
 
 interface Job {
@@ -48,6 +57,13 @@ export class DeliveryThread implements AttemptSender {
   private seq = 0
   private closed = false
   private readonly ended: Counter | null
+  /**
+   * Real time, not the engine's clock, on purpose: it bounds another thread's real I/O, like the
+   * attempt's own timeout on that thread. Runs only while attempts are in flight.
+   */
+  private watchdog: ReturnType<typeof setInterval> | null = null
+  /** Why the engine ended the thread (a stall), for the attempts it fails. */
+  private endedBecause: string | null = null
 
   constructor(private readonly options: DeliveryThreadOptions) {
     this.ended = options.metrics
@@ -85,6 +101,7 @@ export class DeliveryThread implements AttemptSender {
     const id = ++this.seq
     return new Promise<SendOutcome>((resolve) => {
       this.jobs.set(id, { resolve, began: performance.now() })
+      this.watch()
       const job: ToThread = { t: 'send', id, url: m.url, eventId: m.eventId, body: m.body, timestamp: m.timestamp, secrets: m.secrets }
       thread.postMessage(job)
     })
@@ -96,10 +113,36 @@ export class DeliveryThread implements AttemptSender {
 
   close(): void {
     this.closed = true
+    if (this.watchdog !== null) clearInterval(this.watchdog)
+    this.watchdog = null
     const thread = this.thread
     this.thread = null
     this.failAll('delivery stopped')
     void thread?.terminate()
+  }
+
+  private get stallMs(): number {
+    return this.options.stallMs ?? (this.options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + THREAD_STALL_GRACE_MS
+  }
+
+  private watch(): void {
+    if (this.watchdog !== null) return
+    this.watchdog = setInterval(() => this.checkStall(), Math.max(10, Math.min(1000, this.stallMs / 4)))
+    this.watchdog.unref()
+  }
+
+  /** The oldest attempt (a Map keeps insertion order) held past stallMs: end the thread. */
+  private checkStall(): void {
+    const oldest = this.jobs.values().next().value
+    if (oldest === undefined || this.thread === null) {
+      if (this.watchdog !== null) clearInterval(this.watchdog)
+      this.watchdog = null
+      return
+    }
+    if (performance.now() - oldest.began < this.stallMs || this.endedBecause !== null) return
+    this.endedBecause = `delivery thread stalled (no answer within ${Math.round(this.stallMs)} ms); ended`
+    this.options.log.warn({ inFlight: this.jobs.size, stallMs: this.stallMs }, 'webhook delivery thread stalled; ending it (its attempts count as failed and are retried)')
+    void this.thread.terminate()
   }
 
   private spawn(): Worker {
@@ -114,8 +157,10 @@ export class DeliveryThread implements AttemptSender {
       this.thread = null
       this.ended?.inc()
       const n = this.jobs.size
+      const because = this.endedBecause
+      this.endedBecause = null
       this.options.log.warn({ code, inFlight: n }, 'webhook delivery thread ended; its attempts in flight count as failed (retried), the next attempt starts a new thread')
-      this.failAll(`delivery thread ended (exit code ${code}) during the attempt`)
+      this.failAll(because ?? `delivery thread ended (exit code ${code}) during the attempt`)
     })
     return thread
   }

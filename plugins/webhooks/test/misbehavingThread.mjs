@@ -21,6 +21,9 @@ parentPort.on('message', (m) => {
     case 'unknown-id':
       parentPort.postMessage({ t: 'done', id: m.id + 1_000_000, result: 'success', status: 200, error: null, latencyMs: 1 })
       return done({ result: 'timeout', status: null, error: 'no complete answer within 10000 ms', latencyMs: 10_000 })
+    case 'busy-loop':
+      // Stuck: its event loop never turns again, so no timeout of its own can answer.
+      for (;;);
     case 'crash':
       // An uncaught error ends the thread.
       setImmediate(() => {
