@@ -174,6 +174,15 @@ const rebuild = (tag: string, message: string): HarkError => {
   }
 }
 
+/**
+ * Whether a tick judges which peers fell silent. Not at a tick that came more than two ticks late:
+ * this node's event loop was blocked, and the others' heartbeats are still waiting in its socket
+ * (they are read before the next tick). But at least every other tick: a node late at every tick
+ * (a loop blocked again and again) must still forget a node that died.
+ */
+export const judgesSilence = (sinceLastTickMs: number, tickMs: number, deferredLast: boolean): boolean =>
+  deferredLast || sinceLastTickMs <= 2 * tickMs
+
 export class ClusterNode implements RemoteDirectory, AgentPlacement {
   readonly nodeId: string
   /** Changes at every start: a node back under the same id is told apart from its past self. */
@@ -424,15 +433,17 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
 
   /** When the last tick ran: a tick much later than due means this node's event loop was blocked. */
   private lastTickAt = 0
+  /** The last tick did not judge silence (it came late): the next one does, late or not. */
+  private judgingDeferred = false
 
   private arm(): void {
     this.lastTickAt = this.o.clock.now()
     this.timer = this.o.clock.setTimeout(() => {
       if (this.stopped) return
       this.beat()
-      // After a stall of this node (a blocked event loop), the others' heartbeats are still
-      // waiting in the socket: judge silence at the next tick, once they were read.
-      if (this.o.clock.now() - this.lastTickAt <= 2 * this.tickMs) this.expirePeers()
+      const judge = judgesSilence(this.o.clock.now() - this.lastTickAt, this.tickMs, this.judgingDeferred)
+      this.judgingDeferred = !judge
+      if (judge) this.expirePeers()
       this.askLostUnits()
       this.tickLeases()
       this.webhookLeases.tick()
