@@ -124,10 +124,15 @@ describe('one room across three nodes', () => {
   })
 })
 
-/** Ask again (each try a real REST round trip, no timer) until `ok` holds; what another node announced has reached this one. */
-const until = async (what: string, ask: () => Promise<boolean>, tries = 500) => {
-  for (let i = 0; i < tries; i++) if (await ask()) return
-  throw new Error(`never: ${what}`)
+/**
+ * Ask again (each try a real round trip, no timer) until `ok` holds: what another node announced has
+ * reached this one, or a lease changed hands. Bounded by time, not by a count of tries: a lease may
+ * take its TTL (3 s here) plus a tick to pass, and on a fast machine 500 tries took about 1 s.
+ */
+const until = async (what: string, ask: () => Promise<boolean>, withinMs = 15_000) => {
+  const end = performance.now() + withinMs
+  while (performance.now() < end) if (await ask()) return
+  throw new Error(`never within ${withinMs} ms: ${what}`)
 }
 const roomIds = async (i: number, room: string) =>
   ((await api<{ participants?: Array<{ id: string }> }>(i, 'GET', `/rooms/${room}`)).body.participants ?? []).map((p) => p.id).sort()
