@@ -17,7 +17,7 @@ import { parseDownlink } from '../core/dataplane/frame.js'
 import { createLogger } from '../core/log.js'
 import type { Extension } from '../core/index.js'
 import { concat, silence, tone, UplinkEncoder } from '../core/test/speech.js'
-import { RecordingLink, runCli, seedWorkspace, startTestEngine, tempDir } from '../core/test/helpers.js'
+import { openTerminal, runCli, seedWorkspace, startTestEngine, tempDir } from '../core/test/helpers.js'
 import { startRestEngine, type RestEngine } from '../plugins/rest/test/restEngine.js'
 import { websocketTransport } from '../transports/websocket/index.js'
 import { TestTerminal } from '../transports/websocket/test/terminalClient.js'
@@ -171,10 +171,7 @@ describe('an isolated provider keeps the contract of an in-process one', () => {
     stops.push(() => t.stop())
     const seed = seedWorkspace(t.engine)
     seed.addClient('a', 'lobby')
-    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
-    const link = new RecordingLink()
-    const session = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
-    await link.event('session')
+    const { link, session } = await openTerminal(t.engine, seed.workspaceId, 'a')
     const view = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { overrides: { silenceMs: 300 } })
     const busy = metric(await metrics(t), 'hark_agent_workers{state="busy"}')
     const encoder = new UplinkEncoder()
@@ -219,10 +216,7 @@ describe('an isolated provider keeps the contract of an in-process one', () => {
     for (const [i, name] of names.entries()) {
       seed.addClient(`c${i}`, `room-${name}`)
       t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: name, name, provider: name, config: {}, createdAt: 1, updatedAt: 1 })
-      const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, `c${i}`, null)
-      const link = new RecordingLink()
-      const session = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
-      await link.event('session')
+      const { link, session } = await openTerminal(t.engine, seed.workspaceId, `c${i}`)
       let agentId: string
       try {
         agentId = (await t.engine.host.agents.dispatch(seed.workspaceId, `room-${name}`, { presetId: name })).agentId
@@ -266,10 +260,7 @@ describe('a provider worker loads providers, not the engine', () => {
     stops.push(() => t.stop())
     const seed = seedWorkspace(t.engine)
     seed.addClient('a', 'lobby')
-    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
-    const link = new RecordingLink()
-    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
-    await link.event('session')
+    const { link } = await openTerminal(t.engine, seed.workspaceId, 'a')
     const packagesOf = async (provider: string): Promise<string[]> => {
       t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: provider, name: provider, provider, config: {}, createdAt: 1, updatedAt: 1 })
       const { agentId } = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: provider })
@@ -329,10 +320,7 @@ describe("a provider module's own settings", () => {
     expect((t.engine.settings.agents as unknown as Record<string, unknown>).greeter).toEqual({ greeting: 'hi there', times: 3 })
     const seed = seedWorkspace(t.engine)
     seed.addClient('a', 'lobby')
-    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'a', null)
-    const link = new RecordingLink()
-    t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token }), link)
-    await link.event('session')
+    const { link } = await openTerminal(t.engine, seed.workspaceId, 'a')
     t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: 'g', name: 'g', provider: 'greeter', config: {}, createdAt: 1, updatedAt: 1 })
     const { agentId } = await t.engine.host.agents.dispatch(seed.workspaceId, 'lobby', { presetId: 'g' })
     const e = await link.event('agent.event', (x) => x.agentId === agentId)

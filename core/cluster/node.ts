@@ -251,30 +251,21 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   /** `hark_cluster_relay_frames_total{direction}`, `_messages_total{direction}` and `_frames_dropped_total{reason}`, read when scraped. */
   installMetrics(registry: Registry): void {
     const totals = () => this.relayTotals()
-    new Counter({
-      name: 'hark_cluster_relay_frames_total',
-      help: 'Audio frames relayed to other nodes (out) and received from them (in)',
-      labelNames: ['direction'],
-      registers: [registry],
-      collect() {
-        const t = totals()
-        this.reset()
-        this.inc({ direction: 'out' }, t.framesOut)
-        this.inc({ direction: 'in' }, t.framesIn)
-      },
-    })
-    new Counter({
-      name: 'hark_cluster_relay_messages_total',
-      help: 'NATS messages of relayed audio sent to other nodes (out) and received (in)',
-      labelNames: ['direction'],
-      registers: [registry],
-      collect() {
-        const t = totals()
-        this.reset()
-        this.inc({ direction: 'out' }, t.messagesOut)
-        this.inc({ direction: 'in' }, t.messagesIn)
-      },
-    })
+    const byDirection = (name: string, help: string, pick: (t: ReturnType<typeof totals>) => readonly [out: number, inbound: number]) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['direction'],
+        registers: [registry],
+        collect() {
+          const [out, inbound] = pick(totals())
+          this.reset()
+          this.inc({ direction: 'out' }, out)
+          this.inc({ direction: 'in' }, inbound)
+        },
+      })
+    byDirection('hark_cluster_relay_frames_total', 'Audio frames relayed to other nodes (out) and received from them (in)', (t) => [t.framesOut, t.framesIn])
+    byDirection('hark_cluster_relay_messages_total', 'NATS messages of relayed audio sent to other nodes (out) and received (in)', (t) => [t.messagesOut, t.messagesIn])
     new Counter({
       name: 'hark_cluster_relay_frames_dropped_total',
       help: 'Relayed audio frames dropped: from an unknown node, for an unknown source, malformed, or not published',

@@ -122,6 +122,15 @@ export const seedWorkspace = (engine: Engine, name = 'acme') => {
   return { workspaceId: workspace.workspaceId, apiKey: key.apiKey, keyId: key.keyId, addClient }
 }
 
+/** A terminal of `clientId` connected through the host with a fresh token, its `session` event received. */
+export const openTerminal = async (engine: Engine, workspaceId: string, clientId: string) => {
+  const { token } = await engine.host.security.tokens.issue(workspaceId, clientId, null)
+  const link = new RecordingLink()
+  const session = engine.host.terminals.open(await engine.host.security.authenticateTerminal({ token }), link)
+  await link.event('session')
+  return { link, session }
+}
+
 /** Run every clean-up step in order, even after one fails (a server left running otherwise); then throw the first failure. */
 export const runAll = async (steps: ReadonlyArray<() => unknown>): Promise<void> => {
   const failures: unknown[] = []
