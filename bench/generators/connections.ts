@@ -56,6 +56,9 @@ interface Connected {
   readonly machine: readonly [ReturnType<typeof readMachineStat>, ReturnType<typeof readMachineStat>]
 }
 
+/** The servers' RSS now, bytes. */
+const serverRss = (pids: readonly number[]) => pids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
+
 const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
   const members = spec.members.map((m) => ({ ...m, talker: false }))
   const parts = splitByRoom(members, ctx.generatorProcesses)
@@ -64,7 +67,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
   const workers = gens.workers
   // Let the generators load their modules before the clock starts.
   await delay(300, ctx.signal)
-  const rssBeforeBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
+  const rssBeforeBytes = serverRss(spec.serverPids)
   const cpu0 = spec.serverPids.reduce((s, pid) => s + (readCpuSeconds(pid) ?? 0), 0)
   const gen0 = workers.map((w) => readCpuSeconds(w.proc.pid) ?? 0)
   const stat0 = readMachineStat()
@@ -123,7 +126,7 @@ const stopAll = (workers: readonly WorkerHandle[]) => {
 export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Measurement> => {
   const c = await connectAll(ctx, spec)
   const serverCpu = cpuPercent(c.serverCpuSeconds, c.wallSeconds)
-  const rssBytes = spec.serverPids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
+  const rssBytes = serverRss(spec.serverPids)
   const generatorPids = c.workers.map((w) => w.proc.pid)
   stopAll(c.workers)
   const processes = [
@@ -156,41 +159,64 @@ export const runConnectStorm = async (ctx: MeasureContext, spec: ConnectionLoadS
   })
 }
 
-/** Server RSS per idle connected terminal (KB), after they are all in and the window has passed. */
+/**
+ * Server RSS per idle connected terminal (KB), as the growth a second, equal half of the load adds.
+ * The load connects in two halves (whole rooms each): the first half pays what a server grows by
+ * once, whatever the load — V8's young generation sized up by the first connect burst (~20 MB on
+ * Hark), allocator arenas, lazily loaded code — and the second half's growth ÷ its terminals is the
+ * cost of one more terminal. Dividing the whole growth by N (the figure before issue 18's second
+ * round) counted those fixed megabytes per terminal too: ~2 KB of a 10k WSS run, in some runs and
+ * not others. That average is kept in `extra` (`averageKB`), with the first half's (`firstHalfKB`).
+ */
 export const runIdleMemory = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Measurement> => {
-  const c = await connectAll(ctx, spec)
+  const [firstMembers, secondMembers] = splitByRoom(spec.members, 2)
+  const first = await connectAll(ctx, { ...spec, members: firstMembers ?? [] })
+  const held: WorkerHandle[] = [...first.workers]
   try {
-    if (c.failed > 0) throw new Error(`${c.failed} of ${spec.members.length} terminals did not connect: ${c.firstError}`)
-    ctx.phase(`holding ${c.ok} idle terminals`)
+    if (first.failed > 0) throw new Error(`${first.failed} of ${firstMembers!.length} terminals did not connect: ${first.firstError}`)
+    // The first half settles (the server's post-burst GC) before the reading the second half is measured from.
+    ctx.phase(`holding ${first.ok} idle terminals (first half)`)
+    await delay(ctx.warmupMs, ctx.signal)
+    const rssMidBytes = serverRss(spec.serverPids)
+    const c = await connectAll(ctx, { ...spec, members: secondMembers ?? [] })
+    held.push(...c.workers)
+    if (c.failed > 0) throw new Error(`${c.failed} of ${secondMembers!.length} terminals did not connect: ${c.firstError}`)
+    const terminals = first.ok + c.ok
+    ctx.phase(`holding ${terminals} idle terminals`)
     const startUs = monotonicUs() + ctx.warmupMs * 1000
     const endUs = startUs + ctx.durationMs * 1000
-    const window = await measureWindow([...spec.serverPids, ...c.workers.map((w) => w.proc.pid)], startUs, endUs, { signal: ctx.signal })
+    const window = await measureWindow([...spec.serverPids, ...held.map((w) => w.proc.pid)], startUs, endUs, { signal: ctx.signal })
     const server = window.processes.filter((p) => spec.serverPids.includes(p.pid))
     const rssAfter = server.reduce((s, p) => s + p.rssBytes, 0)
     const snapshotDir = heapSnapshotDir()
     if (spec.heapSnapshot && snapshotDir !== null) {
-      ctx.phase(`heap snapshot of ${c.ok} idle terminals`)
+      ctx.phase(`heap snapshot of ${terminals} idle terminals`)
       for (const pid of spec.serverPids) {
         const file = await takeHeapSnapshot(pid, snapshotDir, 300_000, ctx.signal)
-        process.stderr.write(`bench: heap snapshot of ${c.ok} idle terminals: ${file}\n`)
+        process.stderr.write(`bench: heap snapshot of ${terminals} idle terminals: ${file}\n`)
       }
     }
+    const kbEach = (bytes: number, n: number) => bytes / 1024 / n
     return measurement({
-      value: (rssAfter - c.rssBeforeBytes) / 1024 / c.ok,
+      value: kbEach(rssAfter - rssMidBytes, c.ok),
       histogram: null,
       window,
       serverPids: spec.serverPids,
-      generatorPids: c.workers.map((w) => w.proc.pid),
+      generatorPids: held.map((w) => w.proc.pid),
       generatorKind: c.kind,
       cores: ctx.cores,
       extra: {
-        terminals: c.ok,
-        rssBeforeBytes: c.rssBeforeBytes,
+        terminals,
+        secondHalf: c.ok,
+        averageKB: kbEach(rssAfter - first.rssBeforeBytes, terminals),
+        firstHalfKB: kbEach(rssMidBytes - first.rssBeforeBytes, first.ok),
+        rssBeforeBytes: first.rssBeforeBytes,
+        rssMidBytes,
         rssAfterBytes: rssAfter,
-        connectMs: c.connectMs,
+        connectMs: first.connectMs + c.connectMs,
       },
     })
   } finally {
-    stopAll(c.workers)
+    stopAll(held)
   }
 }

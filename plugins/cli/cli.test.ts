@@ -77,6 +77,11 @@ describe('hark CLI (real process)', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
       expect(r.stderr).toMatch(/^hark: /)
     }
+  })
+
+  // Apart from the case above: each spawns a CLI process (~0.8 s each here), and together they sat
+  // near the 30 s limit on a machine running several suites at once.
+  it('refuses a duplicate client (1) and an invalid client id, room or kind (2)', async () => {
     const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...data()])
     await cliJson(['client', 'create', 'dev-1', '--workspace', workspaceId, ...data()])
     const dup = await runCli(['client', 'create', 'dev-1', '--workspace', workspaceId, ...data()])
