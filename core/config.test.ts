@@ -27,7 +27,7 @@ describe('settings', () => {
     expect(sectionOf(s, voiceSettings)).toEqual({ baseUrl: 'wss://voice.example/v1', apiKeyEnv: 'VOICE_KEY', stt: { model: 'small' } })
     expect(sectionOf(s, limitSettings)).toEqual({ rateLimitMax: 1200 })
     expect(s.agents.maxPerRoom).toBe(4)
-    expect(s.cluster.relayBatchMs).toBe(1)
+    expect(s.cluster.relayBatchMs).toBe(0)
   })
 
   it("derives one env variable and one flag per setting, the extensions' included", () => {

@@ -171,8 +171,8 @@ export const coreSettings = {
     leaseTtlMs: setting(intBetween(1000, 5000), 3000, "a room owner's lease: another node takes the room over within this after the owner is gone"),
     relayBatchMs: setting(
       intBetween(0, 20),
-      1,
-      'latency budget of audio to other nodes: frames for one node wait up to this long to leave in one NATS message (0: end of the event-loop turn)',
+      0,
+      'latency budget of audio to other nodes: 0 (default): the frames of one event-loop turn for a node leave in one NATS message at the end of the turn; N: the first frame queued for a node waits N to N+1 ms more (a Node timer) for others to share its message: fewer messages, that much added latency',
     ),
   },
   agents: {

@@ -19,6 +19,7 @@ import { monotonicUs } from '../harness/clock.js'
 import { planCores } from '../harness/cores.js'
 import { seedHark, startHark, type HarkInstance, type HarkSeed } from '../harness/hark.js'
 import { decodeHistogram } from '../harness/histogram.js'
+import { freePort } from '../harness/ports.js'
 import { ProcessGroup } from '../harness/processes.js'
 import { startPeer } from '../peers/start.js'
 import { FRAME_MAGIC } from './frame.js'
@@ -260,6 +261,25 @@ describe('native generator', () => {
     expect(mq.connected.firstError).toMatch(/CONNACK return code 4/)
   }, 60_000)
 
+  it('connects each member to its own port when it has one (a cluster: each terminal to its node)', async () => {
+    built()
+    // The plan's port has nothing listening: only members that name Hark's port get in.
+    const closed = await freePort()
+    const own = (i: number): RoomMember => ({ ...member(i, true), port: hark.ports.gateway })
+    const members = [own(0), own(1), own(2), own(3), member(4, false)]
+    const { connected, result } = await drive('hark-ws', { host: '127.0.0.1', port: closed, options: {} }, members, { talkMs: 600 })
+    expect(connected.ok).toBe(4)
+    expect(connected.failed).toBe(1)
+    expect(connected.firstError).toMatch(/refused/i)
+    // room 1 (members 0-3, all on Hark's port) talks as usual
+    expect(result!.talkers).toBe(4)
+    expect(result!.expected).toBeGreaterThan(0)
+    expect(result!.received).toBe(result!.expected)
+    expect(startLines('hark-ws', { target: { host: '127.0.0.1', port: closed, options: {} }, members: [own(0), member(1, false)] } as unknown as RoomStart)).toEqual(
+      expect.arrayContaining([expect.stringMatching(new RegExp(` ${hark.ports.gateway}$`)), expect.stringMatching(/^member 1 0 \S+ \S+ \S+$/)]),
+    )
+  }, 60_000)
+
   it('answers a bad plan with an error line and exit status 2', async () => {
     built()
     const run = (input: string) =>
@@ -279,6 +299,8 @@ describe('native generator', () => {
     expect(JSON.parse(garbage.out)).toMatchObject({ type: 'error', message: 'unreadable line: hello there' })
     const badPort = await run('set port 99999\n')
     expect(JSON.parse(badPort.out)).toMatchObject({ type: 'error', message: 'bad value for port' })
+    const badMemberPort = await run('member 0 1 r c - 0\n')
+    expect(JSON.parse(badMemberPort.out)).toMatchObject({ type: 'error', message: 'bad member port in: member 0 1 r c - 0' })
     // and the runner never writes a plan it cannot read back
     expect(() => startLines('hark-ws', { target: { host: '127.0.0.1', port: 1, options: {} }, members: [{ ...member(0, true), room: 'a b' }] } as unknown as RoomStart)).toThrow(
       /room "a b" is empty or holds whitespace/,

@@ -122,7 +122,10 @@ export const startLines = (native: NativeProtocol, s: RoomStart): string[] => {
     lines.push(`set path ${word('path', String(o.path ?? '/v1/connect'))}`, `set tls ${native === 'hark-ws' || o.tls !== false ? 1 : 0}`)
   }
   for (const m of s.members) {
-    lines.push(`member ${m.index} ${m.talker ? 1 : 0} ${word('room', m.room)} ${word('clientId', m.clientId)} ${m.credential === null ? '-' : word('credential', m.credential)}`)
+    lines.push(
+      `member ${m.index} ${m.talker ? 1 : 0} ${word('room', m.room)} ${word('clientId', m.clientId)} ${m.credential === null ? '-' : word('credential', m.credential)}` +
+        (m.port === undefined ? '' : ` ${m.port}`),
+    )
   }
   lines.push('start')
   return lines

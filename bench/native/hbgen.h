@@ -58,6 +58,7 @@ typedef struct member {
   char *room;
   char *client;
   char *credential; /* NULL when none */
+  int port;         /* this terminal's server port (a cluster: its node's); 0 = the plan's */
 } member_t;
 
 typedef struct plan {
@@ -152,6 +153,8 @@ typedef struct worker {
 extern SSL_CTX *g_ssl;
 extern struct sockaddr_storage g_addr;
 extern socklen_t g_addrlen;
+/* The port a member connects to: its own, or the plan's. */
+static inline int member_port(const member_t *m, const plan_t *p) { return m->port ? m->port : p->port; }
 /* Terminals of each room that connected (set by main before `go`). */
 extern uint32_t *g_room_ok;
 extern volatile int g_cmd;

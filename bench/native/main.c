@@ -7,7 +7,9 @@
  *                                        (hark | pubsub), tls (0|1), host, port, path, topic,
  *                                        frameBytes, fps, concurrency, connectRate,
  *                                        connectTimeoutMs, maxBacklogBytes, threads
- *   member INDEX TALKER ROOM CLIENT CRED  one terminal (CRED "-" for none)
+ *   member INDEX TALKER ROOM CLIENT CRED [PORT]
+ *                                        one terminal (CRED "-" for none); PORT: connect it there
+ *                                        instead of the plan's port (a cluster: its own node)
  *   start                                connect them all -> {"type":"connected",...}
  *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS   talk -> {"type":"result",...}
  *   stop (or end of input)               close everything and exit 0
@@ -172,9 +174,11 @@ int main(void) {
     line[strcspn(line, "\r\n")] = 0;
     char a[64], b[4096], c[4096], d[4096], e[8192];
     unsigned idx, talker;
+    int mport = 0, fields;
     if (sscanf(line, "set %63s %4095s", a, b) == 2) {
       set_option(&p, a, b);
-    } else if (sscanf(line, "member %u %u %4095s %4095s %8191s", &idx, &talker, c, d, e) == 5) {
+    } else if ((fields = sscanf(line, "member %u %u %4095s %4095s %8191s %d", &idx, &talker, c, d, e, &mport)) >= 5) {
+      if (fields == 6 && (mport < 1 || mport > 65535)) fail("bad member port in: %.200s", line);
       if (p.nmembers == cap) {
         cap *= 2;
         p.members = realloc(p.members, sizeof *p.members * (size_t)cap);
@@ -186,6 +190,7 @@ int main(void) {
       m->room = copy_string(c);
       m->client = copy_string(d);
       m->credential = strcmp(e, "-") ? copy_string(e) : NULL;
+      m->port = fields == 6 ? mport : 0;
     } else if (!strcmp(line, "start")) {
       started = 1;
     } else if (line[0]) {

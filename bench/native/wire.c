@@ -69,7 +69,7 @@ void ws_handshake_request(conn_t *c, const plan_t *p, uint32_t *rng) {
   int n = snprintf(req, sizeof req,
                    "GET %s?%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                    "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-                   p->path, query, p->host, p->port, key);
+                   p->path, query, p->host, member_port(c->m, p), key);
   if (n > 0) put(c, req, (size_t)n < sizeof req ? (size_t)n : sizeof req - 1);
 }
 

@@ -473,7 +473,13 @@ static void conn_start(worker_t *w, conn_t *c) {
   c->fd = fd;
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, (struct sockaddr *)&g_addr, g_addrlen) < 0 && errno != EINPROGRESS) {
+  struct sockaddr_storage addr = g_addr;
+  uint16_t port = htons((uint16_t)member_port(c->m, p));
+  if (addr.ss_family == AF_INET6)
+    ((struct sockaddr_in6 *)&addr)->sin6_port = port;
+  else
+    ((struct sockaddr_in *)&addr)->sin_port = port;
+  if (connect(fd, (struct sockaddr *)&addr, g_addrlen) < 0 && errno != EINPROGRESS) {
     conn_error(w, c, strerror(errno));
     return;
   }
