@@ -79,7 +79,13 @@ export interface ConnectionContext {
   /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
   readonly input: TerminalInputOptions
   readonly log: Logger
+  /** Writes at the end of the turn: control packets, and audio of a receiver not written to lately. */
   readonly scheduler: WriteBatch
+  /**
+   * The audio budget (`mqtt.audioBatchMs`; null at 0): audio to a receiver that had audio
+   * written less than the budget ago waits here, at most the budget, for the frames after it.
+   */
+  readonly audioHold: WriteBatch | null
   /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
   readonly parser: StrictParser
   readonly sessions: SessionStore
@@ -157,6 +163,10 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   private lastSeen = 0
   private silentChecks = 0
   private sessionHandedOver = false
+  /** When audio last left for this receiver (performance.now()), read only with an audio budget. */
+  private audioSentAt = Number.NEGATIVE_INFINITY
+  /** This connection's place in the audio budget's batch, made the first time its audio waits. */
+  private heldAudio: HeldAudio | null = null
   /** The socket's file descriptor for direct writes (plain TCP on a POSIX system), else -1. */
   private readonly fd: number
 
@@ -366,8 +376,9 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     if (this.state === 'closing') return true
     if (bytes.length > this.clientMaxPacketBytes) return false
     this.out.packet(bytes)
-    // Control packets (CONNACK, SUBACK, PINGRESP, events) do not wait for the audio budget.
-    this.ctx.scheduler.addNow(this)
+    // Control packets (CONNACK, SUBACK, PINGRESP, events) do not wait for the audio budget: they
+    // go at the end of the turn, with this connection's audio queued before them (one buffer, in order).
+    this.ctx.scheduler.add(this)
     return true
   }
 
@@ -392,6 +403,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   flush(): void {
     const socket = this.socket
     if (this.out.empty || socket.destroyed || socket.writableEnded) return
+    if (this.out.hasAudio && this.ctx.audioHold !== null) this.audioSentAt = performance.now()
     const data = this.out.drain()
     this.ctx.counters.writes++
     if (this.fd >= 0 && socket.writableLength === 0) {
@@ -445,7 +457,16 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       return
     }
     this.out.audio(template, frame, size)
-    if (!this.queued) this.ctx.scheduler.add(this)
+    // Already leaving at the end of this turn (a control packet, or audio that does not wait).
+    if (this.queued) return
+    const hold = this.ctx.audioHold
+    if (hold === null || performance.now() - this.audioSentAt >= hold.delayMs) this.ctx.scheduler.add(this)
+    else {
+      // Audio left for this receiver less than the budget ago: this frame waits (at most the
+      // budget) for the ones after it, so a receiver of several talkers gets them in one write.
+      const held = (this.heldAudio ??= new HeldAudio(this))
+      if (!held.queued) hold.add(held)
+    }
   }
 
   /** Control plane: one event as JSON on down/events, at the QoS its subscription has. */
@@ -604,6 +625,19 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 }
 
 const ignore = (): void => {}
+
+/**
+ * A connection's entry in the audio budget's batch: a second Flushable, so that waiting audio and
+ * the end-of-turn writes are queued apart. Either flush writes everything the connection has
+ * queued, in order; the other then finds nothing left.
+ */
+class HeldAudio implements Flushable {
+  queued = false
+  constructor(private readonly connection: MqttConnection) {}
+  flush(): void {
+    this.connection.flush()
+  }
+}
 
 /** The socket's own connection, for the shared listeners. */
 const CONNECTION = Symbol('mqttConnection')

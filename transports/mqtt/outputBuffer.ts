@@ -12,6 +12,8 @@ export class OutputBuffer {
    */
   private readonly items: Array<Uint8Array | PublishTemplate> = []
   bytes = 0
+  /** Audio is among what is queued (the connection's audio budget looks at when audio last left). */
+  hasAudio = false
 
   get empty(): boolean {
     return this.items.length === 0
@@ -25,6 +27,7 @@ export class OutputBuffer {
   audio(template: PublishTemplate, frame: Uint8Array, packetBytes: number): void {
     this.items.push(template, frame)
     this.bytes += packetBytes
+    this.hasAudio = true
   }
 
   /** Everything queued, in order, as one buffer; the queue is empty afterwards. */
@@ -42,6 +45,7 @@ export class OutputBuffer {
     }
     items.length = 0
     this.bytes = 0
+    this.hasAudio = false
     return out
   }
 }

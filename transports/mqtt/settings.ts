@@ -36,7 +36,7 @@ export const mqttSettings = defineSettings('mqtt', {
   audioBatchMs: setting(
     intBetween(0, 50),
     0,
-    'latency budget of downlink audio: frames to one socket wait up to this long to leave in one write (0: end of the event-loop turn)',
+    'latency budget of downlink audio: a frame to a device that had audio written less than this long ago waits up to this long to leave in one write with the frames after it (0: end of the event-loop turn)',
   ),
 })
 

@@ -111,7 +111,8 @@ export class MqttTransport implements Transport {
       settings: mqtt,
       input: { clock, rateDrops: counters.audioRate },
       log: log.child({ transport: 'mqtt' }),
-      scheduler: new WriteBatch(mqtt.audioBatchMs),
+      scheduler: new WriteBatch(),
+      audioHold: mqtt.audioBatchMs > 0 ? new WriteBatch(mqtt.audioBatchMs) : null,
       parser: new StrictParser(),
       sessions: new SessionStore(clock),
       keepalive: new KeepaliveSweeps(clock),
@@ -164,7 +165,7 @@ export class MqttTransport implements Transport {
     this.ctx.sessions.clear()
     this.ctx.wills.clear()
     this.ctx.keepalive.stop()
-    this.ctx.scheduler.stop()
+    this.ctx.audioHold?.stop()
     await Promise.all(closed)
     this.servers.length = 0
   }
