@@ -134,6 +134,30 @@ describe('the webhook outbox', () => {
       vi.useRealTimers()
     }
   })
+
+  it('writes live events published up to LIVE_BATCH_MS (50 ms) after the first in the same commit', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const { storage, outbox } = setup()
+      let commits = 0
+      outbox.onCommitted(() => commits++)
+      const written = new Promise<void>((resolve) => outbox.onCommitted(() => resolve()))
+      // A connect storm's events: one every 20 ms here; a commit every 10 ms would take one each.
+      for (let i = 0; i < 3; i++) {
+        if (i > 0) vi.advanceTimersByTime(20)
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 1, data: { clientId: `dev-${i}`, sessionId: `ses_${i}`, transport: 'ws', room: 'lobby' } })
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      expect(events(storage)).toEqual([])
+      vi.advanceTimersByTime(10)
+      await written
+      expect(commits).toBe(1)
+      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2].map((i) => `client:dev-${i}`))
+    } finally {
+      vi.useRealTimers()
+    }
+  })
 })
 
 describe('recording attempts', () => {
