@@ -1,7 +1,7 @@
 /**
  * The delivery thread's entry: a WebhookSender (signing with `standardwebhooks`, the HTTP
  * exchange, its timeout, no redirects, the SSRF guard on every connection) on a thread of its own,
- * so that neither the HMAC nor node:http's per-request work takes the event loop terminals connect
+ * so that neither the HMAC nor the HTTP client's per-request work takes the event loop terminals connect
  * on. It sends what the engine hands it and answers each job with its outcome; it keeps no state
  * of its own besides pooled connections and signers (the outbox, order, retries: the engine).
  */
