@@ -111,29 +111,54 @@ describe('the webhook outbox', () => {
     ])
   })
 
-  it('groups live events of several event-loop turns into one write, made LIVE_BATCH_MS after the first', async () => {
-    // Only the batching timer is driven by the test; turns (setImmediate) and storage run for real.
+  /** Only the batching timer is driven by the test; turns (setImmediate) and storage run for real. */
+  const withDrivenBatching = async (
+    run: (t: { publish: (i: number) => void; turn: () => Promise<void>; written: Promise<void>; commits: () => number; storage: StorageShape }) => Promise<void>,
+  ) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     try {
       const { storage, outbox } = setup()
       let commits = 0
       outbox.onCommitted(() => commits++)
       const written = new Promise<void>((resolve) => outbox.onCommitted(() => resolve()))
-      for (let i = 0; i < 5; i++) {
+      const publish = (i: number) =>
         outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 1, data: { clientId: `dev-${i}`, sessionId: `ses_${i}`, transport: 'ws', room: 'lobby' } })
-        // Another turn: a write per turn would commit each event on its own.
-        await new Promise<void>((resolve) => setImmediate(resolve))
-      }
-      expect(events(storage)).toEqual([])
-      expect(outbox.queued).toBe(5)
-      vi.advanceTimersByTime(LIVE_BATCH_MS)
-      await written
-      expect(commits).toBe(1)
-      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2, 3, 4].map((i) => `client:dev-${i}`))
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+      await run({ publish, turn, written, commits: () => commits, storage })
     } finally {
       vi.useRealTimers()
     }
-  })
+  }
+
+  it('groups live events of several event-loop turns into one write, made LIVE_BATCH_MS after the first', () =>
+    withDrivenBatching(async ({ publish, turn, written, commits, storage }) => {
+      for (let i = 0; i < 5; i++) {
+        publish(i)
+        // Another turn: a write per turn would commit each event on its own.
+        await turn()
+      }
+      expect(events(storage)).toEqual([])
+      vi.advanceTimersByTime(LIVE_BATCH_MS)
+      await written
+      expect(commits()).toBe(1)
+      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2, 3, 4].map((i) => `client:dev-${i}`))
+    }))
+
+  it('writes live events published up to LIVE_BATCH_MS (50 ms) after the first in the same commit', () =>
+    withDrivenBatching(async ({ publish, turn, written, commits, storage }) => {
+      // A connect storm's events: one every 20 ms here; a commit every 10 ms would take one each.
+      for (let i = 0; i < 3; i++) {
+        if (i > 0) vi.advanceTimersByTime(20)
+        await turn()
+        publish(i)
+      }
+      await turn()
+      expect(events(storage)).toEqual([])
+      vi.advanceTimersByTime(10)
+      await written
+      expect(commits()).toBe(1)
+      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2].map((i) => `client:dev-${i}`))
+    }))
 })
 
 describe('recording attempts', () => {

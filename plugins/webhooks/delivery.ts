@@ -34,8 +34,11 @@ import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome
 /** Completed deliveries (and their events) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
 const PRUNE_EVERY_MS = 3_600_000
-/** Attempt outcomes are written together, at most this long (real time) after the first waits. */
-const RECORD_BATCH_MS = 10
+/**
+ * Attempt outcomes are written together, at most this long (real time) after the first waits (at
+ * once when the worker goes idle). Fewer, larger commits: see LIVE_BATCH_MS (core/webhooks/outbox.ts).
+ */
+const RECORD_BATCH_MS = 50
 const RECORD_BATCH_MAX = 64
 
 interface Lane {

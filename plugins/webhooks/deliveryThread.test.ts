@@ -146,6 +146,16 @@ describe('the delivery thread', () => {
     expect(lines.some((l) => l.includes('webhook delivery thread ended'))).toBe(true)
   })
 
+  it('hands the thread the attempts started in one turn in one message', async () => {
+    const t = thread({ entry: new URL('./test/misbehavingThread.mjs', import.meta.url) })
+    const send = () => t.send(job('http://127.0.0.1:9/hook', 'count'))
+    // Each answer carries how many messages the thread had received by then.
+    const first = await Promise.all([send(), send(), send(), send(), send(), send()])
+    expect(first.map((o) => o.latencyMs)).toEqual([1, 1, 1, 1, 1, 1])
+    const second = await Promise.all([send(), send(), send()])
+    expect(second.map((o) => o.latencyMs)).toEqual([2, 2, 2])
+  })
+
   it('ends a thread that holds an attempt past stallMs (a busy loop: its own timeout cannot fire), fails what it held, and starts a new one', async () => {
     const { log, lines } = logged()
     const t = thread({ log, entry: new URL('./test/misbehavingThread.mjs', import.meta.url), stallMs: 300 })

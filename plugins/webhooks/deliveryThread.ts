@@ -22,7 +22,7 @@ import { runnableModule } from '../../core/agentRuntime/isolation/modules.js'
 import type { Logger } from '../../core/log.js'
 import type { HostResolver, UrlPolicy } from '../../core/webhooks/urlGuard.js'
 import { ATTEMPT_TIMEOUT_MS, type AttemptSender, type SendOutcome, type SignedMessage } from './sender.js'
-import { outcomeOf, type FromThread, type ThreadBoot, type ToThread } from './threadProtocol.js'
+import { outcomeOf, type FromThread, type SendJob, type ThreadBoot, type ToThread } from './threadProtocol.js'
 
 /** How long past its own attempt timeout the thread may hold an attempt before it counts as stalled. */
 export const THREAD_STALL_GRACE_MS = 5_000
@@ -64,6 +64,8 @@ export class DeliveryThread implements AttemptSender {
   private watchdog: ReturnType<typeof setInterval> | null = null
   /** Why the engine ended the thread (a stall), for the attempts it fails. */
   private endedBecause: string | null = null
+  /** Attempts started in this turn, handed to the thread together at its end. */
+  private outgoing: SendJob[] = []
 
   constructor(private readonly options: DeliveryThreadOptions) {
     this.ended = options.metrics
@@ -97,14 +99,25 @@ export class DeliveryThread implements AttemptSender {
 
   send(m: SignedMessage): Promise<SendOutcome> {
     if (this.closed) return Promise.resolve({ result: 'network_error', status: null, error: 'delivery stopped', latencyMs: 0 })
-    const thread = this.thread ?? this.spawn()
+    if (this.thread === null) this.spawn()
     const id = ++this.seq
     return new Promise<SendOutcome>((resolve) => {
       this.jobs.set(id, { resolve, began: performance.now() })
       this.watch()
-      const job: ToThread = { t: 'send', id, url: m.url, eventId: m.eventId, body: m.body, timestamp: m.timestamp, secrets: m.secrets }
-      thread.postMessage(job)
+      if (this.outgoing.length === 0) queueMicrotask(() => this.post())
+      this.outgoing.push({ id, url: m.url, eventId: m.eventId, body: m.body, timestamp: m.timestamp, secrets: m.secrets })
     })
+  }
+
+  /** Hand the thread this turn's attempts in one message (a thread that died meanwhile failed them already). */
+  private post(): void {
+    const jobs = this.outgoing
+    this.outgoing = []
+    if (this.closed) return
+    const live = jobs.filter((j) => this.jobs.has(j.id))
+    if (live.length === 0) return
+    const thread = this.thread ?? this.spawn()
+    thread.postMessage({ t: 'send', jobs: live } satisfies ToThread)
   }
 
   forget(origin: string): void {
@@ -176,10 +189,17 @@ export class DeliveryThread implements AttemptSender {
     if (typeof raw !== 'object' || raw === null) return this.malformed(raw)
     const m = raw as Record<string, unknown>
     if (m.t === 'resolve' && typeof m.id === 'number' && typeof m.host === 'string') return this.lookup(thread, m.id, m.host)
-    if (m.t !== 'done' || typeof m.id !== 'number') return this.malformed(raw)
-    const job = this.jobs.get(m.id)
+    if (m.t !== 'done' || !Array.isArray(m.outcomes)) return this.malformed(raw)
+    for (const o of m.outcomes as unknown[]) this.settle(o)
+  }
+
+  /** One outcome of a `done` message, checked as data. */
+  private settle(raw: unknown): void {
+    if (typeof raw !== 'object' || raw === null) return this.malformed(raw)
+    const m = raw as Record<string, unknown>
+    const job = typeof m.id === 'number' ? this.jobs.get(m.id) : undefined
     if (!job) return this.malformed(raw)
-    this.jobs.delete(m.id)
+    this.jobs.delete(m.id as number)
     const outcome = outcomeOf(m)
     if (outcome) return job.resolve(outcome)
     this.malformed(raw)

@@ -14,16 +14,26 @@ export interface ThreadBoot {
   readonly resolveInEngine: boolean
 }
 
-/** Engine → thread. */
+/** One attempt for the thread. */
+export type SendJob = { readonly id: number } & SignedMessage
+
+/**
+ * Engine → thread. The attempts started in one engine turn travel in one `send` message, and the
+ * thread answers those settled in one of its turns in one `done` message: a message per attempt
+ * would cost both threads a copy and a wake-up each.
+ */
 export type ToThread =
-  | ({ readonly t: 'send'; readonly id: number } & SignedMessage)
+  | { readonly t: 'send'; readonly jobs: ReadonlyArray<SendJob> }
   | { readonly t: 'forget'; readonly origin: string }
   | { readonly t: 'resolved'; readonly id: number; readonly addresses: ReadonlyArray<ResolvedAddress> }
   | { readonly t: 'unresolved'; readonly id: number; readonly message: string; readonly code: string | null }
 
+/** One attempt's outcome, for the engine. */
+export type DoneJob = { readonly id: number } & SendOutcome
+
 /** Thread → engine. */
 export type FromThread =
-  | ({ readonly t: 'done'; readonly id: number } & SendOutcome)
+  | { readonly t: 'done'; readonly outcomes: ReadonlyArray<DoneJob> }
   | { readonly t: 'resolve'; readonly id: number; readonly host: string }
 
 /**
@@ -41,7 +51,7 @@ export const MAX_ERROR_LENGTH = 500
 const RESULTS: ReadonlySet<string> = new Set<AttemptResult>(['success', 'http_error', 'timeout', 'network_error', 'address_not_allowed'])
 
 /**
- * The outcome a `done` message carries, checked field by field; null when it is not one (wrong
+ * The outcome a `done` message carries for one attempt, checked field by field; null when it is not one (wrong
  * result kind, status or latency; a success must carry a 2xx). Errors are cut to MAX_ERROR_LENGTH.
  */
 export const outcomeOf = (m: Record<string, unknown>): SendOutcome | null => {
