@@ -144,21 +144,6 @@ describe('the webhook outbox', () => {
       expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2, 3, 4].map((i) => `client:dev-${i}`))
     }))
 
-  it('writes live events published up to LIVE_BATCH_MS (50 ms) after the first in the same commit', () =>
-    withDrivenBatching(async ({ publish, turn, written, commits, storage }) => {
-      // A connect storm's events: one every 20 ms here; a commit every 10 ms would take one each.
-      for (let i = 0; i < 3; i++) {
-        if (i > 0) vi.advanceTimersByTime(20)
-        await turn()
-        publish(i)
-      }
-      await turn()
-      expect(events(storage)).toEqual([])
-      vi.advanceTimersByTime(10)
-      await written
-      expect(commits()).toBe(1)
-      expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2].map((i) => `client:dev-${i}`))
-    }))
 })
 
 describe('recording attempts', () => {

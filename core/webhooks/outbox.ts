@@ -38,14 +38,8 @@ interface Unconfirmed {
 }
 
 const RETRY_FLUSH_MS = 1000
-/**
- * Live events wait at most this long (real time: it bounds I/O batching) for others to share their
- * write. Each commit has a fixed cost: in a connect storm (~1000 events/s) 10 ms groups ~10 events
- * a commit, 50 ms ~50, and the outbox's SQL (reserve, insert, commit, read back, record) costs
- * ~36 instead of ~58 µs of CPU per event (measured on libSQL with this schema). A crash loses these
- * last 50 ms of live events, as it loses the sessions themselves.
- */
-export const LIVE_BATCH_MS = 50
+/** Live events wait at most this long (real time: it bounds I/O batching) for others to share their write. */
+export const LIVE_BATCH_MS = 10
 /** …or until this many are queued. */
 export const LIVE_BATCH_MAX = 64
 

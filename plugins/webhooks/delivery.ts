@@ -36,7 +36,8 @@ export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
 const PRUNE_EVERY_MS = 3_600_000
 /**
  * Attempt outcomes are written together, at most this long (real time) after the first waits (at
- * once when the worker goes idle). Fewer, larger commits: see LIVE_BATCH_MS (core/webhooks/outbox.ts).
+ * once when the worker goes idle). Fewer, larger commits; an outcome lost to a crash means the
+ * attempt is made again (at-least-once: receivers deduplicate on webhook-id), no event is lost.
  */
 const RECORD_BATCH_MS = 50
 const RECORD_BATCH_MAX = 64
