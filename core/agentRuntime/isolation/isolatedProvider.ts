@@ -46,8 +46,8 @@ class WorkerSession implements WorkerTenant {
   private readonly mirror = new Float64Array(new SharedArrayBuffer(MIRROR.size * Float64Array.BYTES_PER_ELEMENT))
   private readonly playout: AgentPlayout | null
   private started: { resolve: (s: AgentSession) => void; reject: (e: Error) => void } | null = null
-  /** Started again after its worker went down: the runtime already holds the session. */
-  private restarting = false
+  /** Started again after its worker went down for this reason: the runtime already holds the session. */
+  private restarting: string | null = null
   private stopped: (() => void) | null = null
   private stopping: Promise<void> | null = null
   private ended: string | null = null
@@ -131,7 +131,7 @@ class WorkerSession implements WorkerTenant {
       logLevel: this.ctx.log.level,
       playout: this.mirror.buffer as SharedArrayBuffer,
     })
-    if (this.restarting && this.participants) worker.send({ t: 'participants', n: this.n, list: this.participants })
+    if (this.restarting !== null && this.participants) worker.send({ t: 'participants', n: this.n, list: this.participants })
   }
 
   audio(pcm: Int16Array): void {
@@ -148,9 +148,11 @@ class WorkerSession implements WorkerTenant {
         if (this.started) {
           this.started.resolve(this.session(m.onAudio, m.onSourceAudio))
           this.started = null
-        } else if (this.restarting) {
-          this.restarting = false
-          this.log.info({ threadId: this.worker?.thread.threadId }, 'provider session started again')
+        } else if (this.restarting !== null) {
+          const reason = this.restarting
+          this.restarting = null
+          this.log.warn({ reason, threadId: this.worker?.thread.threadId }, 'provider session started again on another worker')
+          this.ctx.emit({ kind: 'provider.restarted', reason })
         }
         return
       case 'startFailed':
@@ -159,9 +161,11 @@ class WorkerSession implements WorkerTenant {
           this.started = null
           // The session never ran: the worker is fine, and released once told to forget it.
           void this.stop()
-        } else if (this.restarting) {
+        } else if (this.restarting !== null) {
           const error = fromWire(m.error)
-          this.ctx.fail(error instanceof AgentFailure ? error.message : 'provider failed to start again')
+          this.restarting = null
+          this.worker?.send({ t: 'stop', n: this.n })
+          this.end(error instanceof AgentFailure ? error.message : 'provider failed to start again', true)
         }
         return
       case 'opus':
@@ -200,13 +204,12 @@ class WorkerSession implements WorkerTenant {
     // Another agent's provider took the worker down: this agent goes on, its session started anew elsewhere.
     this.log.warn({ reason }, 'provider worker ended for another agent; starting the session again on another worker')
     if (!this.lease()) return this.end(reason, false)
-    this.restarting = true
+    this.restarting = reason
     // Its playout goes on in the engine; the new session has pushed nothing yet.
     this.receivedMs = 0
     this.clears = 0
     this.mirror.fill(0)
     this.mirrorPlayout()
-    this.ctx.emit({ kind: 'provider.restarted', reason })
     void this.boot()
   }
 
