@@ -13,7 +13,7 @@
  * `participants()`, `signal`, `log`. Faults a provider schedules for later are contained per
  * session as in the engine (faultContainment.ts); anything else ends the thread.
  *
- * What the sessions send back leaves as one batch per event-loop turn (protocol.ts); an event,
+ * What the sessions send back leaves as one batch per callback (protocol.ts); an event,
  * a failure, a log line or an answer about a start or stop leaves at once, with what came before.
  */
 import { createHook } from 'node:async_hooks'
