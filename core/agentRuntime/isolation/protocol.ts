@@ -102,6 +102,8 @@ export class Batcher<Op> {
   private used = 0
   private ops: Array<number | Op> = []
   private scheduled = false
+  /** Bound once: scheduling a flush allocates nothing. */
+  private readonly flushLater = () => this.flush()
 
   constructor(private readonly send: (batch: Batch<Op>, transfer: ArrayBuffer[]) => void) {}
 
@@ -151,7 +153,7 @@ export class Batcher<Op> {
   private schedule(): void {
     if (this.scheduled) return
     this.scheduled = true
-    queueMicrotask(() => this.flush())
+    queueMicrotask(this.flushLater)
   }
 }
 
