@@ -131,6 +131,62 @@ describe('a misbehaving provider fails only its agent', () => {
   })
 })
 
+describe('agents sharing a provider worker', () => {
+  it.each([
+    { module: 'spinner', saying: 'spinning', stall: true, reason: 'provider stalled (no heartbeat for 1000 ms)' },
+    // The hog allocates from its own timers (setImmediate), outside any call of ours: blamed by its async scope.
+    { module: 'hog', saying: 'hogging', stall: false, reason: 'provider ran out of memory (agents.workerMemoryMb = 96)' },
+  ])('$module: only it fails; the other agent of its worker starts again on a fresh worker and keeps answering the room', async ({ module, saying, stall, reason }) => {
+    const clock = new ManualClock(Date.now())
+    const t = await startTestEngine(
+      // One thread for both agents: they share it.
+      { extensions: [isolatedEcho], agents: { providerModules: fixture(module), workerStallMs: 1000, workerMemoryMb: 96, workers: 1, agentsPerWorker: 2 } },
+      { clock },
+    )
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    const { link, session } = await openTerminal(t.engine, seed.workspaceId, 'a')
+    const { agents } = t.engine.host
+    const echo = await agents.dispatch(seed.workspaceId, 'lobby', { overrides: { silenceMs: 200 } })
+    t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId: module, name: module, provider: module, config: {}, createdAt: 1, updatedAt: 1 })
+    const bad = await agents.dispatch(seed.workspaceId, 'lobby', { presetId: module })
+    const text = await metrics(t)
+    expect([metric(text, 'hark_agent_workers{state="busy"}'), metric(text, 'hark_agent_workers{state="idle"}')]).toEqual([1, 0])
+
+    // The room talks; the bad provider hears it and misbehaves: the thread (and echo in it) is stuck or dies.
+    const encoder = new UplinkEncoder()
+    for (const f of encoder.frames(concat(tone(200, 300), silence(100)))) session.pushAudio(f)
+    await link.event('agent.event', (e) => e.agentId === bad.agentId && e.event.kind === saying)
+    if (stall) {
+      // A busy loop: one ping goes out, then its deadline passes (the engine clock, driven).
+      clock.advance(250)
+      clock.advance(1000)
+    }
+    const stopped = await link.event('agent.stopped', (e) => e.agentId === bad.agentId)
+    expect(stopped.reason).toBe(reason)
+    // Echo was not running when the thread went: it is not blamed, its session starts anew (and says so once up).
+    const restarted = await link.event('agent.event', (e) => e.agentId === echo.agentId && e.event.kind === 'provider.restarted')
+    expect(restarted.event.reason).toBe(reason)
+    expect(agents.list(seed.workspaceId, { live: true }).map((a) => a.agentId)).toEqual([echo.agentId])
+
+    // After that, echo answers the room from its new worker: its event and every frame of it.
+    const framesBefore = link.frames.items.length
+    const echoesBefore = link.events.items.length
+    for (const f of encoder.frames(concat(tone(300, 500), silence(400)))) session.pushAudio(f)
+    const echoed = await link.events.next(
+      (e) => e.type === 'agent.event' && e.agentId === echo.agentId && e.event.kind === 'echo' && link.events.items.indexOf(e) >= echoesBefore,
+      10_000,
+      'an echo after the bad agent\'s end',
+    )
+    const ms = Number((echoed as { event: { durationMs?: unknown } }).event.durationMs)
+    expect(ms).toBeGreaterThanOrEqual(200)
+    await link.frames.next(() => link.frames.items.length >= framesBefore + ms / 20, 10_000, 'the echo\'s frames after the bad agent\'s end')
+    expect(agents.get(seed.workspaceId, echo.agentId)?.state).toBe('running')
+    expect(metric(await metrics(t), 'hark_agent_workers_replaced_total')).toBe(1)
+  })
+})
+
 describe('ending a worker that is inside a native call', () => {
   it('a provider stopped while it creates onnxruntime sessions: its worker exits once the call returns, the process stays up', async () => {
     // The engine's log, line by line, with a way to wait for a line.

@@ -104,6 +104,24 @@ describe('runner', () => {
     expect(t.out()).toContain('fake: peers only (Hark side skipped by --peers-only), no ratio')
   })
 
+  it('leaves a full-only peer out of a --quick run, and measures it in a full one', async () => {
+    const sided = defineScenario<undefined>({
+      name: 'sided',
+      description: 'a peer that only full runs measure',
+      unit: 'ops/s',
+      higherIsBetter: true,
+      hark: { name: 'hark', label: 'Hark', measure: async () => (calls.push('hark'), figures(1)) },
+      peers: [
+        { name: 'judge', label: 'Judge', measure: async () => (calls.push('judge'), figures(2)) },
+        { name: 'extra', label: 'Extra', fullOnly: true, measure: async () => (calls.push('extra'), figures(3)) },
+      ],
+    })
+    await runBench(opts({ rounds: 1 }), io().io, [sided], embedded)
+    expect(calls.splice(0)).toEqual(['hark', 'judge'])
+    await runBench(opts({ rounds: 1, quick: false }), io().io, [sided], embedded)
+    expect(calls).toEqual(['hark', 'judge', 'extra'])
+  })
+
   it('lists every scenario with its status', () => {
     const text = listScenarios(scenarios)
     expect(text).toMatch(/^token-verify\s+ready/m)

@@ -190,7 +190,7 @@ const runScenario = async (env: RunEnv, sc: Scenario): Promise<ScenarioRecord> =
   if (opts.durationSeconds !== null) timing.durationMs = opts.durationSeconds * 1000
   const rounds = opts.rounds ?? (opts.quick ? 1 : 5)
   const load = sc.load ? (opts.load ?? (opts.quick ? sc.load.quick : sc.load.full)) : 0
-  const sides = [...(sc.hark && !opts.peersOnly ? [{ ...sc.hark, role: 'hark' as const }] : []), ...sc.peers.map((p) => ({ ...p, role: 'peer' as const }))]
+  const sides = [...(sc.hark && !opts.peersOnly ? [{ ...sc.hark, role: 'hark' as const }] : []), ...sc.peers.filter((p) => !(opts.quick && p.fullOnly)).map((p) => ({ ...p, role: 'peer' as const }))]
   const dir = join(env.workDir, sc.name)
   mkdirSync(dir, { recursive: true })
   const scenarioProcs = new ProcessGroup()
@@ -333,7 +333,7 @@ export const runBench = async (
 
   const env: RunEnv = { opts, cores, progress, signal: abort.signal, workDir, logDir }
   const rounds = opts.rounds ?? (opts.quick ? 1 : 5)
-  progress.start(runnable.reduce((n, s) => n + ((s.hark && !opts.peersOnly ? 1 : 0) + s.peers.length) * rounds, 0))
+  progress.start(runnable.reduce((n, s) => n + ((s.hark && !opts.peersOnly ? 1 : 0) + s.peers.filter((p) => !(opts.quick && p.fullOnly)).length) * rounds, 0))
   const records: ScenarioRecord[] = []
   try {
     for (const sc of runnable) {

@@ -80,6 +80,8 @@ export interface SideDef<F> {
   readonly name: string
   /** What exactly runs, for the report: "mosquitto 2.0.11 (apt)". */
   readonly label: string
+  /** Measured in full runs only: `--quick` leaves this side out (a peer that explains, not one the goal is judged by). */
+  readonly fullOnly?: boolean
   /** One run: start what is measured, load it, return its figures. Processes started in
    * `ctx.procs` are stopped by the runner when this returns or throws. */
   measure(ctx: MeasureContext, fixture: F): Promise<Measurement>
@@ -140,6 +142,7 @@ export interface ComparedSide {
 export interface SideInfo {
   readonly name: string
   readonly label: string
+  readonly fullOnly?: boolean
 }
 
 export interface Scenario extends Omit<ScenarioDef<unknown>, 'hark' | 'peers' | 'setup'> {
@@ -152,7 +155,7 @@ export interface Scenario extends Omit<ScenarioDef<unknown>, 'hark' | 'peers' | 
 /** Declare a scenario; its fixture type stays inside (the runner only sees side names). */
 export const defineScenario = <F>(def: ScenarioDef<F>): Scenario => {
   const sides = [...(def.hark ? [def.hark] : []), ...def.peers]
-  const info = (s: SideDef<F>): SideInfo => ({ name: s.name, label: s.label })
+  const info = (s: SideDef<F>): SideInfo => ({ name: s.name, label: s.label, ...(s.fullOnly ? { fullOnly: true } : {}) })
   const { hark, peers, setup, ...rest } = def
   return {
     ...rest,

@@ -46,6 +46,15 @@ describe('settings', () => {
     expect(new SettingsSchema().descriptors.some((d) => d.path.startsWith('line.'))).toBe(false)
   })
 
+  it('provider workers: one per CPU unless set; agents per worker from the variable or the flag, validated', () => {
+    const d = resolveSettings({})
+    expect([d.agents.workers, d.agents.agentsPerWorker]).toEqual([null, 32])
+    const s = resolveSettings({ env: { HARK_AGENTS_WORKERS: '2' }, flags: { 'agents.agentsPerWorker': '4' } })
+    expect([s.agents.workers, s.agents.agentsPerWorker]).toEqual([2, 4])
+    expect(() => resolveSettings({ env: { HARK_AGENTS_AGENTS_PER_WORKER: '0' } })).toThrow(/agents\.agentsPerWorker/)
+    expect(() => resolveSettings({ flags: { 'agents.workers': '0' } })).toThrow(/agents\.workers/)
+  })
+
   it('layers file < env < flags and decodes strings to typed values, in the sections too', () => {
     const s = resolveSettings(
       {

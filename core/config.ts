@@ -182,9 +182,14 @@ export const coreSettings = {
     playoutLeadMs: setting(intBetween(0, 200), 40, 'agent audio sent ahead of real time at the start of a talk spurt'),
     maxPerRoom: setting(intBetween(1, 64), 4, 'agents at once in one room'),
     workers: setting(
+      Schema.NullOr(intBetween(1, 1024)),
+      null,
+      'provider worker threads at most; null → one per CPU the engine may use (os.availableParallelism(), which follows its CPU affinity)',
+    ),
+    agentsPerWorker: setting(
       intBetween(1, 1024),
-      16,
-      'provider worker threads at most: each isolated agent runs in one of its own; a dispatch beyond it fails to start',
+      32,
+      'isolated agents one provider worker hosts at most (a new agent goes to the least-loaded worker); a dispatch beyond workers × this fails to start',
     ),
     workerMemoryMb: setting(
       intBetween(32, 65_536),

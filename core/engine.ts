@@ -5,6 +5,7 @@
  * is flushed and closed.
  */
 import { existsSync, mkdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import * as Cause from 'effect/Cause'
 import * as Context from 'effect/Context'
@@ -208,7 +209,8 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       isolatedModules.size === 0
         ? null
         : new ProviderWorkerPool({
-            size: settings.agents.workers,
+            size: settings.agents.workers ?? availableParallelism(),
+            agentsPerWorker: settings.agents.agentsPerWorker,
             memoryMb: settings.agents.workerMemoryMb,
             stallMs: settings.agents.workerStallMs,
             boot: { settings, preload: [...isolatedModules].map(([name, module]) => ({ name, module })) },

@@ -236,8 +236,10 @@ const setUp = async (s: AgentEchoStart): Promise<void> => {
   dataDir = mkdtempSync(join(tmpdir(), 'hark-agent-latency-'))
   engine = createEngine({
     dataDir, log: { level: 'warn' }, rest: { port: 0 },
-    // hark-isolated: the same echo, its sessions in provider workers (one per room).
+    // hark-isolated: the same echo, its sessions in provider workers: as many as the engine has
+    // CPUs (the default; pinned to one core: one worker for every room), or one per --worker-cpus.
     extensions: [side === 'hark-isolated' ? { ...echoAgent, isolate: true } : echoAgent],
+    ...(args['worker-cpus'] ? { agents: { workers: args['worker-cpus'].split(',').length } } : {}),
   })
   await engine.start()
   const { host } = engine

@@ -20,6 +20,9 @@ const scope = new AsyncLocalStorage<AgentScope>()
 /** Run provider code so that whatever it schedules stays attributable to `owner`. */
 export const inAgentScope = <T>(owner: AgentScope, f: () => T): T => scope.run(owner, f)
 
+/** The agent whose provider code is running now (its async scope), if any. */
+export const currentAgentScope = (): AgentScope | undefined => scope.getStore()
+
 type Kind = 'uncaughtException' | 'unhandledRejection'
 
 let installs = 0

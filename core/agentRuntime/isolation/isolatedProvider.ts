@@ -5,7 +5,9 @@
  * agent runtime gets back is a proxy: mixed and per-source PCM go to the worker as transferred
  * buffers, room events as messages; what the worker's session pushes, emits, logs or fails with
  * comes back and is carried out on the agent's real context. The worker dying — stalled, out of
- * memory, crashed — fails this agent only, with a reason saying which.
+ * memory, crashed — fails the agent whose provider code it was running, with a reason saying which;
+ * the worker's other agents start their sessions again on another worker (an `agent.event`
+ * `{ kind: 'provider.restarted', reason }` and a log line say so) and go on.
  */
 import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../../agentProvider.js'
 import type { ParticipantInfo } from '../../events.js'
@@ -13,7 +15,7 @@ import type { Logger } from '../../log.js'
 import { AgentPlayout } from '../playout.js'
 import { scrubbedError } from '../redact.js'
 import type { ProviderWorker, ProviderWorkerPool, WorkerTenant } from './pool.js'
-import { MIRROR, ROOM_JOINED, type FromWorker, type IsolatedSession, type WireError } from './protocol.js'
+import { MIRROR, ROOM_JOINED, type FromWorkerOp, type IsolatedSession, type WireError } from './protocol.js'
 
 const LOG_LEVELS: Readonly<Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'>> = {
   10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal',
@@ -36,18 +38,23 @@ export const isolatedProvider = (name: string, module: string, provider: AgentPr
 
 let sessions = 0
 
-/** One agent's session in a worker. */
+/** One agent's session in a worker (started again on another worker when its worker went down for another agent's fault). */
 class WorkerSession implements WorkerTenant {
   private worker: ProviderWorker | null = null
-  private readonly n = ++sessions
+  /** This start's number (a new one for each start of the session, restarts included). */
+  private n = 0
   private readonly mirror = new Float64Array(new SharedArrayBuffer(MIRROR.size * Float64Array.BYTES_PER_ELEMENT))
   private readonly playout: AgentPlayout | null
   private started: { resolve: (s: AgentSession) => void; reject: (e: Error) => void } | null = null
+  /** Started again after its worker went down for this reason: the runtime already holds the session. */
+  private restarting: string | null = null
   private stopped: (() => void) | null = null
   private stopping: Promise<void> | null = null
   private ended: string | null = null
   private receivedMs = 0
   private clears = 0
+  /** The room's members as the session was told (sent again to a restarted session). */
+  private participants: ReadonlyArray<ParticipantInfo> | null = null
   private readonly secrets: ReadonlyArray<string>
   private readonly log: Logger
 
@@ -70,65 +77,95 @@ class WorkerSession implements WorkerTenant {
   }
 
   async start(): Promise<AgentSession> {
-    const worker = this.pool.acquire(this)
-    if (!worker) throw new AgentFailure(`no provider worker free (agents.workers = ${this.pool.size})`)
-    this.worker = worker
+    // Checked before it is queued: a config that cannot cross to a thread (a function, a class
+    // instance's methods) would otherwise sink the batch it travels in.
+    try {
+      structuredClone(this.ctx.config)
+    } catch (e) {
+      throw new AgentFailure(`the provider's config cannot be sent to its worker (${(e as Error).name})`)
+    }
+    const result = new Promise<AgentSession>((resolve, reject) => (this.started = { resolve, reject }))
+    // Abandoned at the start timeout, nobody awaits it any more: its late rejection is no fault.
+    result.catch(() => {})
+    if (!this.lease()) {
+      this.started = null
+      throw new AgentFailure(`no provider worker free (agents.workers = ${this.pool.size}, agents.agentsPerWorker = ${this.pool.agentsPerWorker})`)
+    }
     // Stopped or timed out while starting: the provider may hang in its start, so its worker goes.
     this.ctx.signal.addEventListener('abort', () => {
       if (this.started) this.end('start abandoned', false)
     })
     if (this.playout) this.playout.observer = () => this.mirrorPlayout()
-    const result = new Promise<AgentSession>((resolve, reject) => (this.started = { resolve, reject }))
-    // Abandoned at the start timeout, nobody awaits it any more: its late rejection is no fault.
-    result.catch(() => {})
-    try {
-      await worker.ready
-    } catch (e) {
-      this.end((e as Error).message, false)
-      return result
-    }
-    try {
-      worker.send({
-        t: 'start',
-        n: this.n,
-        provider: { name: this.name, module: this.module },
-        agent: {
-          agentId: this.ctx.agentId,
-          workspaceId: this.ctx.workspaceId,
-          room: this.ctx.room,
-          identity: this.ctx.identity,
-          config: this.ctx.config,
-        },
-        logLevel: this.ctx.log.level,
-        playout: this.mirror.buffer as SharedArrayBuffer,
-      })
-    } catch (e) {
-      // The config holds something that cannot cross to a thread (a function, a class instance's methods).
-      this.end(`the provider's config cannot be sent to its worker (${(e as Error).name})`, true)
-    }
+    await this.boot()
     return result
   }
 
-  message(m: FromWorker | Int16Array): void {
-    if (this.ended !== null) return
-    if (m instanceof Int16Array) {
-      this.receivedMs += m.length / 16
-      this.ctx.audio.push(m)
-      return this.mirrorPlayout()
+  /** A worker for a new start of the session (a new `n`). */
+  private lease(): boolean {
+    this.n = ++sessions
+    this.worker = this.pool.acquire(this.n, this)
+    return this.worker !== null
+  }
+
+  /** Once the worker is up, start the session in it (and tell it the room's members, on a restart). */
+  private async boot(): Promise<void> {
+    const worker = this.worker!
+    try {
+      await worker.ready
+    } catch (e) {
+      if (this.worker === worker) this.end((e as Error).message, false)
+      return
     }
+    if (this.worker !== worker || this.ended !== null) return
+    worker.send({
+      t: 'start',
+      n: this.n,
+      provider: { name: this.name, module: this.module },
+      agent: {
+        agentId: this.ctx.agentId,
+        workspaceId: this.ctx.workspaceId,
+        room: this.ctx.room,
+        identity: this.ctx.identity,
+        config: this.ctx.config,
+      },
+      logLevel: this.ctx.log.level,
+      playout: this.mirror.buffer as SharedArrayBuffer,
+    })
+    if (this.restarting !== null && this.participants) worker.send({ t: 'participants', n: this.n, list: this.participants })
+  }
+
+  audio(pcm: Int16Array): void {
+    if (this.ended !== null) return
+    this.receivedMs += pcm.length / 16
+    this.ctx.audio.push(pcm)
+    this.mirrorPlayout()
+  }
+
+  message(m: FromWorkerOp): void {
+    if (this.ended !== null || m.n !== this.n) return
     switch (m.t) {
       case 'started':
-        if (m.n === this.n && this.started) {
+        if (this.started) {
           this.started.resolve(this.session(m.onAudio, m.onSourceAudio))
           this.started = null
+        } else if (this.restarting !== null) {
+          const reason = this.restarting
+          this.restarting = null
+          this.log.warn({ reason, threadId: this.worker?.thread.threadId }, 'provider session started again on another worker')
+          this.ctx.emit({ kind: 'provider.restarted', reason })
         }
         return
       case 'startFailed':
-        if (m.n === this.n && this.started) {
+        if (this.started) {
           this.started.reject(fromWire(m.error))
           this.started = null
           // The session never ran: the worker is fine, and released once told to forget it.
-          this.stop()
+          void this.stop()
+        } else if (this.restarting !== null) {
+          const error = fromWire(m.error)
+          this.restarting = null
+          this.worker?.send({ t: 'stop', n: this.n })
+          this.end(error instanceof AgentFailure ? error.message : 'provider failed to start again', true)
         }
         return
       case 'opus':
@@ -156,14 +193,24 @@ class WorkerSession implements WorkerTenant {
         this.relayLog(m.line)
         return
       case 'stopped':
-        if (m.n === this.n) this.stopped?.()
+        this.stopped?.()
         return
     }
   }
 
-  died(reason: string): void {
+  died(reason: string, blamed: boolean): void {
     this.worker = null
-    this.end(reason, false)
+    if (blamed || this.ended !== null || this.stopping !== null || this.started !== null) return this.end(reason, false)
+    // Another agent's provider took the worker down: this agent goes on, its session started anew elsewhere.
+    this.log.warn({ reason }, 'provider worker ended for another agent; starting the session again on another worker')
+    if (!this.lease()) return this.end(reason, false)
+    this.restarting = reason
+    // Its playout goes on in the engine; the new session has pushed nothing yet.
+    this.receivedMs = 0
+    this.clears = 0
+    this.mirror.fill(0)
+    this.mirrorPlayout()
+    void this.boot()
   }
 
   /** The agent is over for this session, for `reason`: fail it (unless it is stopping anyway), release the worker. */
@@ -173,7 +220,7 @@ class WorkerSession implements WorkerTenant {
     if (this.playout) this.playout.observer = null
     const worker = this.worker
     this.worker = null
-    if (worker) this.pool.release(worker, reusable)
+    if (worker) this.pool.release(worker, this.n, reusable)
     if (this.started) {
       this.started.reject(new AgentFailure(reason))
       this.started = null
@@ -184,21 +231,22 @@ class WorkerSession implements WorkerTenant {
   }
 
   private session(onAudio: boolean, onSourceAudio: boolean): IsolatedSession {
-    const send = (pcm: Int16Array, from?: ParticipantInfo) => {
-      const worker = this.worker
-      if (!worker) return
-      // A copy of just this frame: the runtime's array may view a larger decoded packet.
-      const copy = pcm.slice()
-      if (from) worker.send({ t: 'source', pcm: copy, from: from.id }, [copy.buffer])
-      else worker.send(copy, [copy.buffer])
-    }
     return {
-      ...(onAudio ? { onAudio: (pcm: Int16Array) => send(pcm) } : {}),
-      ...(onSourceAudio ? { onSourceAudio: (pcm: Int16Array, from: ParticipantInfo) => send(pcm, from) } : {}),
+      ...(onAudio ? { onAudio: (pcm: Int16Array) => this.worker?.sendPcm(this.n, pcm) } : {}),
+      ...(onSourceAudio ? { onSourceAudio: (pcm: Int16Array, from: ParticipantInfo) => this.worker?.sendSource(this.n, pcm, from.id) } : {}),
       // Always: the worker keeps its own list of participants from these.
-      onEvent: (event) => this.worker?.send({ t: 'event', event }),
+      onEvent: (event) => {
+        if (event.type === 'participant.joined' || event.type === 'participant.left') {
+          const others = (this.participants ?? []).filter((p) => p.id !== event.participant.id)
+          this.participants = event.type === 'participant.joined' ? [...others, event.participant] : others
+        }
+        this.worker?.send({ t: 'event', n: this.n, event })
+      },
       stop: () => this.stop(),
-      [ROOM_JOINED]: (participants) => this.worker?.send({ t: 'participants', list: participants }),
+      [ROOM_JOINED]: (participants) => {
+        this.participants = participants
+        this.worker?.send({ t: 'participants', n: this.n, list: participants })
+      },
     }
   }
 
@@ -214,8 +262,9 @@ class WorkerSession implements WorkerTenant {
         if (this.ended === null) {
           this.ended = 'stopped'
           if (this.playout) this.playout.observer = null
+          const current = this.worker
           this.worker = null
-          this.pool.release(worker, true)
+          if (current) this.pool.release(current, this.n, true)
         }
         resolve()
       }

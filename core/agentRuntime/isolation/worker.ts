@@ -1,14 +1,22 @@
 /**
- * A provider worker: one thread that hosts one agent's provider session at a time, so a provider
- * that busy-loops, allocates without bound or crashes takes only its own thread down (the engine
- * notices: heartbeat, resourceLimits, the thread's exit) and never the engine's event loop.
+ * A provider worker: one thread that hosts several agents' provider sessions (up to
+ * `agents.agentsPerWorker`), so a provider that busy-loops, allocates without bound or crashes
+ * takes only its own thread down (the engine notices: heartbeat, resourceLimits, the thread's
+ * exit) and never the engine's event loop. Before any provider code runs — a call of ours into a
+ * session, or a timer, socket or promise callback in a session's async scope — the thread writes
+ * that session's `n` into shared memory (RUNNING) and clears it after, so that the engine knows
+ * whom to blame when the thread stalls or dies (pool.ts).
  *
  * It builds providers the way the engine does (the module's extension, resolved in a container
- * holding the settings, a log, a clock and a private metrics registry) and gives the session a
+ * holding the settings, a log, a clock and a private metrics registry) and gives each session a
  * context that keeps the contract of core/agentProvider.ts: audio, events, `emit`, `fail`,
  * `participants()`, `signal`, `log`. Faults a provider schedules for later are contained per
  * session as in the engine (faultContainment.ts); anything else ends the thread.
+ *
+ * What the sessions send back leaves as one batch per callback (protocol.ts); an event,
+ * a failure, a log line or an answer about a start or stop leaves at once, with what came before.
  */
+import { createHook } from 'node:async_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Registry } from 'prom-client'
 import type { DestinationStream, LevelWithSilent } from 'pino'
@@ -18,25 +26,54 @@ import type { ParticipantInfo } from '../../events.js'
 import type { Extension } from '../../extension.js'
 import { createLogger, type Logger } from '../../log.js'
 import { ExtensionRegistry } from '../../registry.js'
-import { containAgentFaults, inAgentScope, type AgentScope } from '../faultContainment.js'
+import { containAgentFaults, currentAgentScope, inAgentScope, type AgentScope } from '../faultContainment.js'
 import { isAgentProviderExtension } from './modules.js'
-import { absoluteNow, MIRROR, toWire, type FromWorker, type StartMessage, type ToWorker, type WorkerBoot } from './protocol.js'
+import {
+  absoluteNow,
+  Batcher,
+  MIRROR,
+  RUNNING,
+  toWire,
+  type FromWorker,
+  type FromWorkerOp,
+  type StartMessage,
+  type ToWorker,
+  type ToWorkerOp,
+  type WorkerBoot,
+} from './protocol.js'
 
 const port = parentPort!
 const boot = workerData as WorkerBoot
-const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer)
+const out = new Batcher<FromWorkerOp>((batch, transfer) => port.postMessage(batch satisfies FromWorker, transfer))
+const post = (op: FromWorkerOp) => {
+  out.op(op)
+  // Audio waits for the end of the turn; anything else leaves now, with the audio before it (in
+  // order): an event, a failure or a log line may be the last thing a provider does before it
+  // busy-loops or ends its thread. Those are few (no per-frame provider logs or events).
+  if (op.t !== 'opus' && op.t !== 'flush' && op.t !== 'clear') out.flush()
+}
 const isFailure = (e: unknown) => e instanceof AgentFailure || (e instanceof Error && e.name === 'AgentFailure')
 
-/** Log lines go to the engine, which writes them through the agent's own logger. */
-const lines: DestinationStream = { write: (line: string) => post({ t: 'log', line }) }
-const loggers = new Map<string, Logger>()
-const loggerAt = (level: string): Logger => {
-  let log = loggers.get(level)
-  if (!log) loggers.set(level, (log = createLogger(level as LevelWithSilent, lines, 'json')))
-  return log
+/** Whose provider code runs now: set around every callback in a session's scope (and around our own calls). */
+const running = new Int32Array(boot.running)
+const scopes = new WeakMap<AgentScope, number>()
+createHook({
+  before() {
+    const s = currentAgentScope()
+    running[RUNNING] = s ? (scopes.get(s) ?? 0) : 0
+  },
+  after() {
+    running[RUNNING] = 0
+  },
+}).enable()
+
+/** Log lines go to the engine, which writes them through the agent's own logger (session 0: the pool's). */
+const loggerFor = (n: number, level: string): Logger => {
+  const lines: DestinationStream = { write: (line: string) => post({ t: 'log', n, line }) }
+  return createLogger(level as LevelWithSilent, lines, 'json')
 }
 
-containAgentFaults(loggerAt('warn'))
+containAgentFaults(loggerFor(0, 'warn'))
 
 /** Providers built in this worker, by name (each built once, as in the engine). */
 const providers = new Map<string, Promise<AgentProvider>>()
@@ -48,7 +85,7 @@ const providerOf = (name: string, module: string): Promise<AgentProvider> => {
       const ext = [mod.default, ...Object.values(mod)].find((x): x is Extension => isAgentProviderExtension(x) && x.name === name)
       if (!ext) throw new Error(`module ${module} exports no agent provider named ${name}`)
       const registry = new ExtensionRegistry(
-        { settings: boot.settings as Settings, log: loggerAt('info'), clock: systemClock, metrics: new Registry() },
+        { settings: boot.settings as Settings, log: loggerFor(0, 'info'), clock: systemClock, metrics: new Registry() },
         [ext],
       )
       await registry.load()
@@ -60,41 +97,40 @@ const providerOf = (name: string, module: string): Promise<AgentProvider> => {
   return p
 }
 
-/** The session's voice: what it pushes goes to the engine's playout; what is pending is read from shared memory. */
+/** A session's voice: what it pushes goes to the engine's playout; what is pending is read from shared memory. */
 class AudioOut implements AgentAudioOut {
   private pushedMs = 0
   private clearsSent = 0
   private pushedAtClear = 0
 
   constructor(
+    private readonly n: number,
     private readonly live: () => boolean,
     private readonly mirror: Float64Array,
   ) {}
 
   push(pcm: Int16Array): void {
     if (!this.live() || pcm.length === 0) return
-    // Copied: the caller may reuse its array once push returns; the copy's buffer moves, uncopied.
-    const copy = pcm.slice()
-    this.pushedMs += copy.length / 16
-    port.postMessage(copy, [copy.buffer])
+    // Copied into this turn's batch: the caller may reuse its array once push returns.
+    this.pushedMs += pcm.length / 16
+    out.pcm(this.n, pcm)
   }
 
   pushOpus(packet: Uint8Array, durationMs?: number): void {
     if (!this.live() || packet.length === 0) return
-    const copy = packet.slice()
     this.pushedMs += Math.max(10, durationMs ?? 20)
-    post({ t: 'opus', packet: copy, ms: durationMs }, [copy.buffer])
+    post({ t: 'opus', n: this.n, packet: packet.slice(), ms: durationMs })
   }
 
   flush(): void {
-    if (this.live()) post({ t: 'flush' })
+    if (this.live()) post({ t: 'flush', n: this.n })
   }
 
   clear(): void {
     if (!this.live()) return
     this.clearsSent++
     this.pushedAtClear = this.pushedMs
-    post({ t: 'clear' })
+    post({ t: 'clear', n: this.n })
   }
 
   get pendingMs(): number {
@@ -110,7 +146,7 @@ class AudioOut implements AgentAudioOut {
   }
 }
 
-/** The one session this worker hosts now. */
+/** One session this worker hosts. */
 class Hosted {
   session: AgentSession | null = null
   closed = false
@@ -121,6 +157,7 @@ class Hosted {
 
   constructor(readonly n: number) {
     this.scope = { agentId: String(n), fail: (e) => this.fail(e, 'provider error (async)') }
+    scopes.set(this.scope, n)
   }
 
   get live(): boolean {
@@ -130,130 +167,169 @@ class Hosted {
   fail(e: unknown, where: string): void {
     if (!this.live) return
     this.broken = true
-    post({ t: 'fail', error: toWire(e, isFailure), where })
+    post({ t: 'fail', n: this.n, error: toWire(e, isFailure), where })
   }
 
-  /** Call into the provider: in its scope, a throw or a later rejection fails the agent. */
+  /** Call into the provider: in its scope, marked as running; a throw or a later rejection fails the agent. */
   guard(where: string, f: () => unknown): void {
     if (!this.live) return
+    const before = running[RUNNING]!
+    running[RUNNING] = this.n
     try {
       const r = inAgentScope(this.scope, f)
       if (r instanceof Promise) r.catch((e: unknown) => this.fail(e, `provider error (${where})`))
     } catch (e) {
       this.fail(e, `provider error (${where})`)
+    } finally {
+      running[RUNNING] = before
     }
   }
 }
 
-let current: Hosted | null = null
+const hosted = new Map<number, Hosted>()
 
 const start = async (m: StartMessage): Promise<void> => {
-  const hosted = new Hosted(m.n)
-  current = hosted
+  const h = new Hosted(m.n)
+  hosted.set(m.n, h)
   const mirror = new Float64Array(m.playout)
+  const log = loggerFor(m.n, m.logLevel)
   const ctx: AgentContext = {
     agentId: m.agent.agentId,
     workspaceId: m.agent.workspaceId,
     room: m.agent.room,
     identity: m.agent.identity,
     config: m.agent.config,
-    log: loggerAt(m.logLevel),
-    signal: hosted.abort.signal,
-    audio: new AudioOut(() => hosted.live, mirror),
+    log,
+    signal: h.abort.signal,
+    audio: new AudioOut(m.n, () => h.live, mirror),
     emit: (event) => {
-      if (!hosted.live) return
+      if (!h.live) return
+      // Cloned here, where the provider called (the batch is cloned later, all at once: one bad event would sink it).
+      let copy: Readonly<Record<string, unknown>>
       try {
-        post({ t: 'emit', event })
+        copy = structuredClone(event)
       } catch {
-        ctx.log.warn('agent event is not a small JSON object; dropped')
+        log.warn('agent event is not a small JSON object; dropped')
+        return
       }
+      post({ t: 'emit', n: m.n, event: copy })
     },
-    participants: () => [...hosted.participants.values()],
-    fail: (reason) => hosted.fail(new AgentFailure(String(reason)), 'provider failed'),
+    participants: () => [...h.participants.values()],
+    fail: (reason) => h.fail(new AgentFailure(String(reason)), 'provider failed'),
   }
   let session: AgentSession
   try {
     const provider = await providerOf(m.provider.name, m.provider.module)
-    session = await inAgentScope(hosted.scope, () => provider.start(ctx))
+    const before = running[RUNNING]!
+    running[RUNNING] = m.n
+    try {
+      session = await inAgentScope(h.scope, () => provider.start(ctx))
+    } finally {
+      running[RUNNING] = before
+    }
   } catch (e) {
-    if (current === hosted) post({ t: 'startFailed', n: m.n, error: toWire(e, isFailure) })
+    if (hosted.get(m.n) === h) post({ t: 'startFailed', n: m.n, error: toWire(e, isFailure) })
     return
   }
-  if (hosted.closed) {
+  if (h.closed) {
     // Stopped while starting: release the late session.
-    await stopSession(session)
+    await stopSession(h, session)
     return
   }
-  hosted.session = session
+  h.session = session
   post({ t: 'started', n: m.n, onAudio: typeof session.onAudio === 'function', onSourceAudio: typeof session.onSourceAudio === 'function' })
 }
 
-const stopSession = async (session: AgentSession | null): Promise<void> => {
+const stopSession = async (h: Hosted, session: AgentSession | null): Promise<void> => {
   try {
-    await session?.stop?.()
+    await inAgentScope(h.scope, async () => session?.stop?.())
   } catch (e) {
-    loggerAt('warn').warn({ error: toWire(e, isFailure).message }, 'provider session failed to stop cleanly')
+    loggerFor(h.n, 'warn').warn({ error: toWire(e, isFailure).message }, 'provider session failed to stop cleanly')
   }
 }
 
 const stop = async (n: number): Promise<void> => {
-  const hosted = current
-  if (hosted && hosted.n === n) {
-    hosted.closed = true
-    hosted.abort.abort()
-    const session = hosted.session
-    hosted.session = null
-    await stopSession(session)
-    if (current === hosted) current = null
+  const h = hosted.get(n)
+  if (h) {
+    h.closed = true
+    h.abort.abort()
+    const session = h.session
+    h.session = null
+    await stopSession(h, session)
+    hosted.delete(n)
   }
   post({ t: 'stopped', n })
 }
 
-port.on('message', (m: Int16Array | ToWorker) => {
-  if (m instanceof Int16Array) {
-    const hosted = current
-    const session = hosted?.session
-    if (session?.onAudio) hosted!.guard('onAudio', () => session.onAudio!(m))
-    return
-  }
-  switch (m.t) {
-    case 'ping':
-      post({ t: 'pong', seq: m.seq })
-      return
-    case 'exit':
-      process.exit(0)
+const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
+  switch (op.t) {
     case 'start':
-      void start(m)
+      void start(op)
       return
     case 'stop':
-      void stop(m.n)
+      void stop(op.n)
       return
     case 'participants': {
-      const hosted = current
-      if (!hosted) return
-      hosted.participants.clear()
-      for (const p of m.list) hosted.participants.set(p.id, p)
+      const h = hosted.get(op.n)
+      if (!h) return
+      h.participants.clear()
+      for (const p of op.list) h.participants.set(p.id, p)
       return
     }
     case 'source': {
-      const hosted = current
-      const session = hosted?.session
-      const from = hosted?.participants.get(m.from)
-      if (session?.onSourceAudio && from) hosted!.guard('onSourceAudio', () => session.onSourceAudio!(m.pcm, from))
+      const h = hosted.get(op.n)
+      const session = h?.session
+      const from = h?.participants.get(op.from)
+      if (session?.onSourceAudio && from && pcm) {
+        const frame = pcm.subarray(op.offset, op.offset + op.length)
+        h!.guard('onSourceAudio', () => session.onSourceAudio!(frame, from))
+      }
       return
     }
     case 'event': {
-      const hosted = current
-      if (!hosted) return
-      const e = m.event
-      if (e.type === 'participant.joined') hosted.participants.set(e.participant.id, e.participant)
-      else if (e.type === 'participant.left') hosted.participants.delete(e.participant.id)
-      const session = hosted.session
-      if (session?.onEvent) hosted.guard('onEvent', () => session.onEvent!(e))
+      const h = hosted.get(op.n)
+      if (!h) return
+      const e = op.event
+      if (e.type === 'participant.joined') h.participants.set(e.participant.id, e.participant)
+      else if (e.type === 'participant.left') h.participants.delete(e.participant.id)
+      const session = h.session
+      if (session?.onEvent) h.guard('onEvent', () => session.onEvent!(e))
       return
     }
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  switch (m.t) {
+    case 'batch': {
+      const { pcm, ops } = m
+      for (let i = 0; i < ops.length; i++) {
+        const op = ops[i]!
+        if (typeof op !== 'number') {
+          apply(op, pcm)
+          continue
+        }
+        const offset = ops[i + 1] as number
+        const length = ops[i + 2] as number
+        i += 2
+        const h = hosted.get(op)
+        const session = h?.session
+        if (session?.onAudio) {
+          const frame = pcm!.subarray(offset, offset + length)
+          h!.guard('onAudio', () => session.onAudio!(frame))
+        }
+      }
+      // What the sessions answered in this turn leaves now, in one message (not a turn later).
+      out.flush()
+      return
+    }
+    case 'ping':
+      port.postMessage({ t: 'pong', seq: m.seq } satisfies FromWorker)
+      return
+    case 'exit':
+      process.exit(0)
   }
 })
 
 // Ready once the isolated providers are built; one that fails to build says so when an agent starts it.
-void Promise.allSettled(boot.preload.map((p) => providerOf(p.name, p.module))).then(() => post({ t: 'ready' }))
+void Promise.allSettled(boot.preload.map((p) => providerOf(p.name, p.module))).then(() => port.postMessage({ t: 'ready' } satisfies FromWorker))
