@@ -6,8 +6,7 @@
  * within the timeout (10 s), and every connection goes through the SSRF guard: the host is resolved
  * by the guard's resolver and refused unless every address is allowed, and the connection uses the
  * very addresses checked (no second lookup a rebinding DNS could answer differently). Keep-alive
- * connections are pooled per endpoint origin, at most MAX_IN_FLIGHT sockets each, one request at a
- * time on each (undici's Pool: about half node:http's CPU per request). An answer's body
+ * connections are pooled per endpoint origin, at most MAX_IN_FLIGHT sockets each. An answer's body
  * is read and dropped up to MAX_RESPONSE_BYTES; a longer one is not read on: the attempt is
  * settled by its status and the connection closed (a receiver streaming without end costs neither
  * the timeout nor the CPU of reading it).
@@ -15,9 +14,10 @@
  * The engine runs this in the delivery thread (deliveryThread.ts, sendThread.ts), not on its own
  * event loop; the delivery worker talks to it through `AttemptSender`.
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { Webhook } from 'standardwebhooks'
-import { Pool } from 'undici'
 import { AddressNotAllowed, hostOf, resolveAllowed, type HostResolver, type UrlPolicy } from '../../core/webhooks/addressGuard.js'
 
 /** Requests at once per endpoint. */
@@ -83,31 +83,13 @@ export interface SenderOptions {
   readonly userAgent?: string
 }
 
-/** An endpoint origin's connections, and the guard's verdict on an IP-literal host (judged once: it cannot change). */
-interface Origin {
-  readonly pool: Pool
-  readonly refused: string | null
-}
-
-/** URLs parsed, by their text (an endpoint's URL is the same on every attempt). */
-interface Target {
-  readonly origin: string
-  readonly path: string
-  readonly literal: string | null
-}
-
-/** Parsed URLs kept at most (a cache, cleared when full). */
-const MAX_TARGETS = 1000
-
 export class WebhookSender implements AttemptSender {
-  private readonly origins = new Map<string, Origin>()
-  private readonly targets = new Map<string, Target>()
+  private readonly agents = new Map<string, HttpAgent>()
   private readonly lookup: LookupFunction
 
   constructor(private readonly options: SenderOptions) {
     const { policy, resolve } = options
-    // Called for every new connection to a host name (not for IP literals, judged once per origin
-    // below): the guard resolves, checks every address, and the socket connects to those.
+    // Node calls this for every new connection to a host name (not for IP literals, checked below).
     this.lookup = ((hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
       resolveAllowed(hostname, policy, resolve).then(
         (addresses) => {
@@ -119,47 +101,15 @@ export class WebhookSender implements AttemptSender {
     }) as LookupFunction
   }
 
-  private targetOf(text: string): Target {
-    let t = this.targets.get(text)
-    if (!t) {
-      const url = new URL(text)
-      const host = hostOf(url)
-      t = { origin: url.origin, path: `${url.pathname}${url.search}`, literal: isIP(host) !== 0 ? host : null }
-      if (this.targets.size >= MAX_TARGETS) this.targets.clear()
-      this.targets.set(text, t)
+  private agentFor(url: URL): HttpAgent {
+    const key = url.origin
+    let agent = this.agents.get(key)
+    if (!agent) {
+      const opts = { keepAlive: true, maxSockets: MAX_IN_FLIGHT, maxFreeSockets: MAX_IN_FLIGHT, timeout: this.timeoutMs }
+      agent = url.protocol === 'https:' ? new HttpsAgent(opts) : new HttpAgent(opts)
+      this.agents.set(key, agent)
     }
-    return t
-  }
-
-  /**
-   * The origin's pool: keep-alive connections, at most MAX_IN_FLIGHT, one request at a time on
-   * each (no pipelining). Its timeouts are the attempt's own, which settles first.
-   */
-  private async originOf(t: Target): Promise<Origin> {
-    let o = this.origins.get(t.origin)
-    if (o) return o
-    let refused: string | null = null
-    if (t.literal !== null) {
-      // An IP literal is never looked up, so the guard checks it here, once per origin.
-      try {
-        await resolveAllowed(t.literal, this.options.policy, this.options.resolve)
-      } catch (e) {
-        refused = `address_not_allowed: ${(e as Error).message}`
-      }
-    }
-    o = this.origins.get(t.origin)
-    if (o) return o
-    const slack = this.timeoutMs + 1000
-    const pool = new Pool(t.origin, {
-      connections: MAX_IN_FLIGHT,
-      pipelining: 1,
-      headersTimeout: slack,
-      bodyTimeout: slack,
-      connect: { lookup: this.lookup, timeout: this.timeoutMs },
-    })
-    o = { pool, refused }
-    this.origins.set(t.origin, o)
-    return o
+    return agent
   }
 
   private get timeoutMs(): number {
@@ -168,76 +118,76 @@ export class WebhookSender implements AttemptSender {
 
   /** Drop pooled connections of an origin (its endpoint changed or went away). */
   forget(origin: string): void {
-    void this.origins.get(origin)?.pool.destroy().catch(() => {})
-    this.origins.delete(origin)
-    this.targets.clear()
+    this.agents.get(origin)?.destroy()
+    this.agents.delete(origin)
   }
 
   close(): void {
-    for (const o of this.origins.values()) void o.pool.destroy().catch(() => {})
-    this.origins.clear()
-    this.targets.clear()
+    for (const agent of this.agents.values()) agent.destroy()
+    this.agents.clear()
   }
 
   async send(m: SignedMessage): Promise<SendOutcome> {
     const began = performance.now()
     const elapsed = () => Math.round(performance.now() - began)
-    const target = this.targetOf(m.url)
-    const origin = await this.originOf(target)
-    if (origin.refused !== null) return { result: 'address_not_allowed', status: null, error: origin.refused, latencyMs: elapsed() }
+    const url = new URL(m.url)
+    const host = hostOf(url)
+    if (isIP(host) !== 0) {
+      // An IP literal is never looked up, so the guard checks it here.
+      try {
+        await resolveAllowed(host, this.options.policy, this.options.resolve)
+      } catch (e) {
+        return { result: 'address_not_allowed', status: null, error: `address_not_allowed: ${(e as Error).message}`, latencyMs: elapsed() }
+      }
+    }
+    const body = Buffer.from(m.body)
     const headers = {
       'content-type': 'application/json',
+      'content-length': String(body.length),
       'user-agent': this.options.userAgent ?? 'Hark-Webhooks/1',
       ...signatureHeaders(m),
     }
     return new Promise<SendOutcome>((resolve) => {
       let settled = false
-      let status: number | null = null
-      let read = 0
-      let abort: ((reason: Error) => void) | null = null
       const finish = (o: Omit<SendOutcome, 'latencyMs'>) => {
         if (settled) return
         settled = true
         clearTimeout(timer)
         resolve({ ...o, latencyMs: elapsed() })
       }
-      const answered = (s: number) => {
-        if (s >= 200 && s < 300) finish({ result: 'success', status: s, error: null })
-        else if (s >= 300 && s < 400) finish({ result: 'http_error', status: s, error: `redirect not followed (HTTP ${s})` })
-        else finish({ result: 'http_error', status: s, error: `HTTP ${s}` })
-      }
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        { method: 'POST', headers, agent: this.agentFor(url), lookup: this.lookup },
+        (res: IncomingMessage) => {
+          const status = res.statusCode ?? 0
+          const answered = () => {
+            if (status >= 200 && status < 300) finish({ result: 'success', status, error: null })
+            else if (status >= 300 && status < 400) finish({ result: 'http_error', status, error: `redirect not followed (HTTP ${status})` })
+            else finish({ result: 'http_error', status, error: `HTTP ${status}` })
+          }
+          // The answer's body is not needed: read it to the end so the connection can be reused,
+          // unless it is long; then the status decides and the connection goes.
+          let read = 0
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length
+            if (read <= MAX_RESPONSE_BYTES || settled) return
+            answered()
+            req.destroy()
+          })
+          res.on('error', () => finish({ result: 'network_error', status, error: 'response aborted' }))
+          res.on('end', answered)
+        },
+      )
       // Real time on purpose: it bounds real network I/O, whatever the engine's clock says.
       const timer = setTimeout(() => {
         finish({ result: 'timeout', status: null, error: `no complete answer within ${this.timeoutMs} ms` })
-        abort?.(new Error('attempt timed out'))
+        req.destroy()
       }, this.timeoutMs)
-      // Redirects are not followed: a plain dispatch has no redirect handling.
-      origin.pool.dispatch(
-        { path: target.path, method: 'POST', headers, body: m.body },
-        {
-          onRequestStart: (controller) => {
-            if (settled) controller.abort(new Error('attempt already settled'))
-            else abort = (reason) => controller.abort(reason)
-          },
-          onResponseStart: (_controller, statusCode) => {
-            status = statusCode
-          },
-          // The answer's body is not needed: read to the end so the connection can be reused,
-          // unless it is long; then the status decides and the connection goes.
-          onResponseData: (controller, chunk) => {
-            read += chunk.length
-            if (read <= MAX_RESPONSE_BYTES || settled) return
-            answered(status!)
-            controller.abort(new Error('response too long; not read on'))
-          },
-          onResponseEnd: () => answered(status!),
-          onResponseError: (_controller, e: Error & { code?: string }) => {
-            if (e instanceof AddressNotAllowed) finish({ result: 'address_not_allowed', status: null, error: `address_not_allowed: ${e.message}` })
-            else if (status !== null) finish({ result: 'network_error', status, error: 'response aborted' })
-            else finish({ result: 'network_error', status: null, error: e.code ?? e.message })
-          },
-        },
-      )
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (e instanceof AddressNotAllowed) finish({ result: 'address_not_allowed', status: null, error: `address_not_allowed: ${e.message}` })
+        else finish({ result: 'network_error', status: null, error: e.code ?? e.message })
+      })
+      req.end(body)
     })
   }
 }
