@@ -1,7 +1,7 @@
 /**
  * idle-memory: server memory per connected idle terminal over WSS. Connect N terminals (rooms
  * of 4, nobody talking) in two halves, hold them for the window, and divide the growth of the
- * server's RSS the second half caused by its terminals (runIdleMemory says why). Hark keeps per terminal a session (no client actor: the bench's tokens are long-lived),
+ * server's RSS by N (each half's figure in `extra`: runIdleMemory says why). Hark keeps per terminal a session (no client actor: the bench's tokens are long-lived),
  * presence, a room membership and its socket; the bare uWS peer keeps a socket subscribed to a topic.
  */
 import { defineScenario } from '../scenario.js'

@@ -1,7 +1,7 @@
 /**
  * idle-mqtt: server memory per connected idle MQTT device (plain TCP, MQTT 3.1.1, keepalive
  * 60 s). Connect N devices (rooms of 4, nobody talking) in two halves, hold them for the window,
- * and divide the growth of the server's RSS the second half caused by its devices (runIdleMemory). Hark keeps per device its connection (framer, parser, output),
+ * and divide the growth of the server's RSS by N (each half's figure in `extra`: runIdleMemory). Hark keeps per device its connection (framer, parser, output),
  * a session (no client actor: the bench's tokens are long-lived), presence and a room membership; mosquitto keeps a client with one
  * subscription. The idle-scale goal (issue 18): 100k devices on one engine in < 1.2 GB RSS, i.e.
  * ≤ ~12 KB each with the engine's own ~100 MB; on a machine whose `ulimit -n` stops short of the
