@@ -187,6 +187,52 @@ describe('agents sharing a provider worker', () => {
   })
 })
 
+describe('placing agents on provider workers', () => {
+  it('the first agents get a thread each, then share: workers × agentsPerWorker run, one more fails to start, a stop frees its slot', async () => {
+    const t = await startTestEngine({ extensions: [isolatedEcho], agents: { workers: 2, agentsPerWorker: 2 } })
+    stops.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    seed.addClient('b', 'den')
+    await openTerminal(t.engine, seed.workspaceId, 'a')
+    await openTerminal(t.engine, seed.workspaceId, 'b')
+    const { agents } = t.engine.host
+    // One preset per agent: agents in one room need identities of their own (agent@<preset>).
+    let presets = 0
+    const dispatch = async (room: 'lobby' | 'den') => {
+      const presetId = `echo-${++presets}`
+      t.engine.host.storage.agentPresets.insert({ workspaceId: seed.workspaceId, presetId, name: presetId, provider: 'echo', config: {}, createdAt: 1, updatedAt: 1 })
+      // A dispatch resolves once its agent runs, or throws with the reason it did not start.
+      try {
+        return { agentId: (await agents.dispatch(seed.workspaceId, room, { presetId })).agentId, failed: null }
+      } catch (e) {
+        return { agentId: null, failed: (e as Error).message }
+      }
+    }
+    const workers = async () => {
+      const text = await metrics(t)
+      return [metric(text, 'hark_agent_workers{state="busy"}'), metric(text, 'hark_agent_workers{state="idle"}')]
+    }
+    const running = [await dispatch('lobby'), await dispatch('lobby')]
+    // The second agent gets a thread of its own while there are fewer than agents.workers (not a seat beside the first).
+    expect(await workers()).toEqual([2, 0])
+    running.push(await dispatch('den'), await dispatch('den'))
+    // Then they share: two threads, two agents each.
+    expect(running.map((r) => r.failed)).toEqual([null, null, null, null])
+    expect(await workers()).toEqual([2, 0])
+
+    const fifth = await dispatch('den')
+    expect(fifth.failed).toContain('failed to start: no provider worker free (agents.workers = 2, agents.agentsPerWorker = 2)')
+    expect(agents.list(seed.workspaceId, { live: true })).toHaveLength(4)
+
+    await agents.stop(seed.workspaceId, running[2]!.agentId!)
+    const again = await dispatch('den')
+    expect(again.failed).toBeNull()
+    expect(agents.list(seed.workspaceId, { live: true })).toHaveLength(4)
+    expect(metric(await metrics(t), 'hark_agent_workers_replaced_total')).toBe(0)
+  })
+})
+
 describe('ending a worker that is inside a native call', () => {
   it('a provider stopped while it creates onnxruntime sessions: its worker exits once the call returns, the process stays up', async () => {
     // The engine's log, line by line, with a way to wait for a line.
