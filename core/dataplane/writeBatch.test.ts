@@ -45,18 +45,6 @@ describe('WriteBatch', () => {
     expect(batch.turns).toBe(2)
   })
 
-  it('addNow writes everything queued at the end of this turn, without waiting for the budget', () => {
-    const log: string[] = []
-    const batch = new WriteBatch(10)
-    batch.add(item('audio', log))
-    vi.advanceTimersByTime(3)
-    batch.addNow(item('control', log))
-    vi.advanceTimersToNextTimer() // the setImmediate, before the budget's timer
-    expect(log).toEqual(['audio@3', 'control@3'])
-    vi.advanceTimersByTime(10) // the budget's timer finds nothing
-    expect(batch.turns).toBe(1)
-  })
-
   it('stop() cancels the budget\'s timer', () => {
     const log: string[] = []
     const batch = new WriteBatch(10)

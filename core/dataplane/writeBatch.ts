@@ -9,9 +9,9 @@
  * check phase, right after the poll phase where the transport read this turn's input), which adds
  * no latency. A batch with a latency budget (`delayMs` > 0) waits up to that long after the first
  * item of a window was queued, so a receiver of several talkers gets their frames in one write
- * even when the engine is idle enough to see one frame per turn; `addNow` cuts the wait short
- * for what must not wait (control packets), flushing everything queued at the end of the turn.
- * The budget is real time on purpose: it bounds the latency of real I/O, not control logic.
+ * even when the engine is idle enough to see one frame per turn (what must not wait goes in a
+ * second batch without a budget: MQTT's control packets, transports/mqtt/connection.ts). The
+ * budget is real time on purpose: it bounds the latency of real I/O, not control logic.
  */
 
 /** Something with writes waiting; `flush` writes them (and may queue itself again later). */
@@ -58,14 +58,6 @@ export class WriteBatch {
     this.timed = true
     if (this.timer === null) this.timer = setTimeout(this.runTimed, this.delayMs).unref()
     else this.timer.refresh()
-  }
-
-  /** Queue `item` and write everything queued at the end of this turn, without waiting for the budget. */
-  addNow(item: Flushable): void {
-    this.add(item)
-    if (this.immediate) return
-    this.immediate = true
-    setImmediate(this.runNow)
   }
 
   /** Stop the budget's timer (the transport stops); what is queued is dropped with its connections. */
