@@ -30,6 +30,16 @@ const ws = (i: number, id: string, mode: 'forward' | 'mixed' = 'forward') =>
 const mqttOn = (i: number, id: string, password = false) =>
   connectDevice(node(i).engine.ports.mqtt!, id, password ? { password: c.password(id) } : { password: c.token(id) })
 const rtc = (i: number, id: string) => WeriftTerminal.connect(node(i).engine.ports.gateway!, c.token(id), node(i).engine.host.tls.cert)
+/** A WebSocket terminal on node 1 and one on node 2, in their room, once each has heard of the other. */
+const acrossNodes = async (one: string, two: string) => {
+  const a = await ws(1, one)
+  await a.event('session')
+  const b = await ws(2, two)
+  const session = await b.event('session')
+  if (!session.participants.some((p) => p.id === one)) await b.event('participant.joined', (e) => e.participant.id === one)
+  await a.event('participant.joined', (e) => e.participant.id === two)
+  return { a, b }
+}
 const closeCode = (t: WsTerminal) => new Promise<number>((resolve) => t.ws.once('close', (code) => resolve(code)))
 const api = <T = unknown>(i: number, method: string, path: string, body?: unknown) =>
   restCall<T>(node(i).engine.ports.rest!, c.seed.apiKey, method, path, body)
@@ -198,12 +208,7 @@ describe('relay counters on /metrics', () => {
 
   it('counts frames relayed out and in, and frames dropped: from an unknown node, for an unknown source, malformed', async () => {
     // Audio across nodes counts out on the sender and in on the receiver.
-    const a = await ws(1, 'ws2')
-    await a.event('session')
-    const b = await ws(2, 'mq2')
-    const session = await b.event('session')
-    if (!session.participants.some((p) => p.id === 'ws2')) await b.event('participant.joined', (e) => e.participant.id === 'ws2')
-    await a.event('participant.joined', (e) => e.participant.id === 'mq2')
+    const { a, b } = await acrossNodes('ws2', 'mq2')
     const before1 = await relayCounters(1)
     const before2 = await relayCounters(2)
     a.sendAudio(uplink([0x78, 0x51, 5], 0x80 | 20))
@@ -237,11 +242,7 @@ describe('relay counters on /metrics', () => {
 
 describe('room lease', () => {
   it('a node with members in a room whose live owner announced its lease does not try to take it every tick', async () => {
-    const a = await ws(1, 'c')
-    await a.event('session')
-    const b = await ws(2, 'd')
-    const session = await b.event('session')
-    if (!session.participants.some((p) => p.id === 'c')) await b.event('participant.joined', (e) => e.participant.id === 'c')
+    const { a, b } = await acrossNodes('c', 'd')
     // Every write to the room's lease key passes through NATS: a renewal expects the owner's
     // revision, a try to take the key expects none (0).
     const nc = await connect({ servers: c.nats.url })
@@ -269,12 +270,7 @@ describe('room lease', () => {
 
 describe('a node forgotten and heard again', () => {
   it("is asked for its rooms again: its members come back into the other nodes' copies and audio flows", async () => {
-    const a = await ws(1, 'e')
-    await a.event('session')
-    const b = await ws(2, 'f')
-    const session = await b.event('session')
-    if (!session.participants.some((p) => p.id === 'e')) await b.event('participant.joined', (e) => e.participant.id === 'e')
-    await a.event('participant.joined', (e) => e.participant.id === 'f')
+    const { a, b } = await acrossNodes('e', 'f')
     // The others forget node 2 as they do a node silent for the lease TTL (here told by a `hark.bye`
     // in its name); node 2 goes on beating, so they hear of it again at its next heartbeat.
     a.events.items.splice(0) // from here on, only what happens after
