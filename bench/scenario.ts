@@ -89,6 +89,8 @@ export interface SideDef<F> {
 
 export interface Goal {
   readonly value?: number
+  /** With `value`: Hark's p99 must also be at or below this (ms), or the value goal is not met. */
+  readonly p99Ms?: number
   readonly ratios?: Readonly<Record<string, number>>
   readonly text: string
 }

@@ -3,7 +3,7 @@
  * minimum ratios against named peers (ratio = Hark ÷ peer, > 1 means Hark does better).
  */
 import type { ScenarioRecord } from '../results.js'
-import { compact, ratioText } from './format.js'
+import { compact, ms, ratioText } from './format.js'
 
 export interface GoalVerdict {
   readonly text: string
@@ -21,8 +21,12 @@ export const goalVerdicts = (sc: ScenarioRecord): GoalVerdict[] => {
   if (!sc.goalJudged) return [{ met: null, text: `goal ${sc.name} ${sc.goal.text}` }]
   const verdicts: GoalVerdict[] = []
   if (sc.goal.value !== undefined) {
-    const met = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value
-    verdicts.push({ met, text: `goal ${sc.name} ${sc.goal.text}: Hark ${compact(hark.value)} ${sc.unit}` })
+    const valueMet = sc.higherIsBetter ? hark.value >= sc.goal.value : hark.value <= sc.goal.value
+    const p99Limit = sc.goal.p99Ms
+    // A throughput reached only with a tail past the goal's latency bound is not the goal.
+    const p99Met = p99Limit === undefined || (hark.p99Ms !== null && hark.p99Ms <= p99Limit)
+    const p99Text = p99Limit === undefined ? '' : ` at p99 ${ms(hark.p99Ms)} ms`
+    verdicts.push({ met: valueMet && p99Met, text: `goal ${sc.name} ${sc.goal.text}: Hark ${compact(hark.value)} ${sc.unit}${p99Text}` })
   }
   for (const [peer, min] of Object.entries(sc.goal.ratios ?? {})) {
     const ratio = sc.ratios.find((r) => r.peer === peer)?.ratio ?? null

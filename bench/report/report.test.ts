@@ -117,6 +117,15 @@ describe('table', () => {
     expect(t).not.toContain('— not met')
   })
 
+  it('does not call a throughput goal met when Hark reached it only with a p99 past the goal', () => {
+    const over = { ...withSummaries, goal: { value: 30_000, p99Ms: 2, text: '≥ 30k at p99 ≤ 2 ms' } }
+    expect(renderTable({ ...results, scenarios: [over] })).toContain(
+      'goal token-verify ≥ 30k at p99 ≤ 2 ms: Hark 34.0k verifies/s at p99 3.50 ms — not met',
+    )
+    const within = { ...withSummaries, goal: { value: 30_000, p99Ms: 5, text: '≥ 30k at p99 ≤ 5 ms' } }
+    expect(renderTable({ ...results, scenarios: [within] })).toContain('Hark 34.0k verifies/s at p99 3.50 ms — met')
+  })
+
   it('says pending or skipped where the Hark side did not run', () => {
     const only = { ...withSummaries, hark: 'pending' as const, sides: withSummaries.sides.filter((s) => s.role === 'peer'), ratios: [{ peer: 'fast-jwt', ratio: null, perCpuRatio: null }] }
     const t = renderTable({ ...results, scenarios: [only] })
