@@ -53,7 +53,8 @@ export default defineScenario<Fixture>({
     ctx.phase(mosquittoVersion(mosquitto))
     const seed = await seedHark(ctx, {
       dataDir: join(ctx.dir, 'hark-data'),
-      clients: ctx.quick && !ctx.sweep ? Math.max(200, ctx.load) : MAX_CLIENTS,
+      // Whole rooms: a load that is not a multiple of the room size fills its last room too.
+      clients: ctx.quick && !ctx.sweep ? shape(Math.max(200, ctx.load)).rooms * ROOM_SIZE : MAX_CLIENTS,
       tokensPerClient: 1,
       roomSize: ROOM_SIZE,
     })
