@@ -28,7 +28,7 @@ const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
 /** A room on a manual clock: its sweep timer and its data-plane time both move only when told. */
 const startRoom = () => {
   const clock = new ManualClock(0)
-  const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic() } })
+  const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic(), clock } })
   ref.start()
   return { ref, clock }
 }
@@ -136,6 +136,35 @@ describe('room actor', () => {
       { type: 'speaking.stopped', room: 'lobby', participantId: 'a', sourceId: 1 },
     ])
     expect(announced).toEqual(['ws/lobby a true', 'ws/lobby a false'])
+    expect(ref.getSnapshot().matches({ occupied: 'quiet' })).toBe(true)
+    expect(clock.pendingTimers).toBe(0)
+  })
+
+  it('takes no actor step per sweep while its speakers keep talking: it hears only of spurts that ended', () => {
+    const clock = new ManualClock(0)
+    const events: string[] = []
+    const ref = createActor(roomMachine, {
+      clock,
+      input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic(), clock },
+      inspect: (e) => {
+        if (e.type === '@xstate.event' && e.actorRef === ref) events.push(e.event.type)
+      },
+    })
+    ref.start()
+    const [a, b] = [member('a'), member('b')]
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: b })
+    const port = a.port!
+    // Two seconds of continuous speech, a frame every 20 ms: 20 sweeps go by.
+    for (let t = 0; t <= 2000; t += 20) {
+      port.router.forward(port, uplink([1], 0x80 | 30), t)
+      clock.advance(20)
+    }
+    expect(ref.getSnapshot().matches({ occupied: 'speaking' })).toBe(true)
+    expect(events.filter((t) => t !== 'JOIN' && !t.startsWith('xstate.init'))).toEqual(['SPEAKING_STARTED'])
+    clock.advance(2000)
+    expect(events.filter((t) => t !== 'JOIN' && !t.startsWith('xstate.init'))).toEqual(['SPEAKING_STARTED', 'SPEAKERS_STOPPED'])
+    expect(b.events.filter((e) => e.type === 'speaking.stopped')).toHaveLength(1)
     expect(ref.getSnapshot().matches({ occupied: 'quiet' })).toBe(true)
     expect(clock.pendingTimers).toBe(0)
   })

@@ -8,12 +8,12 @@
  * created with the actor, disposed at close.
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
- *   occupied.speaking --after 100 ms, nobody speaks--> occupied.quiet (else it sweeps again)
+ *   occupied.speaking --SPEAKERS_STOPPED (from its sweep), nobody speaks--> occupied.quiet
  *   occupied --last LEAVE--> empty
  *   empty | occupied --CLOSE--> closed (final: router disposed, ports detached)
  */
 import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
-import { systemClock, type ClockShape } from '../clock.js'
+import { systemClock, type ClockShape, type Timer } from '../clock.js'
 import { RoomRouter, type AudioSink, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
@@ -57,12 +57,16 @@ export interface RoomContext {
   readonly now: () => number
   readonly clock: Pick<ClockShape, 'now'>
   readonly host: RoomHost | null
+  /** Ends talk spurts while anyone speaks (a plain timer: no actor step per sweep). */
+  readonly sweep: SpeakingSweep
 }
 
 export type RoomEvent =
   | { type: 'JOIN'; member: RoomMember }
   | { type: 'LEAVE'; member: RoomMember }
   | { type: 'SPEAKING_STARTED'; sourceId: number }
+  /** From the room's own speaking sweep: these sources' talk spurts ended. */
+  | { type: 'SPEAKERS_STOPPED'; ports: readonly SourcePort[] }
   | { type: 'SWEEP' }
   | { type: 'BROADCAST'; event: ServerEvent }
   | { type: 'CLOSE' }
@@ -111,12 +115,46 @@ export interface RoomInput {
   readonly now: () => number
   /** Who hears that the room emptied (the workspace actor); none when a room runs on its own. */
   readonly host?: RoomHost
-  /** The engine's clock, for occupiedSince (the system clock when not given). */
-  readonly clock?: Pick<ClockShape, 'now'>
+  /** The engine's clock, for occupiedSince and the speaking sweep (the system clock when not given). */
+  readonly clock?: Pick<ClockShape, 'now' | 'setTimeout' | 'clearTimeout'>
 }
 
 /** How often ended talk spurts are looked for while anyone speaks. */
 export const SPEAKING_SWEEP_MS = 100
+
+/**
+ * Looks for ended talk spurts every SPEAKING_SWEEP_MS while anyone in the room speaks. A plain
+ * timer on the engine clock, not an xstate `after`: a room whose speakers keep talking costs a
+ * timer callback per sweep, not an actor step (with its timer cancelled and armed again); the
+ * actor hears only of spurts that ended (SPEAKERS_STOPPED).
+ */
+export class SpeakingSweep {
+  private timer: Timer | undefined = undefined
+  constructor(
+    private readonly clock: Pick<ClockShape, 'setTimeout' | 'clearTimeout'>,
+    private readonly router: RoomRouter,
+    private readonly now: () => number,
+    private readonly stopped: (ports: SourcePort[]) => void,
+  ) {}
+
+  /** Sweeping from now on, unless it already is. */
+  start(): void {
+    if (this.timer === undefined) this.timer = this.clock.setTimeout(this.tick, SPEAKING_SWEEP_MS)
+  }
+
+  stop(): void {
+    this.clock.clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined
+    const ended = this.router.expireSpeakers(this.now())
+    // Armed again first: the actor's step for the ended spurts may stop the sweep (nobody speaks).
+    if (this.router.anyoneSpeaking) this.start()
+    if (ended.length > 0) this.stopped(ended)
+  }
+}
 
 const isTerminal = (m: RoomMember): number => (m.kind === 'terminal' ? 1 : 0)
 
@@ -220,10 +258,11 @@ export const roomMachine = setup({
       const { workspaceId, room } = context
       return { type: 'room.speaking' as const, workspaceId, room, participantId: speakerOf(context, event.sourceId)!.member.id, speaking: true }
     }),
-    // Built per sweep (a sweep may end several spurts), which is safe: only this room's own timer runs it.
-    sweepSpeakers: enqueueActions(({ context, enqueue }) => {
+    // Built per event (a sweep may end several spurts), which is safe: only this room's own sweep sends it.
+    announceSpeakersStopped: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'SPEAKERS_STOPPED')
       const { workspaceId, room, members } = context
-      for (const port of context.router.expireSpeakers(context.now())) {
+      for (const port of event.ports) {
         const entry = [...members.values()].find((e) => e.port === port)
         if (!entry) continue
         const participantId = entry.member.id
@@ -249,6 +288,8 @@ export const roomMachine = setup({
     }),
     // Delivered after this room's step, so the host sees the room already empty.
     reportEmpty: sendTo(({ context }) => context.host ?? noHost, ({ context }): RoomParentEvent => ({ type: 'ROOM_EMPTY', room: context.room })),
+    startSweep: ({ context }) => context.sweep.start(),
+    stopSweep: ({ context }) => context.sweep.stop(),
     dispose: ({ context }) => context.router.dispose(),
   },
   guards: {
@@ -269,21 +310,26 @@ export const roomMachine = setup({
   },
 }).createMachine({
   id: 'room',
-  context: ({ input, self }) => ({
-    workspaceId: input.workspaceId,
-    room: input.room,
-    router: new RoomRouter(input.room, {
+  context: ({ input, self }) => {
+    const router = new RoomRouter(input.room, {
       speakingStarted: (port) => self.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
-    }),
-    members: new Map(),
-    terminals: 0,
-    terminalsBefore: 0,
-    occupiedSince: null,
-    nextSourceId: 1,
-    now: input.now,
-    clock: input.clock ?? systemClock,
-    host: input.host ?? null,
-  }),
+    })
+    const clock = input.clock ?? systemClock
+    return {
+      workspaceId: input.workspaceId,
+      room: input.room,
+      router,
+      members: new Map(),
+      terminals: 0,
+      terminalsBefore: 0,
+      occupiedSince: null,
+      nextSourceId: 1,
+      now: input.now,
+      clock,
+      host: input.host ?? null,
+      sweep: new SpeakingSweep(clock, router, input.now, (ports) => self.send({ type: 'SPEAKERS_STOPPED', ports })),
+    }
+  },
   initial: 'empty',
   on: {
     BROADCAST: { actions: 'relay' },
@@ -314,11 +360,13 @@ export const roomMachine = setup({
           },
         },
         speaking: {
-          on: { SPEAKING_STARTED: { guard: 'knownSpeaker', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] } },
-          after: {
-            [SPEAKING_SWEEP_MS]: [
-              { guard: 'nobodySpeaking', target: 'quiet', actions: 'sweepSpeakers' },
-              { target: 'speaking', reenter: true, actions: 'sweepSpeakers' },
+          entry: 'startSweep',
+          exit: 'stopSweep',
+          on: {
+            SPEAKING_STARTED: { guard: 'knownSpeaker', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] },
+            SPEAKERS_STOPPED: [
+              { guard: 'nobodySpeaking', target: 'quiet', actions: 'announceSpeakersStopped' },
+              { actions: 'announceSpeakersStopped' },
             ],
           },
         },
