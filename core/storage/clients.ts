@@ -99,6 +99,16 @@ export const clientsRepo = (db: Db) => {
           else wanted.add(clientId)
         }
         const missing = [...wanted]
+        if (missing.length === 1) {
+          // One row: the single-row statement (libSQL's all() costs more calls than get()).
+          const r = byId.get(workspaceId, missing[0]) as Row | undefined
+          if (r) {
+            const record = toRecord(r)
+            remember(keyOf(workspaceId, record.clientId), record)
+            found.set(record.clientId, record)
+          }
+          return found
+        }
         for (let i = 0; i < missing.length; i += ROWS_PER_STATEMENT) {
           const chunk = missing.slice(i, i + ROWS_PER_STATEMENT)
           for (const r of selectIds(chunk.length).all(workspaceId, ...chunk) as Row[]) {

@@ -18,6 +18,12 @@ import { Storage, type StorageShape } from '../storage/storage.js'
 import { Terminals, type TerminalHub } from '../terminals.js'
 
 export const CHECKPOINT_MS = 5000
+/**
+ * Sessions opened within this long share one write (real time: it bounds I/O batching, like the
+ * webhook outbox's live events). A connect storm's turns hold one or two opens each; ~10 ms
+ * gathers several. A crash loses the opens of the last window, as it loses the last checkpoint's.
+ */
+export const OPEN_BATCH_MS = 10
 
 /** Is the process that owned `node` (host:pid:random) certainly gone? Only provable on this host. */
 const nodeIsDead = (node: string): boolean => {
@@ -37,10 +43,10 @@ export class UsageMeter {
   /**
    * Closes not written yet because the database primary (a libSQL server) was unreachable:
    * written, with their own instants, at the next checkpoint that reaches it. Opens wait in the
-   * storage's queue (`storage.usage.open`) until they are written, at the end of their turn or later.
+   * storage's queue (`storage.usage.open`) until they are written, OPEN_BATCH_MS later or before any other usage call.
    */
   private readonly unclosed = new Map<string, number>()
-  /** True while a write of the turn's queued opens is scheduled. */
+  /** True while a write of the window's queued opens is scheduled. */
   private opensScheduled = false
   private stopped = false
 
@@ -60,22 +66,22 @@ export class UsageMeter {
           sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
         })
-        // A connect storm opens many sessions per turn: they share one write at its end.
+        // A connect storm opens many sessions: those of one window share one write.
         if (!this.opensScheduled) {
           this.opensScheduled = true
-          setImmediate(this.writeOpens)
+          setTimeout(this.writeOpens, OPEN_BATCH_MS).unref()
         }
       }),
       this.hub.on('session.ended', ({ session: s }) => {
         const at = this.clock.now()
-        // The close writes the queued opens first (its own among them, when it opened this turn).
+        // The close writes the queued opens first (its own among them, when it has just opened).
         this.later(() => this.storage.usage.close(s.sessionId, at), () => this.unclosed.set(s.sessionId, at))
       }),
     ]
     this.arm()
   }
 
-  /** The turn's opens, in one transaction; while the primary is unreachable they stay queued for the next checkpoint. */
+  /** The window's opens, in one statement; while the primary is unreachable they stay queued for the next checkpoint. */
   private readonly writeOpens = (): void => {
     this.opensScheduled = false
     // After stop() the storage may be closed (stop reported what it could not write).
