@@ -91,8 +91,8 @@ export const usageRepo = (db: Db) => {
 
   /**
    * Opens queued by `open`, not written yet. A connect storm opens hundreds of sessions a second:
-   * the meter writes those of a few milliseconds together (`writeOpens`: one statement of up to 64
-   * rows) instead of a commit each. Every other call here writes them first, so whatever this
+   * the meter writes those of one event-loop turn together at its end (`writeOpens`: one statement
+   * of up to 64 rows) instead of a commit each. Every other call here writes them first, so whatever this
    * process reads or writes about usage sees every session it opened; a write that fails keeps
    * them queued for the next.
    */
@@ -127,7 +127,7 @@ export const usageRepo = (db: Db) => {
   }
 
   return {
-    /** Queue a session's start; written by `writeOpens` (the meter calls it a few milliseconds later) or before any other call here. */
+    /** Queue a session's start; written by `writeOpens` (the meter calls it at the end of the turn) or before any other call here. */
     open: (s: UsageOpen): void => {
       queued.push(s)
     },

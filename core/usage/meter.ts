@@ -18,12 +18,6 @@ import { Storage, type StorageShape } from '../storage/storage.js'
 import { Terminals, type TerminalHub } from '../terminals.js'
 
 export const CHECKPOINT_MS = 5000
-/**
- * Sessions opened within this long share one write (real time: it bounds I/O batching, like the
- * webhook outbox's live events). A connect storm's turns hold one or two opens each; ~10 ms
- * gathers several. A crash loses the opens of the last window, as it loses the last checkpoint's.
- */
-export const OPEN_BATCH_MS = 10
 
 /** Is the process that owned `node` (host:pid:random) certainly gone? Only provable on this host. */
 const nodeIsDead = (node: string): boolean => {
@@ -43,10 +37,10 @@ export class UsageMeter {
   /**
    * Closes not written yet because the database primary (a libSQL server) was unreachable:
    * written, with their own instants, at the next checkpoint that reaches it. Opens wait in the
-   * storage's queue (`storage.usage.open`) until they are written, OPEN_BATCH_MS later or before any other usage call.
+   * storage's queue (`storage.usage.open`) until they are written, at the end of their turn or before any other usage call.
    */
   private readonly unclosed = new Map<string, number>()
-  /** True while a write of the window's queued opens is scheduled. */
+  /** True while a write of the turn's queued opens is scheduled. */
   private opensScheduled = false
   private stopped = false
 
@@ -66,10 +60,12 @@ export class UsageMeter {
           sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
         })
-        // A connect storm opens many sessions: those of one window share one write.
+        // A connect storm opens many sessions: those of one event-loop turn share one write at its
+        // end, the same turn whose writes send the terminals their `session` event. (A 10 ms window
+        // gathered more, but another process reading right after a `session` event missed it.)
         if (!this.opensScheduled) {
           this.opensScheduled = true
-          setTimeout(this.writeOpens, OPEN_BATCH_MS).unref()
+          setImmediate(this.writeOpens)
         }
       }),
       this.hub.on('session.ended', ({ session: s }) => {
@@ -81,7 +77,7 @@ export class UsageMeter {
     this.arm()
   }
 
-  /** The window's opens, in one statement; while the primary is unreachable they stay queued for the next checkpoint. */
+  /** The turn's opens, in one statement; while the primary is unreachable they stay queued for the next checkpoint. */
   private readonly writeOpens = (): void => {
     this.opensScheduled = false
     // After stop() the storage may be closed (stop reported what it could not write).

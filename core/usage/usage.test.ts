@@ -140,7 +140,7 @@ describe('usage metering', () => {
     expect(report().totals).toEqual({ minutes: 4, sessions: 1 })
   })
 
-  it('writes the sessions opened within a few milliseconds together, and this process reads them before then', async () => {
+  it('writes the sessions opened in one turn together at its end, and this process reads them before then', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => `storm-${i}`)
     for (const id of ids) seed.addClient(id, 'lobby')
     const { security, terminals, storage } = t.engine.host
@@ -158,7 +158,7 @@ describe('usage metering', () => {
       expect(storage.usage.openSessions(seed.workspaceId).map((s) => s.sessionId)).toEqual(expect.arrayContaining(opened.map((s) => s.sessionId)))
       expect(committed()).toBe(before + ids.length)
 
-      // A session that ends right after it opened is closed once, and one of a later window is read back too.
+      // A session that ends right after it opened is closed once, and one of a later turn is read back too.
       const brief = terminals.open(
         await security.authenticateTerminal({ token: (await security.tokens.issue(seed.workspaceId, 'dev-1', null)).token }),
         new RecordingLink(),
