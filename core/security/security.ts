@@ -144,7 +144,8 @@ export const makeSecurity = (
       if ('token' in credential) {
         const t = await tokens.verify(credential.token)
         const client = checkClient(await clientOfToken(t.workspaceId, t.clientId))
-        if (t.issuedAt < client.tokensNotBefore) throw new TokenRevoked({ message: 'token revoked' })
+        // Revoked while its client was being read (verify checked before): refused all the same.
+        if (t.issuedAt < client.tokensNotBefore || revocations.has(t.jti)) throw new TokenRevoked({ message: 'token revoked' })
         return {
           workspaceId: t.workspaceId,
           clientId: t.clientId,
