@@ -23,16 +23,27 @@ const pooledRandom = (): number => {
   return n / 0x1_0000_0000
 }
 
+/** One random byte from the same pool (each byte is handed out once). */
+const pooledByte = (): number => {
+  if (poolOffset >= POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES)
+    poolOffset = 0
+  }
+  return pool[poolOffset++]!
+}
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
-/** Uniform base62 string of `length` characters (rejection sampling, no modulo bias). */
+/**
+ * Uniform base62 string of `length` characters (rejection sampling, no modulo bias), from the
+ * pooled CSPRNG bytes: every session id is one of these, and a `randomBytes` call per id costs a
+ * getrandom syscall and a buffer on each terminal connect.
+ */
 export const randomBase62 = (length: number): string => {
   let out = ''
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62]
-      if (out.length === length) break
-    }
+    const byte = pooledByte()
+    if (byte < 248) out += BASE62[byte % 62]
   }
   return out
 }

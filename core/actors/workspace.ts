@@ -363,6 +363,10 @@ export const workspaceMachine = setup({
       const session = lookup(context.sessions, event.clientId)
       return session !== undefined && session.room !== event.room
     },
+    replacesLiveSession: ({ context, event }) => {
+      assertEvent(event, 'SESSION_OPEN')
+      return HashMap.has(context.sessions, event.session.clientId)
+    },
     drained: ({ context }) => HashMap.isEmpty(context.sessions) && HashMap.isEmpty(context.rooms),
   },
 }).createMachine({
@@ -387,9 +391,15 @@ export const workspaceMachine = setup({
   states: {
     open: {
       on: {
-        SESSION_OPEN: {
-          actions: ['leavePrevious', 'closePrevious', 'admit', 'openTargetRoom', 'leaveCurrent', 'joinTarget', 'tellUnplaced', 'announceOpened'],
-        },
+        // A new session is in no room yet (nothing to leave); only one that replaces a live session
+        // of its client has a predecessor to take out first.
+        SESSION_OPEN: [
+          {
+            guard: 'replacesLiveSession',
+            actions: ['leavePrevious', 'closePrevious', 'admit', 'openTargetRoom', 'joinTarget', 'tellUnplaced', 'announceOpened'],
+          },
+          { actions: ['admit', 'openTargetRoom', 'joinTarget', 'tellUnplaced', 'announceOpened'] },
+        ],
         CLIENT_ROOM_CHANGED: {
           guard: 'movesLiveSession',
           actions: ['openTargetRoom', 'announceMoved', 'leaveCurrent', 'joinTarget', 'tellUnplaced'],

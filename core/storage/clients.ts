@@ -46,6 +46,21 @@ export const clientsRepo = (db: Db) => {
     (workspace_id, client_id, name, kind, room, ephemeral, expires_at, tokens_not_before, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byId = db.prepare('SELECT * FROM clients WHERE workspace_id = ? AND client_id = ?')
+  // Several clients of one workspace in one statement (terminals admitted in the same turn).
+  const ROWS_PER_STATEMENT = 64
+  const byIds = new Map<number, ReturnType<Db['prepare']>>()
+  const selectIds = (n: number) => {
+    let st = byIds.get(n)
+    if (!st) {
+      st = db.prepare(`SELECT * FROM clients WHERE workspace_id = ? AND client_id IN (${Array(n).fill('?').join(', ')})`)
+      byIds.set(n, st)
+    }
+    return st
+  }
+  const remember = (key: string, record: ClientRecord) => {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+    cache.set(key, record)
+  }
   const remove = db.prepare('DELETE FROM clients WHERE workspace_id = ? AND client_id = ?')
   const revokeAll = db.prepare(
     'UPDATE clients SET tokens_not_before = ?, updated_at = ? WHERE workspace_id = ? AND client_id = ?')
@@ -70,9 +85,39 @@ export const clientsRepo = (db: Db) => {
         const r = byId.get(workspaceId, clientId) as Row | undefined
         if (!r) return null
         const record = toRecord(r)
-        if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
-        cache.set(key, record)
+        remember(key, record)
         return record
+      }),
+    /** Several clients of one workspace (cached ones from memory, the rest in statements of up to 64): clientId → record, absent when it does not exist. */
+    getMany: (workspaceId: string, clientIds: ReadonlyArray<string>) =>
+      guard('get clients', () => {
+        const found = new Map<string, ClientRecord>()
+        const wanted = new Set<string>()
+        for (const clientId of clientIds) {
+          const hit = cache.get(keyOf(workspaceId, clientId))
+          if (hit) found.set(clientId, hit)
+          else wanted.add(clientId)
+        }
+        const missing = [...wanted]
+        if (missing.length === 1) {
+          // One row: the single-row statement (libSQL's all() costs more calls than get()).
+          const r = byId.get(workspaceId, missing[0]) as Row | undefined
+          if (r) {
+            const record = toRecord(r)
+            remember(keyOf(workspaceId, record.clientId), record)
+            found.set(record.clientId, record)
+          }
+          return found
+        }
+        for (let i = 0; i < missing.length; i += ROWS_PER_STATEMENT) {
+          const chunk = missing.slice(i, i + ROWS_PER_STATEMENT)
+          for (const r of selectIds(chunk.length).all(workspaceId, ...chunk) as Row[]) {
+            const record = toRecord(r)
+            remember(keyOf(workspaceId, record.clientId), record)
+            found.set(record.clientId, record)
+          }
+        }
+        return found
       }),
     /** Drop a cached record (a change committed by another process). */
     invalidate: forget,
