@@ -4,7 +4,6 @@
  * sessions. Folding happens in the same transaction that closes a session, guarded by
  * `ended_at IS NULL`, so a session is never counted twice — not even across a crash and restart.
  */
-import { StorageUnavailable } from '../errors.js'
 import { atomically, guard, type Db } from './db.js'
 
 export interface UsageSessionRecord {
@@ -52,22 +51,9 @@ export const splitByDay = (start: number, end: number): Array<[string, number]> 
   return parts
 }
 
-export type UsageOpen = Omit<UsageSessionRecord, 'endedAt' | 'checkpointAt'>
-
-/** Rows per INSERT when queued opens are written (libSQL's binding costs ~20 µs per statement). */
-const OPENS_PER_STATEMENT = 64
-
 export const usageRepo = (db: Db) => {
-  const openRows = new Map<number, ReturnType<Db['prepare']>>()
-  const insertOpens = (n: number) => {
-    let st = openRows.get(n)
-    if (!st) {
-      st = db.prepare(`INSERT INTO usage_sessions
-        (session_id, workspace_id, client_id, transport, node, started_at, checkpoint_at) VALUES ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`)
-      openRows.set(n, st)
-    }
-    return st
-  }
+  const open = db.prepare(`INSERT INTO usage_sessions
+    (session_id, workspace_id, client_id, transport, node, started_at, checkpoint_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
   const checkpoint = db.prepare('UPDATE usage_sessions SET checkpoint_at = ? WHERE node = ? AND ended_at IS NULL')
   const end = db.prepare('UPDATE usage_sessions SET ended_at = ? WHERE session_id = ? AND ended_at IS NULL RETURNING *')
   const orphans = db.prepare('SELECT * FROM usage_sessions WHERE ended_at IS NULL AND node <> ?')
@@ -89,79 +75,28 @@ export const usageRepo = (db: Db) => {
     for (const [day, ms] of parts) fold.run(s.workspaceId, day, ms, day === startDay ? 1 : 0)
   }
 
-  /**
-   * Opens queued by `open`, not written yet. A connect storm opens hundreds of sessions a second:
-   * the meter writes those of one event-loop turn together at its end (`writeOpens`: one statement
-   * of up to 64 rows) instead of a commit each. Every other call here writes them first, so whatever this
-   * process reads or writes about usage sees every session it opened; a write that fails keeps
-   * them queued for the next.
-   */
-  let queued: UsageOpen[] = []
-  const writeOpens = () => {
-    if (queued.length === 0) return
-    const rows = queued
-    queued = []
-    const insert = () => {
-      for (let i = 0; i < rows.length; i += OPENS_PER_STATEMENT) {
-        const chunk = rows.slice(i, i + OPENS_PER_STATEMENT)
-        insertOpens(chunk.length).run(
-          chunk.flatMap((s) => [s.sessionId, s.workspaceId, s.clientId, s.transport, s.node, s.startedAt, s.startedAt]))
-      }
-    }
-    try {
-      // One statement is atomic by itself: BEGIN and COMMIT would cost two more.
-      if (rows.length <= OPENS_PER_STATEMENT) insert()
-      else atomically(db, insert)
-    } catch (e) {
-      queued = queued.length === 0 ? rows : [...rows, ...queued]
-      throw e
-    }
-  }
-  /** Before a read: the queued opens, unless the database primary is unreachable (the read goes on without them). */
-  const writeOpensForRead = () => {
-    try {
-      writeOpens()
-    } catch (e) {
-      if (!(e instanceof StorageUnavailable)) throw e
-    }
-  }
-
   return {
-    /** Queue a session's start; written by `writeOpens` (the meter calls it at the end of the turn) or before any other call here. */
-    open: (s: UsageOpen): void => {
-      queued.push(s)
-    },
-    /** Opens queued and not written yet. */
-    get queuedOpens(): number {
-      return queued.length
-    },
-    /** Write the queued opens, in one transaction; they stay queued when it fails. */
-    writeOpens: () => guard('open usage sessions', writeOpens),
+    open: (s: Omit<UsageSessionRecord, 'endedAt' | 'checkpointAt'>) =>
+      guard('open usage session', () =>
+        void open.run(s.sessionId, s.workspaceId, s.clientId, s.transport, s.node, s.startedAt, s.startedAt)),
     /** Move every open session of `node` forward to `at` (one statement, however many sessions). */
-    checkpoint: (node: string, at: number) =>
-      guard('checkpoint usage', () => {
-        writeOpens()
-        return checkpoint.run(at, node).changes
-      }),
+    checkpoint: (node: string, at: number) => guard('checkpoint usage', () => checkpoint.run(at, node).changes),
     /** Close and fold one session; false when it was already closed. */
     close: (sessionId: string, at: number) =>
-      guard('close usage session', () => {
-        writeOpens()
-        return atomically(db, () => {
+      guard('close usage session', () =>
+        atomically(db, () => {
           const r = end.get(at, sessionId) as SessionRow | undefined
           if (!r) return false
           foldSession(toSession(r))
           return true
-        })
-      }),
+        })),
     /**
      * Sessions of other processes that `isOrphan` judges gone (a crash): close them at their last
      * checkpoint and fold them. Returns how many were recovered.
      */
     recoverOrphans: (node: string, isOrphan: (s: UsageSessionRecord) => boolean) =>
-      guard('recover usage sessions', () => {
-        writeOpens()
-        return atomically(db, () => {
+      guard('recover usage sessions', () =>
+        atomically(db, () => {
           let n = 0
           for (const o of orphans.all(node) as SessionRow[]) {
             if (!isOrphan(toSession(o))) continue
@@ -171,19 +106,14 @@ export const usageRepo = (db: Db) => {
             n++
           }
           return n
-        })
-      }),
+        })),
     days: (workspaceId: string, fromDay: string, toDay: string) =>
       guard('read usage', () =>
-        (writeOpensForRead(), days.all(workspaceId, fromDay, toDay) as Array<UsageDayRecord & { _metadata?: unknown }>).map(
+        (days.all(workspaceId, fromDay, toDay) as Array<UsageDayRecord & { _metadata?: unknown }>).map(
           ({ day, milliseconds, sessions }) => ({ day, milliseconds, sessions }),
         )),
     openSessions: (workspaceId: string) =>
-      guard('read open usage sessions', () => (writeOpensForRead(), live.all(workspaceId) as SessionRow[]).map(toSession)),
-    pruneClosed: (before: number) =>
-      guard('prune usage sessions', () => {
-        writeOpens()
-        return pruneClosed.run(before).changes
-      }),
+      guard('read open usage sessions', () => (live.all(workspaceId) as SessionRow[]).map(toSession)),
+    pruneClosed: (before: number) => guard('prune usage sessions', () => pruneClosed.run(before).changes),
   }
 }

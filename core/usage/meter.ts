@@ -14,6 +14,7 @@ import { Clock, type ClockShape, type Timer } from '../clock.js'
 import { EngineSettings } from '../config.js'
 import { StorageUnavailable } from '../errors.js'
 import { Log, type Logger } from '../log.js'
+import type { UsageSessionRecord } from '../storage/usage.js'
 import { Storage, type StorageShape } from '../storage/storage.js'
 import { Terminals, type TerminalHub } from '../terminals.js'
 
@@ -31,18 +32,17 @@ const nodeIsDead = (node: string): boolean => {
   }
 }
 
+type UsageOpen = Omit<UsageSessionRecord, 'endedAt' | 'checkpointAt'>
+
 export class UsageMeter {
   private timer: Timer | undefined
   private unsubscribe: Array<() => void> = []
   /**
-   * Closes not written yet because the database primary (a libSQL server) was unreachable:
-   * written, with their own instants, at the next checkpoint that reaches it. Opens wait in the
-   * storage's queue (`storage.usage.open`) until they are written, at the end of their turn or before any other usage call.
+   * Opens and closes not written yet because the database primary (a libSQL server) was
+   * unreachable: written, with their own instants, at the next checkpoint that reaches it.
    */
+  private readonly unopened = new Map<string, UsageOpen>()
   private readonly unclosed = new Map<string, number>()
-  /** True while a write of the turn's queued opens is scheduled. */
-  private opensScheduled = false
-  private stopped = false
 
   constructor(
     private readonly storage: StorageShape,
@@ -56,37 +56,19 @@ export class UsageMeter {
     this.recover()
     this.unsubscribe = [
       this.hub.on('session.opened', ({ session: s }) => {
-        this.storage.usage.open({
+        const open: UsageOpen = {
           sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
-        })
-        // A connect storm opens many sessions: those of one event-loop turn share one write at its
-        // end, the same turn whose writes send the terminals their `session` event. (A 10 ms window
-        // gathered more, but another process reading right after a `session` event missed it.)
-        if (!this.opensScheduled) {
-          this.opensScheduled = true
-          setImmediate(this.writeOpens)
         }
+        this.later(() => this.storage.usage.open(open), () => this.unopened.set(open.sessionId, open))
       }),
       this.hub.on('session.ended', ({ session: s }) => {
         const at = this.clock.now()
-        // The close writes the queued opens first (its own among them, when it has just opened).
-        this.later(() => this.storage.usage.close(s.sessionId, at), () => this.unclosed.set(s.sessionId, at))
+        if (this.unopened.has(s.sessionId)) this.unclosed.set(s.sessionId, at)
+        else this.later(() => this.storage.usage.close(s.sessionId, at), () => this.unclosed.set(s.sessionId, at))
       }),
     ]
     this.arm()
-  }
-
-  /** The turn's opens, in one statement; while the primary is unreachable they stay queued for the next checkpoint. */
-  private readonly writeOpens = (): void => {
-    this.opensScheduled = false
-    // After stop() the storage may be closed (stop reported what it could not write).
-    if (this.stopped) return
-    try {
-      this.later(() => this.storage.usage.writeOpens(), () => undefined)
-    } catch (e) {
-      this.log.error({ err: e }, 'usage sessions could not be written')
-    }
   }
 
   private arm(): void {
@@ -108,7 +90,10 @@ export class UsageMeter {
 
   /** Write the opens and closes queued while the primary was unreachable; throws while it still is. */
   private catchUp(): void {
-    this.storage.usage.writeOpens()
+    for (const [sessionId, open] of this.unopened) {
+      this.storage.usage.open(open)
+      this.unopened.delete(sessionId)
+    }
     for (const [sessionId, at] of this.unclosed) {
       this.storage.usage.close(sessionId, at)
       this.unclosed.delete(sessionId)
@@ -125,7 +110,7 @@ export class UsageMeter {
       this.recover()
     } catch (e) {
       if (e instanceof StorageUnavailable) {
-        this.log.debug({ queued: this.storage.usage.queuedOpens + this.unclosed.size }, 'usage checkpoint waits for the database primary')
+        this.log.debug({ queued: this.unopened.size + this.unclosed.size }, 'usage checkpoint waits for the database primary')
       } else {
         this.log.error({ err: e }, 'usage checkpoint failed')
       }
@@ -144,7 +129,6 @@ export class UsageMeter {
 
   /** Stop metering; sessions still open are closed now (the hub closes them all before this). */
   stop(): void {
-    this.stopped = true
     this.clock.clearTimeout(this.timer)
     this.unsubscribe.splice(0).forEach((f) => f())
     try {
@@ -154,7 +138,7 @@ export class UsageMeter {
       if (!(e instanceof StorageUnavailable)) throw e
       // Sessions left open are closed at their last checkpoint by the next node that recovers them.
       this.log.warn(
-        { unwritten: this.storage.usage.queuedOpens + this.unclosed.size },
+        { unwritten: this.unopened.size + this.unclosed.size },
         'usage not written at stop: the database primary is unreachable',
       )
     }
