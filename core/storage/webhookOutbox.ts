@@ -177,16 +177,22 @@ export const webhookOutboxRepo = (db: Db) => {
             chunk.flatMap((e) => [e.eventId, e.workspaceId, e.type, e.resource, e.seq, e.body, e.createdAt]))
         }
       }),
-    /** New pending deliveries, due at once. */
-    insertDeliveries: (deliveries: ReadonlyArray<NewDelivery>) =>
+    /**
+     * New pending deliveries, due at once. Returns their internal ids, in order: the rows of one
+     * multi-row INSERT get consecutive ids (AUTOINCREMENT, one writer), the last one reported.
+     */
+    insertDeliveries: (deliveries: ReadonlyArray<NewDelivery>): number[] =>
       guard('insert webhook deliveries', () => {
+        const ids: number[] = []
         for (let i = 0; i < deliveries.length; i += CHUNK) {
           const chunk = deliveries.slice(i, i + CHUNK)
-          insertDeliveries(chunk.length).run(
+          const last = Number(insertDeliveries(chunk.length).run(
             chunk.flatMap((d) => [
               d.deliveryId, d.webhookId, d.eventId, d.workspaceId, d.resource, d.seq, 'pending', d.createdAt, d.createdAt,
-            ]))
+            ])).lastInsertRowid)
+          for (let k = chunk.length - 1; k >= 0; k--) ids.push(last - k)
         }
+        return ids
       }),
     /** Pending deliveries committed after `afterId`, oldest first. */
     pendingAfter: (afterId: number, limit = 1000) =>
