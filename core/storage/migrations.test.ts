@@ -87,12 +87,16 @@ describe('migrations', () => {
     expect(indexes).toContain('webhook_deliveries_by_webhook')
     expect(s.webhookOutbox.pendingAfter(0).map((d) => [d.deliveryId, d.body])).toEqual([['dlv_3', '{"sequence":3}'], ['dlv_4', '{"sequence":4}']])
     expect(s.webhookOutbox.pendingOf('wh_1').map((d) => d.seq)).toEqual([3, 4])
-    const plan = (sql: string) => (s.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join('; ')
-    expect(plan("SELECT id FROM webhook_deliveries WHERE webhook_id = 'wh_1' AND state = 'pending' ORDER BY id")).toMatch(/USING INDEX webhook_deliveries_by_webhook/)
     // Kept 7 days once completed: only the delivery completed 10 days ago goes (and its event); pending ones stay, however old.
     expect(s.webhookOutbox.prune(now - 7 * day)).toBe(2)
     expect((s.db.prepare('SELECT seq FROM webhook_deliveries ORDER BY id').all() as Array<{ seq: number }>).map((r) => r.seq)).toEqual([2, 3, 4])
     s.close()
+    // An endpoint's pending rows (a gained cluster lease) go through by_webhook. (On a connection of
+    // its own: after an EXPLAIN, libSQL's checkpoint at close finds the table locked.)
+    const check = openDb(f)
+    const plan = (check.prepare(`EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE webhook_id = 'wh_1' AND state = 'pending' ORDER BY id`).all() as Array<{ detail: string }>)
+    expect(plan.map((r) => r.detail).join('; ')).toMatch(/USING INDEX webhook_deliveries_by_webhook/)
+    check.close()
   })
 
   it('tells listeners about commits only, and other processes through polling', () => {

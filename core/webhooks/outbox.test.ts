@@ -17,14 +17,15 @@ const setup = (subscribe = true) => {
   const outbox = new WebhookOutbox(storage, clock)
   outbox.install()
   storage.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
-  if (subscribe) {
-    storage.webhookEndpoints.insert({
-      webhookId: 'wh_1', workspaceId: 'ws_1', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
-      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
-    })
-  }
+  if (subscribe) addEndpoint(storage, 'wh_1', null)
   return { storage, clock, outbox }
 }
+
+const addEndpoint = (storage: StorageShape, webhookId: string, events: string[] | null) =>
+  storage.webhookEndpoints.insert({
+    webhookId, workspaceId: 'ws_1', url: `https://example.com/${webhookId}`, events, description: null, secretEnc: 'x',
+    previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
+  })
 
 const createClient = (storage: StorageShape, clientId: string, fail = false) =>
   storage.transaction(() => {
@@ -147,10 +148,7 @@ describe('the webhook outbox', () => {
 
   it('hands the deliveries of committed live events to its listeners as the table has them (ids, bodies and all)', async () => {
     const { storage, outbox } = setup()
-    storage.webhookEndpoints.insert({
-      webhookId: 'wh_2', workspaceId: 'ws_1', url: 'https://example.org/h', events: ['client.connected'], description: null, secretEnc: 'x',
-      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
-    })
+    addEndpoint(storage, 'wh_2', ['client.connected'])
     // A database change's delivery first: its row comes before, and is not handed over (its change tells).
     createClient(storage, 'dev-0')
     const handed: PendingDelivery[][] = []
