@@ -2,12 +2,21 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { cpuPercent, parseCoreStats, parseIo, parseMachineStat, parseStat, parseStatus, readCpuSeconds, readMemory, readSyscalls } from './proc.js'
+import { cpuPercent, parseCoreStats, parseIo, parseMachineStat, parseStat, parseStatus, parseThreadStat, readCpuSeconds, readMemory, readSyscalls, readThreads } from './proc.js'
 
 describe('/proc readers', () => {
   it('reads utime and stime after the last parenthesis, whatever the command name holds', () => {
     const line = '4242 (we ird) (name)) S 1 4242 4242 0 -1 4194560 500 0 0 0 1234 567 0 0 20 0 11 0 100 0 0'
     expect(parseStat(line)).toEqual({ utime: 1234, stime: 567 })
+  })
+
+  it('reads a thread’s CPU ticks and nice value, and every thread of this process', () => {
+    const line = '4243 (we ird) (name)) S 1 4242 4242 0 -1 4194560 500 0 0 0 1234 567 0 0 30 10 11 0 100 0 0'
+    expect(parseThreadStat(line)).toEqual({ ticks: 1801, nice: 10 })
+    const threads = readThreads(process.pid)
+    // The main thread's id is the process id.
+    expect(threads.get(process.pid)).toMatchObject({ ticks: expect.any(Number), nice: expect.any(Number) })
+    expect(readThreads(2 ** 22 + 1).size).toBe(0)
   })
 
   it('rejects a line it cannot read', () => {

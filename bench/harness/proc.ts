@@ -3,7 +3,7 @@
  * (VmRSS, VmHWM). Parsing is separate from reading so tests can feed fixed text.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** Clock ticks per second for /proc CPU fields (`getconf CLK_TCK`; 100 on Linux when unknown). */
 export const clockTicksPerSecond = (() => {
@@ -36,6 +36,39 @@ export const parseStat = (text: string): CpuTicks => {
   const stime = Number(rest[12])
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error('unreadable /proc stat line')
   return { utime, stime }
+}
+
+/** One thread's CPU ticks so far (utime + stime) and its nice value (field 19: Linux keeps nice per thread). */
+export interface ThreadTicks {
+  readonly ticks: number
+  readonly nice: number
+}
+
+/** utime + stime and nice from the text of /proc/<pid>/task/<tid>/stat. */
+export const parseThreadStat = (text: string): ThreadTicks => {
+  const { utime, stime } = parseStat(text)
+  const nice = Number(text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/)[16])
+  if (!Number.isFinite(nice)) throw new Error('unreadable /proc stat line')
+  return { ticks: utime + stime, nice }
+}
+
+/** Every thread of a process by thread id (a thread that ends while they are read is left out); empty once the process is gone. */
+export const readThreads = (pid: number): Map<number, ThreadTicks> => {
+  const out = new Map<number, ThreadTicks>()
+  let tids: string[]
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const tid of tids) {
+    try {
+      out.set(Number(tid), parseThreadStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')))
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out
 }
 
 export interface MemoryStatus {

@@ -7,7 +7,9 @@
  * client.disconnected, room.started, room.finished) POSTed to a receiving back end
  * (workers/webhookReceiver.ts, on the generator cores) that verifies each signature; after the
  * terminals have gone, the run waits for every event and reports events delivered per second and
- * the lag from each state change to its 2xx (p50/p99/max, in `extra` and the JSON).
+ * the lag from each state change to its 2xx (p50/p99/max, in `extra` and the JSON). `extra` also
+ * splits the server's CPU by thread (/proc/<pid>/task), for the storm (both sides) and the drain
+ * after it: the engine's thread, the delivery thread, the helpers; and per event delivered.
  */
 import type { Measurement } from '../scenario.js'
 import { defineScenario, type MeasureContext } from '../scenario.js'
@@ -17,6 +19,7 @@ import { roomMembers } from '../generators/rooms.js'
 import { generatorCpus, serverCpus } from '../harness/cores.js'
 import { seededClient, startHark } from '../harness/hark.js'
 import { decodeHistogram, summarize } from '../harness/histogram.js'
+import { clockTicksPerSecond, readThreads, type ThreadTicks } from '../harness/proc.js'
 import { benchModule } from '../harness/paths.js'
 import { startWorker, type WorkerMessage } from '../harness/worker.js'
 import { ROOM_SIZE, setupWsTerminals, type WsTerminalsFixture } from './wsTerminals.js'
@@ -26,6 +29,31 @@ const LOAD = { quick: 1000, full: 2000 }
 const DRAIN_TIMEOUT_MS = 120_000
 /** Loopback receivers need the setting; both sides run with the same flags. */
 const HARK_ARGS = ['--webhooks-allow-private-networks', 'true']
+
+/**
+ * CPU of the server's threads between two readings, ms: the engine's thread (its id is the pid),
+ * the delivery thread (the one running nicer than the engine's: THREAD_NICE), and the rest (V8's
+ * and libuv's helpers). A thread that ended between the readings is left out.
+ */
+const threadCpuMs = (pid: number, before: Map<number, ThreadTicks>, after: Map<number, ThreadTicks>) => {
+  const ms = (ticks: number) => (ticks * 1000) / clockTicksPerSecond()
+  const engineNice = after.get(pid)?.nice ?? 0
+  const out = { main: 0, delivery: 0, helpers: 0 }
+  for (const [tid, t] of after) {
+    const used = ms(t.ticks - (before.get(tid)?.ticks ?? 0))
+    if (tid === pid) out.main += used
+    else if (t.nice > engineNice) out.delivery += used
+    else out.helpers += used
+  }
+  return out
+}
+
+/** A phase's thread CPU as `extra` fields: `<phase>MainCpuMs`, `<phase>DeliveryCpuMs`, `<phase>HelpersCpuMs`. */
+const cpuFields = (phase: string, cpu: ReturnType<typeof threadCpuMs>): Record<string, number> => ({
+  [`${phase}MainCpuMs`]: cpu.main,
+  [`${phase}DeliveryCpuMs`]: cpu.delivery,
+  [`${phase}HelpersCpuMs`]: cpu.helpers,
+})
 
 const call = async (restUrl: string, apiKey: string, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${restUrl}/api/v1${path}`, {
@@ -68,7 +96,10 @@ const withWebhooks = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise
   receiver.send({ type: 'secret', secret: created.secret })
   await receiver.next('ready', 10_000)
 
+  const pid = hark.proc.pid
+  const atStart = readThreads(pid)
   const result = await storm(ctx, f, hark)
+  const afterStorm = readThreads(pid)
   // Every terminal connected and went again; every room of 4 started and finished.
   const connected = result.extra.connected ?? 0
   const expected = 2 * connected + 2 * Math.ceil(connected / ROOM_SIZE)
@@ -77,12 +108,22 @@ const withWebhooks = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise
   const r = await receiver.next<WorkerMessage & {
     count: number; badSignatures: number; duplicates: number; firstMs: number; lastMs: number; histogram: string
   }>('report', DRAIN_TIMEOUT_MS + 10_000)
+  const afterDrain = readThreads(pid)
   const lag = summarize(decodeHistogram(r.histogram))
   const seconds = Math.max(0.001, (r.lastMs - r.firstMs) / 1000)
+  const whole = threadCpuMs(pid, atStart, afterDrain)
+  const perEvent = (ms: number) => (r.count > 0 ? (ms * 1000) / r.count : Number.NaN)
   return {
     ...result,
     extra: {
       ...result.extra,
+      ...cpuFields('storm', threadCpuMs(pid, atStart, afterStorm)),
+      ...cpuFields('drain', threadCpuMs(pid, afterStorm, afterDrain)),
+      // The whole run (storm and drain) per event delivered: with the storm's own cost in it; the
+      // webhooks' share is this side's storm CPU less the other side's.
+      mainCpuUsPerEvent: perEvent(whole.main),
+      deliveryCpuUsPerEvent: perEvent(whole.delivery),
+      helpersCpuUsPerEvent: perEvent(whole.helpers),
       webhookEventsExpected: expected,
       webhookEventsDelivered: r.count,
       webhookBadSignatures: r.badSignatures,
@@ -114,7 +155,12 @@ export default defineScenario<WsTerminalsFixture>({
     {
       name: 'hark-no-webhooks',
       label: 'the same Hark without a webhook endpoint',
-      measure: async (ctx, f) => storm(ctx, f, await startClean(ctx, f)),
+      measure: async (ctx, f) => {
+        const hark = await startClean(ctx, f)
+        const atStart = readThreads(hark.proc.pid)
+        const result = await storm(ctx, f, hark)
+        return { ...result, extra: { ...result.extra, ...cpuFields('storm', threadCpuMs(hark.proc.pid, atStart, readThreads(hark.proc.pid))) } }
+      },
     },
   ],
 })

@@ -284,6 +284,20 @@ export const migrations: ReadonlyArray<Migration> = [
       CREATE INDEX audit_events_by_subject ON audit_events(subject_user_id, id) WHERE subject_user_id IS NOT NULL;
     `,
   },
+  {
+    // Every delivery paid for these on the hot path: the pending index at its insert (at a random
+    // place: by resource) and again at its outcome, the completed one at its outcome. What reads
+    // deliveries needs neither: the worker reads pending rows past its cursor by id (the rowid),
+    // an endpoint's pending rows (a gained cluster lease) and its history through
+    // webhook_deliveries_by_webhook (webhook_id, id), one delivery by its unique delivery_id, and
+    // the hourly prune goes by id up to the first row created inside the retention window.
+    version: 8,
+    name: 'webhook deliveries: indexes the hot path paid for without a reader',
+    sql: `
+      DROP INDEX webhook_deliveries_pending;
+      DROP INDEX webhook_deliveries_completed;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -134,7 +134,12 @@ export const webhookOutboxRepo = (db: Db) => {
   const list = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
   const one = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
   const event = db.prepare('SELECT * FROM webhook_events WHERE event_id = ?')
-  const pruneDeliveries = db.prepare('DELETE FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ?')
+  // Completed before `before`: created before it too, so below the first row created since (ids
+  // grow with time): a range of the rowid, no index on completed_at. A row whose id is out of
+  // step with its time (the clock set back) waits for a later prune.
+  const pruneDeliveries = db.prepare(`DELETE FROM webhook_deliveries
+    WHERE id < coalesce((SELECT id FROM webhook_deliveries WHERE created_at >= ? ORDER BY id LIMIT 1), 9007199254740991)
+    AND completed_at IS NOT NULL AND completed_at < ?`)
   const pruneEvents = db.prepare(`DELETE FROM webhook_events WHERE created_at < ?
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`)
 
@@ -177,16 +182,22 @@ export const webhookOutboxRepo = (db: Db) => {
             chunk.flatMap((e) => [e.eventId, e.workspaceId, e.type, e.resource, e.seq, e.body, e.createdAt]))
         }
       }),
-    /** New pending deliveries, due at once. */
-    insertDeliveries: (deliveries: ReadonlyArray<NewDelivery>) =>
+    /**
+     * New pending deliveries, due at once. Returns their internal ids, in order: the rows of one
+     * multi-row INSERT get consecutive ids (AUTOINCREMENT, one writer), the last one reported.
+     */
+    insertDeliveries: (deliveries: ReadonlyArray<NewDelivery>): number[] =>
       guard('insert webhook deliveries', () => {
+        const ids: number[] = []
         for (let i = 0; i < deliveries.length; i += CHUNK) {
           const chunk = deliveries.slice(i, i + CHUNK)
-          insertDeliveries(chunk.length).run(
+          const last = Number(insertDeliveries(chunk.length).run(
             chunk.flatMap((d) => [
               d.deliveryId, d.webhookId, d.eventId, d.workspaceId, d.resource, d.seq, 'pending', d.createdAt, d.createdAt,
-            ]))
+            ])).lastInsertRowid)
+          for (let k = chunk.length - 1; k >= 0; k--) ids.push(last - k)
         }
+        return ids
       }),
     /** Pending deliveries committed after `afterId`, oldest first. */
     pendingAfter: (afterId: number, limit = 1000) =>
@@ -216,6 +227,6 @@ export const webhookOutboxRepo = (db: Db) => {
       }),
     /** Forget deliveries completed before `before`, then events no delivery refers to any more. */
     prune: (before: number) =>
-      guard('prune webhook deliveries', () => pruneDeliveries.run(before).changes + pruneEvents.run(before).changes),
+      guard('prune webhook deliveries', () => pruneDeliveries.run(before, before).changes + pruneEvents.run(before).changes),
   }
 }

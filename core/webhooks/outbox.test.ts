@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ManualClock } from '../clock.js'
 import { tempDir } from '../test/helpers.js'
 import { openStorage, type StorageShape } from '../storage/storage.js'
+import type { PendingDelivery } from '../storage/webhookOutbox.js'
 import { LIVE_BATCH_MS, WebhookOutbox } from './outbox.js'
 
 const open: Array<() => void> = []
@@ -16,14 +17,15 @@ const setup = (subscribe = true) => {
   const outbox = new WebhookOutbox(storage, clock)
   outbox.install()
   storage.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
-  if (subscribe) {
-    storage.webhookEndpoints.insert({
-      webhookId: 'wh_1', workspaceId: 'ws_1', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
-      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
-    })
-  }
+  if (subscribe) addEndpoint(storage, 'wh_1', null)
   return { storage, clock, outbox }
 }
+
+const addEndpoint = (storage: StorageShape, webhookId: string, events: string[] | null) =>
+  storage.webhookEndpoints.insert({
+    webhookId, workspaceId: 'ws_1', url: `https://example.com/${webhookId}`, events, description: null, secretEnc: 'x',
+    previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
+  })
 
 const createClient = (storage: StorageShape, clientId: string, fail = false) =>
   storage.transaction(() => {
@@ -144,6 +146,26 @@ describe('the webhook outbox', () => {
       expect(events(storage).map((r) => r.resource)).toEqual([0, 1, 2, 3, 4].map((i) => `client:dev-${i}`))
     }))
 
+  it('hands the deliveries of committed live events to its listeners as the table has them (ids, bodies and all)', async () => {
+    const { storage, outbox } = setup()
+    addEndpoint(storage, 'wh_2', ['client.connected'])
+    // A database change's delivery first: its row comes before, and is not handed over (its change tells).
+    createClient(storage, 'dev-0')
+    const handed: PendingDelivery[][] = []
+    outbox.onCommitted((deliveries) => handed.push([...deliveries]))
+    // One write of more than one INSERT's worth of deliveries (64 rows a statement): 40 events to two endpoints, one to one.
+    for (let i = 0; i < 40; i++) {
+      outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 2, data: { clientId: `dev-${i}`, sessionId: `ses_${i}`, transport: 'ws', room: 'lobby' } })
+    }
+    outbox.publish({ workspaceId: 'ws_1', type: 'room.started', at: 2, data: { room: 'lobby', clientId: 'dev-0' } })
+    await outbox.flush()
+    const all = handed.flat()
+    expect(handed).toHaveLength(1)
+    expect(all).toHaveLength(81)
+    expect(all.filter((d) => d.webhookId === 'wh_2')).toHaveLength(40)
+    expect(all).toEqual(storage.webhookOutbox.pendingAfter(1))
+    expect(storage.webhookOutbox.pendingAfter(0)[0]).toMatchObject({ id: 1, type: 'client.created' })
+  })
 })
 
 describe('recording attempts', () => {

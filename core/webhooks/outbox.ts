@@ -20,7 +20,7 @@ import { newDeliveryId, newWebhookEventId } from '../ids.js'
 import { Log, type Logger } from '../log.js'
 import type { ChangeRecord } from '../storage/changes.js'
 import { Storage, type StorageShape } from '../storage/storage.js'
-import type { NewDelivery, WebhookEventRecord } from '../storage/webhookOutbox.js'
+import type { NewDelivery, PendingDelivery, WebhookEventRecord } from '../storage/webhookOutbox.js'
 import { Terminals } from '../terminals.js'
 import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
 import { attachSessionEvents } from './liveEvents.js'
@@ -50,7 +50,7 @@ export class WebhookOutbox {
   private unconfirmed: Unconfirmed[] = []
   private flushing = false
   private batchTimer: NodeJS.Timeout | undefined
-  private readonly committed = new Set<() => void>()
+  private readonly committed = new Set<(deliveries: ReadonlyArray<PendingDelivery>) => void>()
   private stops: Array<() => void> = []
 
   constructor(
@@ -73,8 +73,12 @@ export class WebhookOutbox {
     for (const stop of this.stops.splice(0)) stop()
   }
 
-  /** Hear that live events were committed (the delivery worker reads them then). */
-  onCommitted(listener: () => void): () => void {
+  /**
+   * Hear the deliveries of live events once committed, as their rows read (the delivery worker
+   * takes them from here instead of reading them back). Deliveries written otherwise — with a
+   * database change, a test event, by another process — are announced by their change record.
+   */
+  onCommitted(listener: (deliveries: ReadonlyArray<PendingDelivery>) => void): () => void {
     this.committed.add(listener)
     return () => this.committed.delete(listener)
   }
@@ -111,9 +115,9 @@ export class WebhookOutbox {
   /**
    * Write events and their deliveries in the caller's transaction (or a new one). With `only`,
    * each event goes to that endpoint alone, whatever its subscriptions (the test event). Returns
-   * the deliveries written.
+   * the deliveries written, as their rows now read (internal id, body and all).
    */
-  write(events: ReadonlyArray<WebhookEventInput>, only?: string): NewDelivery[] {
+  write(events: ReadonlyArray<WebhookEventInput>, only?: string): PendingDelivery[] {
     if (events.length === 0) return []
     return this.storage.transaction(() => {
       // On a shared database another node may have just added or removed an endpoint (its change
@@ -139,20 +143,29 @@ export class WebhookOutbox {
       )
       const rows: WebhookEventRecord[] = []
       const deliveries: NewDelivery[] = []
+      const bodies: string[] = []
+      const types: string[] = []
       const now = this.clock.now()
       for (const { e, resource, to } of planned) {
         const key = `${e.workspaceId}\u0000${resource}`
         const seq = next.get(key)!
         next.set(key, seq + 1)
         const eventId = newWebhookEventId(e.at)
-        rows.push({ eventId, workspaceId: e.workspaceId, type: e.type, resource, seq, body: eventBody(e, { id: eventId, resource, sequence: seq }), createdAt: now })
+        const body = eventBody(e, { id: eventId, resource, sequence: seq })
+        rows.push({ eventId, workspaceId: e.workspaceId, type: e.type, resource, seq, body, createdAt: now })
         for (const webhookId of to) {
           deliveries.push({ deliveryId: newDeliveryId(now), webhookId, eventId, workspaceId: e.workspaceId, resource, seq, createdAt: now })
+          bodies.push(body)
+          types.push(e.type)
         }
       }
       this.storage.webhookOutbox.insertEvents(rows)
-      this.storage.webhookOutbox.insertDeliveries(deliveries)
-      return deliveries
+      const ids = this.storage.webhookOutbox.insertDeliveries(deliveries)
+      // The rows as the table now has them (what pendingAfter would read back).
+      return deliveries.map((d, i): PendingDelivery => ({
+        id: ids[i]!, ...d, state: 'pending', attempts: 0, nextAttemptAt: d.createdAt, lastAttemptAt: null, lastStatus: null,
+        lastError: null, lastLatencyMs: null, completedAt: null, type: types[i]!, body: bodies[i]!,
+      }))
     })
   }
 
@@ -196,7 +209,7 @@ export class WebhookOutbox {
         const events = lost.length > 0 ? [...lost, ...this.queue] : this.queue
         this.queue = []
         try {
-          return this.write(events).length
+          return this.write(events)
         } catch (e) {
           this.queue = [...events, ...this.queue]
           throw e
@@ -205,9 +218,9 @@ export class WebhookOutbox {
       .then(
         (written) => {
           this.flushing = false
-          if (written > 0) {
-            this.log?.debug({ deliveries: written }, 'live webhook events written')
-            for (const listener of this.committed) listener()
+          if (written.length > 0) {
+            this.log?.debug({ deliveries: written.length }, 'live webhook events written')
+            for (const listener of this.committed) listener(written)
           }
           if (this.queue.length > 0 || this.unconfirmed.length > 0) this.scheduleFlush()
         },

@@ -6,11 +6,13 @@
  * clock (a test advances it instead of waiting); after 24 h a delivery is dead-lettered, and an
  * endpoint that has failed for 3 days is disabled (an audit line in the log).
  *
- * The database holds the truth; the worker mirrors the pending deliveries in memory (lanes) and
- * reads new ones past its cursor whenever a change is committed — here, or by another process
- * sharing the data dir (the CLI's test and redeliver). After a crash the pending rows are read
- * again, so nothing is lost; a delivery answered but not yet recorded is sent again (receivers
- * deduplicate on `webhook-id`).
+ * The database holds the truth; the worker mirrors the pending deliveries in memory (lanes). The
+ * deliveries of live events this process commits are handed over by the outbox as committed (no
+ * read back); the table is read past the cursor at start-up and whenever a change says other rows
+ * were committed — here (a database change's events, a test, a redelivery) or by another process
+ * sharing the data dir (the CLI). After a crash the pending rows are read again, so nothing is
+ * lost; a delivery answered but not yet recorded is sent again (receivers deduplicate on
+ * `webhook-id`).
  *
  * In a cluster (`leases.shared`) each endpoint is delivered by the one node that holds its lease
  * (core/leases.ts; spec/cluster.md, Webhook delivery): a node keeps in memory only the deliveries
@@ -94,7 +96,10 @@ export class DeliveryWorker {
   private readonly waiting = new Set<Lane>()
   /** Endpoints whose lease this node just gained, until their pending rows are read afresh. */
   private readonly gaining = new Set<string>()
+  /** Every delivery row up to this internal id has been read or handed over. */
   private cursor = 0
+  /** The next load may move the cursor at least this far (rows handed over behind a gap). */
+  private floor = 0
   private timer: Timer | undefined
   private timerAt = Number.POSITIVE_INFINITY
   private pruneTimer: Timer | undefined
@@ -178,7 +183,7 @@ export class DeliveryWorker {
         if (change.kind.startsWith('webhook.') && change.kind !== 'webhook.queued' && change.subject) this.reloadEndpoint(change.subject)
         this.scheduleLoad()
       }),
-      outbox.onCommitted(() => this.scheduleLoad()),
+      outbox.onCommitted((deliveries) => this.take(deliveries)),
     )
     if (this.leases.shared) {
       this.offs.push(
@@ -188,6 +193,8 @@ export class DeliveryWorker {
       )
     }
     this.pace.start()
+    // Every row up to the last one now is read here: the first live deliveries handed over follow it.
+    this.floor = storage.webhookOutbox.lastId()
     this.load()
     this.pump()
     this.schedulePrune()
@@ -291,14 +298,42 @@ export class DeliveryWorker {
     })
   }
 
-  /** Read pending deliveries committed past the cursor. */
+  /**
+   * Read pending deliveries committed past the cursor; then the cursor stands at least at the
+   * floor (every row up to it committed before this read began, so a pending one was read).
+   */
   private load(): void {
     for (;;) {
       const rows = this.deps.storage.webhookOutbox.pendingAfter(this.cursor)
-      if (rows.length === 0) return
+      if (rows.length === 0) break
       this.cursor = rows[rows.length - 1]!.id
       for (const d of rows) this.add(d)
     }
+    if (this.floor > this.cursor) this.cursor = this.floor
+    this.floor = 0
+  }
+
+  /**
+   * The deliveries of live events this process just committed, handed over in memory: no read
+   * back. Taken as they are only when they follow the cursor without a gap; a gap holds rows
+   * committed in between by someone else (the CLI, another node, a change's transaction here),
+   * and one of them may come before these in a resource's order: then everything past the cursor
+   * is read from the table instead, these rows with it. Ids grow in commit order (one writer).
+   */
+  private take(deliveries: ReadonlyArray<PendingDelivery>): void {
+    if (!this.running || deliveries.length === 0) return
+    // On a libSQL server the ids come from the primary, through write delegation: read them as before.
+    if (this.deps.storage.remote !== null) return this.scheduleLoad()
+    const first = deliveries[0]!.id
+    const last = deliveries[deliveries.length - 1]!.id
+    if (this.loadScheduled || first !== this.cursor + 1 || last - first !== deliveries.length - 1) {
+      this.floor = Math.max(this.floor, last)
+      this.scheduleLoad()
+      return
+    }
+    this.cursor = last
+    for (const d of deliveries) this.add(d)
+    this.schedulePump()
   }
 
   private endpoint(webhookId: string): EndpointState | null {

@@ -85,13 +85,37 @@ describe('delivery pace', () => {
   })
 
   it('never probes nor holds back without work', () => {
-    const { pace, state, allowed } = paced()
+    const { pace, state } = paced()
     state.used = 1
     state.busy = false
     for (let i = 0; i < 3 * PROBE_EVERY_WINDOWS; i++) pace.tick()
     expect(pace.throttled).toBe(false)
-    expect(allowed()).toBe(1000)
+    expect(pace.holding).toBe(false)
     expect(state.wakes).toBe(0)
+  })
+
+  it('probes first when work comes after an idle spell: a storm’s first events do not go out at full speed', () => {
+    const { pace, state, allowed } = paced()
+    state.busy = false
+    state.used = 0.3
+    pace.tick()
+    // Work arrives while the loop is saturated (a connect storm): nothing starts until the probe ends.
+    state.busy = true
+    state.used = 0.97
+    expect(allowed()).toBe(0)
+    pace.tick()
+    expect(pace.throttled).toBe(true)
+    expect(allowed()).toBe(THROTTLED_PER_WINDOW)
+    // Idle again, then work while the loop has room: after the probe, full speed.
+    state.busy = false
+    state.used = 0.2
+    pace.tick()
+    expect(pace.throttled).toBe(false)
+    state.busy = true
+    expect(allowed()).toBe(0)
+    pace.tick()
+    expect(pace.throttled).toBe(false)
+    expect(allowed()).toBe(1000)
   })
 })
 

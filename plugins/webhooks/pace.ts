@@ -9,7 +9,9 @@
  *
  * "Something else": the worker's own work saturates the loop too when it catches up, so it
  * judges the loop only while it holds itself back — throttled, or during a short probe (one
- * window in PROBE_EVERY_WINDOWS while it runs at full speed, in which it starts nothing).
+ * window in PROBE_EVERY_WINDOWS while it runs at full speed, in which it starts nothing). Work
+ * that comes after a window without any (a connect storm's first events) starts with a probe:
+ * at most one window's wait, instead of the first windows of a storm at full speed.
  *
  * Held back for MAX_THROTTLED_WINDOWS in a row, it runs at full speed for FULL_SPEED_WINDOWS, so
  * a loop that stays saturated (a node at capacity) does not starve deliveries.
@@ -46,6 +48,8 @@ export class DeliveryPace {
   /** This window is a probe: nothing starts. */
   private probing = false
   private left = THROTTLED_PER_WINDOW
+  /** No work in the last window (or none since the start): the next attempt waits for a probe first. */
+  private rested = true
   private windows = 0
   private throttledFor = 0
   private last: EventLoopUtilization | null = null
@@ -82,6 +86,15 @@ export class DeliveryPace {
   /** May another attempt start now? (Takes one of the window's places when throttled.) */
   allow(): boolean {
     if (this.probing) return false
+    if (this.rested) {
+      // Work after an idle spell (a storm's first events): judge the loop before going full speed.
+      this.rested = false
+      if (!this.throttled) {
+        this.probing = true
+        this.windows = 0
+        return false
+      }
+    }
     if (!this.throttled) return true
     if (this.left <= 0) return false
     this.left--
@@ -98,6 +111,7 @@ export class DeliveryPace {
     const { now, used } = this.utilization(this.last)
     this.last = now
     const busy = this.busy()
+    this.rested = !busy
     if (this.probing) {
       this.probing = false
       this.throttled = used >= SATURATED

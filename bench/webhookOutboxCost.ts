@@ -1,0 +1,145 @@
+/**
+ * What the webhook outbox costs the engine's thread per event, on a real libSQL file: the events
+ * of a `webhooks` bench storm (terminals in rooms of 4 connect, then disconnect: client.connected,
+ * room.started, client.disconnected, room.finished; one endpoint) written LIVE-style, 10 events
+ * per transaction; the read back of each commit's pending deliveries (what the delivery worker did
+ * before the outbox handed them over in memory); and the outcomes recorded 64 per statement.
+ * Figures are CPU time of this process (user + system, µs per event) and bytes written to files
+ * (/proc/self/io wchar, per event): both move little with the machine's load, unlike wall time.
+ * `--indexes v7` puts back the delivery indexes migration 8 dropped (or `pending`, `completed`: one
+ * of them), for the comparison in one build.
+ * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--indexes v7|pending|completed]
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ManualClock } from '../core/clock.js'
+import { openStorage } from '../core/storage/storage.js'
+import type { AttemptOutcome } from '../core/storage/webhookOutbox.js'
+import type { WebhookEventInput } from '../core/webhooks/events.js'
+import { WebhookOutbox } from '../core/webhooks/outbox.js'
+
+const { values } = parseArgs({
+  options: {
+    terminals: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '5' },
+    indexes: { type: 'string', default: '' },
+  },
+})
+const terminals = Number(values.terminals)
+const rounds = Number(values.rounds)
+
+/** The delivery indexes of migration 5 that migration 8 dropped, to put back for a comparison. */
+const DROPPED: Record<string, string> = {
+  pending: "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(webhook_id, resource, seq) WHERE state = 'pending'",
+  completed: 'CREATE INDEX webhook_deliveries_completed ON webhook_deliveries(completed_at) WHERE completed_at IS NOT NULL',
+}
+const putBack = values.indexes === '' ? [] : values.indexes === 'v7' ? Object.keys(DROPPED) : values.indexes.split(',')
+for (const name of putBack) if (!DROPPED[name]) throw new Error(`--indexes: v7, or a list of ${Object.keys(DROPPED).join(', ')}`)
+
+const BATCH = 10
+const ROOM = 4
+
+const cpuUs = () => {
+  const u = process.cpuUsage()
+  return u.user + u.system
+}
+const written = () => Number(/^wchar:\s+(\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))![1])
+
+/** The storm's events in the order they happen. */
+const stormEvents = (workspaceId: string, at: number): WebhookEventInput[] => {
+  const out: WebhookEventInput[] = []
+  const transport = 'websocket'
+  for (let i = 0; i < terminals; i++) {
+    const clientId = `dev-${i}`
+    const room = `room-${Math.floor(i / ROOM)}`
+    out.push({ workspaceId, type: 'client.connected', at, data: { clientId, sessionId: `ses_${i}`, transport, room } })
+    if (i % ROOM === 0) out.push({ workspaceId, type: 'room.started', at, data: { room, clientId } })
+  }
+  for (let i = 0; i < terminals; i++) {
+    const clientId = `dev-${i}`
+    const room = `room-${Math.floor(i / ROOM)}`
+    out.push({ workspaceId, type: 'client.disconnected', at, data: { clientId, sessionId: `ses_${i}`, transport, room, reason: 'client_closed', durationMs: 1000 } })
+    if (i % ROOM === ROOM - 1 || i === terminals - 1) out.push({ workspaceId, type: 'room.finished', at, data: { room, clientId, durationMs: 1000 } })
+  }
+  return out
+}
+
+const round = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hark-outbox-cost-'))
+  const storage = openStorage(join(dir, 'hark.db'))
+  try {
+    for (const name of putBack) storage.db.exec(DROPPED[name]!)
+    const clock = new ManualClock(Date.UTC(2026, 10, 24))
+    const outbox = new WebhookOutbox(storage, clock)
+    storage.workspaces.insert({ workspaceId: 'ws_cost', name: 'cost', createdAt: 1 })
+    storage.webhookEndpoints.insert({
+      webhookId: 'wh_cost', workspaceId: 'ws_cost', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
+      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
+    })
+    const events = stormEvents('ws_cost', clock.now())
+    const ids: number[] = []
+    // Writes, 10 events a transaction (the live batch of a storm).
+    let cpu = cpuUs()
+    let bytes = written()
+    const began = performance.now()
+    for (let i = 0; i < events.length; i += BATCH) {
+      for (const d of storage.transaction(() => outbox.write(events.slice(i, i + BATCH)))) ids.push(d.id)
+    }
+    // Wall time too: a checkpoint's fsync blocks the thread without CPU.
+    const write = { us: cpuUs() - cpu, wallUs: (performance.now() - began) * 1000, bytes: written() - bytes }
+    // The read back the worker made after each commit (a cursor over the same batches).
+    cpu = cpuUs()
+    let cursor = 0
+    let read = 0
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const rows = storage.webhookOutbox.pendingAfter(cursor, BATCH)
+      read += rows.length
+      cursor = rows[rows.length - 1]?.id ?? cursor
+    }
+    if (read !== ids.length) throw new Error(`read back ${read} of ${ids.length} deliveries`)
+    const readBack = { us: cpuUs() - cpu }
+    // Outcomes, 64 a statement, in one transaction each (the worker's record batch).
+    const outcome: AttemptOutcome = { state: 'delivered', attempts: 1, nextAttemptAt: null, at: clock.now(), status: 204, error: null, latencyMs: 3 }
+    cpu = cpuUs()
+    bytes = written()
+    for (let i = 0; i < ids.length; i += 64) {
+      const batch = new Map(ids.slice(i, i + 64).map((id) => [id, outcome] as const))
+      storage.transaction(() => storage.webhookOutbox.recordAttempts(batch))
+    }
+    const record = { us: cpuUs() - cpu, bytes: written() - bytes }
+    const n = events.length
+    return {
+      events: n,
+      writeUsPerEvent: write.us / n,
+      writeWallUsPerEvent: write.wallUs / n,
+      readBackUsPerEvent: readBack.us / n,
+      recordUsPerEvent: record.us / n,
+      writeBytesPerEvent: write.bytes / n,
+      recordBytesPerEvent: record.bytes / n,
+    }
+  } finally {
+    storage.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const results = Array.from({ length: rounds }, round)
+const median = (k: keyof ReturnType<typeof round>) => {
+  const xs = results.map((r) => r[k]).sort((a, b) => a - b)
+  return Math.round(xs[Math.floor(xs.length / 2)]! * 10) / 10
+}
+console.log(JSON.stringify({
+  indexesPutBack: putBack,
+  terminals,
+  rounds,
+  events: results[0]!.events,
+  writeUsPerEvent: median('writeUsPerEvent'),
+  writeWallUsPerEvent: median('writeWallUsPerEvent'),
+  readBackUsPerEvent: median('readBackUsPerEvent'),
+  recordUsPerEvent: median('recordUsPerEvent'),
+  writeBytesPerEvent: median('writeBytesPerEvent'),
+  recordBytesPerEvent: median('recordBytesPerEvent'),
+  loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+}))
