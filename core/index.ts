@@ -54,6 +54,7 @@ export { TerminalInput, PROTOCOL_LIMITS, type InputLimits, type TerminalInputOpt
 export { parseClientMessage, answerClientMessage, type ClientMessageResult } from './clientMessages.js'
 export * from './dataplane/frame.js'
 export { WriteBatch, type Flushable } from './dataplane/writeBatch.js'
+export type { FanoutHub, FanoutReceiver } from './dataplane/fanout.js'
 export { audioDrops, AudioDrops, type DropCell, type DropReason } from './dataplane/drops.js'
 export { TokenBucket } from './tokenBucket.js'
 export { clockedRateLimitStore, RATE_WINDOW_KEYS } from './rateWindows.js'

@@ -12,6 +12,7 @@
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
 import { MAX_OPUS_BYTES } from './dataplane/frame.js'
+import type { FanoutReceiver } from './dataplane/fanout.js'
 import type { SourcePort } from './dataplane/roomRouter.js'
 import { publicMessage, wireCodesOf, type HarkError } from './errors.js'
 import { PROTOCOL_VERSION, type AudioMode, type AudioParameters, type ParticipantInfo, type ServerEvent } from './events.js'
@@ -32,6 +33,8 @@ export interface TerminalLink {
   readonly transport: string
   /** Data plane: a downlink frame. Must not throw; drop (and count) when the terminal is backed up. */
   deliverAudio(frame: Uint8Array): void
+  /** Data plane: one publish for many receivers of this transport, when it can (core/dataplane/fanout.ts). */
+  readonly fanout?: FanoutReceiver | null
   /** Control plane: an event, serialized the transport's way (JSON text, MQTT publish, data channel). */
   sendEvent(event: ServerEvent): void
   /** End the connection for `reason` (map it with wireCodes). Called at most once per session. */
@@ -170,6 +173,11 @@ export class Session implements TerminalSession, RoomMember {
 
   /** Straight to the transport: one call per delivered frame instead of three. */
   readonly audioSink: (frame: Uint8Array) => void
+
+  /** The transport's native fan-out, if it has one (the room's router subscribes it). */
+  get fanout(): FanoutReceiver | null {
+    return this.link.fanout ?? null
+  }
 
   sendEvent(event: ServerEvent): void {
     if (!this.done) this.link.sendEvent(event)

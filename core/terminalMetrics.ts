@@ -16,13 +16,14 @@ export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents,
     for (const context of hub.contexts()) yield* HashMap.values(context.rooms)
   }
   // Totals of rooms that have closed, so the counters never go backwards.
-  const retired: { -readonly [K in keyof RoomTotals]: number } = { framesIn: 0, framesOut: 0, framesDecoded: 0, framesEncoded: 0 }
+  const retired: { -readonly [K in keyof RoomTotals]: number } = { framesIn: 0, framesOut: 0, framesPublished: 0, framesDecoded: 0, framesEncoded: 0 }
   const totals = (): RoomTotals => {
     const sum = { ...retired }
     for (const room of openRooms()) {
       const router = room.getSnapshot().context.router
       sum.framesIn += router.framesIn
       sum.framesOut += router.framesOut
+      sum.framesPublished += router.framesPublished
       sum.framesDecoded += router.mixStats.framesDecoded
       sum.framesEncoded += router.mixStats.framesEncoded
     }
@@ -51,10 +52,12 @@ export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents,
         for (const [value, key] of Object.entries(keys)) this.inc({ [label]: value }, t[key])
       },
     })
-  totalsCounter('hark_audio_frames_routed_total', 'Audio frames received from sources and delivered to sinks by room routers', 'direction', {
-    in: 'framesIn',
-    out: 'framesOut',
-  })
+  totalsCounter(
+    'hark_audio_frames_routed_total',
+    'Audio frames received from sources (in) and delivered to sinks (out) by room routers; published: frames sent to a room\'s WebSocket receivers with one native publish each',
+    'direction',
+    { in: 'framesIn', out: 'framesOut', published: 'framesPublished' },
+  )
   totalsCounter('hark_audio_mixer_frames_total', 'Opus frames decoded and encoded by room mixers for receivers of the mixed stream', 'op', {
     decode: 'framesDecoded',
     encode: 'framesEncoded',

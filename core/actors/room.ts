@@ -14,6 +14,7 @@
  */
 import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { systemClock, type ClockShape, type Timer } from '../clock.js'
+import type { FanoutReceiver } from '../dataplane/fanout.js'
 import { RoomRouter, type AudioSink, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
@@ -28,6 +29,8 @@ export interface RoomMember {
   deliver(frame: Uint8Array): void
   /** The same as `deliver`, as a function that needs no receiver: the router calls it directly per frame. */
   readonly audioSink?: (frame: Uint8Array) => void
+  /** Its transport's native fan-out (core/dataplane/fanout.ts), when it has one. */
+  readonly fanout?: FanoutReceiver | null
   /** False for a member of another node relayed here (core/cluster): it is heard, never sent audio. */
   readonly listens?: boolean
   /** Control plane: receive room events. */
@@ -175,9 +178,11 @@ const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefi
 class MemberSink implements AudioSink {
   readonly sourceId: number
   readonly deliver: (frame: Uint8Array) => void
+  readonly fanout: FanoutReceiver | null
   constructor(private readonly member: RoomMember, port: SourcePort) {
     this.sourceId = port.sourceId
     this.deliver = member.audioSink ?? ((f: Uint8Array) => member.deliver(f))
+    this.fanout = member.fanout ?? null
   }
   /** Re-read by the router when a member switches mode (RoomRouter.refreshAudioModes). */
   get audioMode(): AudioMode | undefined {

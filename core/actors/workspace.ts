@@ -62,6 +62,8 @@ export type WorkspaceEvent =
 export interface RoomTotals {
   readonly framesIn: number
   readonly framesOut: number
+  /** Frames sent to native (uWS pub/sub) receivers with one publish each; their deliveries are in framesOut. */
+  readonly framesPublished: number
   readonly framesDecoded: number
   readonly framesEncoded: number
 }
@@ -124,6 +126,7 @@ const totalsOf = (room: RoomRef): RoomTotals => {
   return {
     framesIn: router.framesIn,
     framesOut: router.framesOut,
+    framesPublished: router.framesPublished,
     framesDecoded: router.mixStats.framesDecoded,
     framesEncoded: router.mixStats.framesEncoded,
   }

@@ -7,8 +7,15 @@
  * Receivers in `mixed` audio mode are kept apart: a room that has any gets a RoomMixer
  * (mixer.ts), which the router calls after the forward sinks; a room that has none never
  * decodes or encodes anything.
+ *
+ * Forward-mode receivers whose transport offers native fan-out (fanout.ts: uWS pub/sub for
+ * WebSocket terminals) are subscribed to the room's topic and get each frame through one publish
+ * per frame instead of one `deliver` each; the others (MQTT, agents, another transport, a
+ * receiver whose backlog is over its limit) stay on the per-receiver walk. Which receiver goes
+ * which way is decided again on every membership, mode or readiness change, never per frame.
  */
 import type { AudioMode } from '../events.js'
+import type { FanoutHub, FanoutReceiver } from './fanout.js'
 import { downlinkFromUplink } from './frame.js'
 import { expire, newSourceActivity, observeFrame, type SourceActivity } from './activity.js'
 import { RoomMixer, type MixStats } from './mixer.js'
@@ -20,6 +27,8 @@ export interface AudioSink {
   readonly audioMode?: AudioMode
   /** Hand a downlink frame to the receiver; must not throw, and drops rather than queue without bound. */
   deliver(frame: Uint8Array): void
+  /** Its transport's native fan-out, when it has one (fanout.ts). */
+  readonly fanout?: FanoutReceiver | null
 }
 
 /** A member's sending side in one room; the session keeps it and passes it back on every frame. */
@@ -30,7 +39,12 @@ export interface SourcePort {
   readonly activity: SourceActivity
   /** Cleared when the member leaves: late frames through a stale port go nowhere. */
   attached: boolean
+  /** The member's own fan-out while it is subscribed to the room's topic (its publish skips it); else null. */
+  publisher: FanoutReceiver | null
 }
+
+/** Topics are per router, never reused: a room closed and opened again gets a new one. */
+let topics = 0
 
 /**
  * Another node with members in this room (core/cluster): gets each frame of this node's own
@@ -51,8 +65,18 @@ export class RoomRouter {
   private mixer: RoomMixer | null = null
   private remotes: ReadonlyArray<RemoteSink> = []
   private readonly ports = new Map<number, SourcePort>()
+  /** Native fan-out: the hub, the receivers subscribed to `topic`, and every forward receiver that could be. */
+  private readonly topic = `hark-room-${++topics}`
+  private hub: FanoutHub | null = null
+  private native: ReadonlyArray<FanoutReceiver> = []
+  private watched: ReadonlyArray<FanoutReceiver> = []
+  private publishedSinceCheck = 0
+  /** A receiver is ready again: plan the fan-out again. */
+  private readonly replan = (): void => this.split()
   framesIn = 0
   framesOut = 0
+  /** Frames sent to this room's native receivers with one publish each (framesOut counts their deliveries). */
+  framesPublished = 0
   /** Decode and encode work of this room's mixer (kept across mixer restarts). */
   readonly mixStats: MixStats = { framesDecoded: 0, framesEncoded: 0 }
 
@@ -77,7 +101,7 @@ export class RoomRouter {
     const forward: AudioSink[] = []
     const mixed: AudioSink[] = []
     for (const sink of this.all) (sink.audioMode === 'mixed' ? mixed : forward).push(sink)
-    this.sinks = forward
+    this.plan(forward)
     if (mixed.length > 0) {
       this.mixer ??= new RoomMixer(this.mixStats)
       this.mixer.setReceivers(mixed)
@@ -85,6 +109,52 @@ export class RoomRouter {
       this.mixer.stop()
       this.mixer = null
     }
+  }
+
+  /**
+   * Split the forward receivers into those reached by one publish (ready receivers of the first
+   * hub met) and those walked one by one, and bring the subscriptions in line with that.
+   */
+  private plan(forward: ReadonlyArray<AudioSink>): void {
+    let hub: FanoutHub | null = null
+    const native: FanoutReceiver[] = []
+    const watched: FanoutReceiver[] = []
+    const walked: AudioSink[] = []
+    for (const port of this.ports.values()) port.publisher = null
+    for (const sink of forward) {
+      const fanout = sink.fanout ?? null
+      if (fanout !== null && (hub === null || fanout.hub === hub)) {
+        watched.push(fanout)
+        if (fanout.ready) {
+          hub = fanout.hub
+          native.push(fanout)
+          const port = this.ports.get(sink.sourceId)
+          if (port !== undefined) port.publisher = fanout
+          continue
+        }
+      }
+      walked.push(sink)
+    }
+    const stillNative = new Set(native)
+    const stillWatched = new Set(watched)
+    for (const f of this.native) if (!stillNative.has(f)) f.unsubscribe(this.topic)
+    for (const f of this.watched) if (!stillWatched.has(f)) f.unwatch(this.replan)
+    const wasNative = new Set(this.native)
+    for (const f of watched) f.watch(this.replan)
+    // Walked first: a receiver that joins the topic writes what was queued for it before.
+    this.sinks = walked
+    this.native = native
+    this.watched = watched
+    this.hub = native.length > 0 ? hub : null
+    for (const f of native) if (!wasNative.has(f)) f.subscribe(this.topic)
+  }
+
+  /** Every `checkEveryBytes` published: receivers over their backlog limit leave the native fan-out. */
+  private checkBacklogs(): void {
+    this.publishedSinceCheck = 0
+    let behind = false
+    for (const f of this.native) if (!f.check()) behind = true
+    if (behind) this.split()
   }
 
   /** Replace the other nodes this room's own frames go to (cluster). The array must not be mutated afterwards. */
@@ -98,7 +168,7 @@ export class RoomRouter {
   }
 
   addSource(sourceId: number): SourcePort {
-    const port: SourcePort = { sourceId, router: this, seq: 0, activity: newSourceActivity(), attached: true }
+    const port: SourcePort = { sourceId, router: this, seq: 0, activity: newSourceActivity(), attached: true, publisher: null }
     this.ports.set(sourceId, port)
     return port
   }
@@ -130,8 +200,23 @@ export class RoomRouter {
     const frame = downlinkFromUplink(uplink, port.sourceId, port.seq)
     port.seq = (port.seq + 1) & 0xffff
     this.framesIn++
-    const sinks = this.sinks
     const self = port.sourceId
+    // Read before publishing: a backlog check below may move a receiver from the topic to the
+    // walk, and this frame is already on its way to it through the topic.
+    const sinks = this.sinks
+    const hub = this.hub
+    if (hub !== null) {
+      const publisher = port.publisher
+      if (publisher !== null) {
+        publisher.publish(this.topic, frame)
+        this.framesOut += this.native.length - 1
+      } else {
+        hub.publish(this.topic, frame)
+        this.framesOut += this.native.length
+      }
+      this.framesPublished++
+      if ((this.publishedSinceCheck += frame.length) >= hub.checkEveryBytes) this.checkBacklogs()
+    }
     for (let i = 0; i < sinks.length; i++) {
       const sink = sinks[i]!
       if (sink.sourceId !== self) {
@@ -161,7 +246,7 @@ export class RoomRouter {
     for (const port of this.ports.values()) port.attached = false
     this.ports.clear()
     this.all = []
-    this.sinks = []
+    this.plan([])
     this.remotes = []
     this.mixer?.stop()
     this.mixer = null

@@ -5,6 +5,12 @@
  * dropped, never queued without bound, when the receiver is backed up; a control event that no
  * longer fits closes the connection (receiver_too_slow). Bad input closes this socket only, with
  * `session.closing` first and the close code of core/errors.ts.
+ *
+ * It is also a FanoutReceiver (core/dataplane/fanout.ts): while its room's router has it
+ * subscribed to the room's uWS topic, audio reaches it through one `publish` per frame, which uWS
+ * queues per subscriber and writes at the end of the loop iteration, or before any later `send`
+ * to the socket. So that nothing of ours overtakes or is overtaken by those frames, it writes
+ * what is queued before subscribing and, while subscribed, writes each event at once.
  */
 import type { WebSocket } from 'uWebSockets.js'
 import {
@@ -15,6 +21,8 @@ import {
   wireCodesOf,
   type ClockShape,
   type DropCell,
+  type FanoutHub,
+  type FanoutReceiver,
   type Flushable,
   type HarkError,
   type InputLimits,
@@ -33,6 +41,13 @@ export const AUDIO_BACKLOG_BYTES = 64 * 1024
 /** uWS send() result: the message was not queued because maxBackpressure is reached. */
 const SEND_DROPPED = 2
 
+/**
+ * A topic every socket that ever joined a room's topic stays subscribed to, and nothing is published
+ * on. uWS frees a socket's subscriber state when it leaves its last topic, and with it the frames
+ * published to it but not yet written; held by this topic, they are written as usual.
+ */
+const ANCHOR_TOPIC = 'hark-anchor'
+
 /** Per-connection limits (defaults above; tests and the bench may tighten or loosen them). */
 export interface ConnectionLimits extends InputLimits {
   readonly audioBacklogBytes: number
@@ -50,6 +65,8 @@ export interface ConnectionContext {
   readonly drops: { readonly backpressure: DropCell; readonly rate: DropCell; readonly closed: DropCell }
   /** Told once when the socket is gone (for the gateway's bookkeeping). */
   readonly gone: (terminal: WsTerminal) => void
+  /** The gateway's uWS pub/sub for room audio (core/dataplane/fanout.ts); null when `gateway.pubsub` is off. */
+  readonly fanout: FanoutHub | null
 }
 
 /** What the gateway stores on each uWS socket. */
@@ -61,13 +78,22 @@ export interface SocketData {
 let corking: WsTerminal | null = null
 const writeCorking = (): void => corking!.writePending()
 
-export class WsTerminal implements TerminalLink, Flushable {
+export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
   readonly transport = TRANSPORT_NAME
   session: TerminalSession | null = null
   queued = false
+  /** False while its backlog is over the audio limit (its router then sends it frame by frame). */
+  ready = true
   /** True once the `session` event is queued: audio and messages are accepted from then on. */
   private introduced = false
   private open = true
+  /** The socket is closed and its handle invalid (uWS called close). */
+  private gone = false
+  /** The room topic it is subscribed to, if any; `anchored` once it holds ANCHOR_TOPIC. */
+  private topic: string | null = null
+  private anchored = false
+  /** Its room's router, told when it is ready again. */
+  private watcher: (() => void) | null = null
   private readonly pending: Array<Uint8Array | string> = []
   private pendingAudioBytes = 0
   private readonly input: TerminalInput
@@ -101,7 +127,62 @@ export class WsTerminal implements TerminalLink, Flushable {
     if (!this.open) return
     if (event.type === 'session') this.introduced = true
     this.pending.push(JSON.stringify(event))
-    if (!this.queued) this.ctx.batch.add(this)
+    // Subscribed: frames published later this turn must not overtake it (session.closing is
+    // written by the close that always follows it).
+    if (this.topic !== null && event.type !== 'session.closing') this.flush()
+    else if (!this.queued) this.ctx.batch.add(this)
+  }
+
+  // ---- FanoutReceiver (what its room's router calls; core/dataplane/fanout.ts) ----
+
+  get fanout(): FanoutReceiver | null {
+    return this.ctx.fanout === null ? null : this
+  }
+
+  /** Read by routers only through `fanout`, which is null when there is no hub. */
+  get hub(): FanoutHub {
+    return this.ctx.fanout!
+  }
+
+  subscribe(topic: string): void {
+    if (this.gone || this.topic === topic) return
+    // What is queued goes first: uWS would write frames published from now on before it.
+    this.flush()
+    if (this.gone) return
+    if (!this.anchored) {
+      this.ws.subscribe(ANCHOR_TOPIC)
+      this.anchored = true
+    }
+    if (this.topic !== null) this.ws.unsubscribe(this.topic)
+    this.topic = topic
+    this.ws.subscribe(topic)
+  }
+
+  unsubscribe(topic: string): void {
+    if (this.topic !== topic) return
+    this.topic = null
+    if (!this.gone) this.ws.unsubscribe(topic)
+  }
+
+  publish(topic: string, frame: Uint8Array): void {
+    // A closed socket is no subscriber any more: publishing for it skips nobody.
+    if (this.gone) this.ctx.fanout?.publish(topic, frame)
+    else this.ws.publish(topic, frame, true)
+  }
+
+  check(): boolean {
+    if (this.gone || !this.ready) return true
+    if (this.ws.getBufferedAmount() <= this.backlogLimit) return true
+    this.ready = false
+    return false
+  }
+
+  watch(changed: () => void): void {
+    this.watcher = changed
+  }
+
+  unwatch(changed: () => void): void {
+    if (this.watcher === changed) this.watcher = null
   }
 
   close(reason: HarkError): void {
@@ -143,6 +224,7 @@ export class WsTerminal implements TerminalLink, Flushable {
     const pending = this.pending
     const ws = this.ws
     let buffered = ws.getBufferedAmount()
+    const before = buffered
     let tooSlow = false
     for (let i = 0; i < pending.length; i++) {
       const item = pending[i]!
@@ -164,6 +246,10 @@ export class WsTerminal implements TerminalLink, Flushable {
     if (tooSlow) {
       this.ctx.log.debug({ clientId: this.session?.clientId }, 'receiver too slow for control events; closing')
       this.fail(new ReceiverTooSlow({ message: 'receiver too slow: its connection stopped taking data' }))
+    } else if (!this.ready && before <= this.backlogLimit >>> 1) {
+      // Caught up (half the limit, so it does not flap): back to its room's native fan-out.
+      this.ready = true
+      this.watcher?.()
     }
   }
 
@@ -196,6 +282,8 @@ export class WsTerminal implements TerminalLink, Flushable {
   /** The socket closed (either side); uWS calls this once per socket. */
   onClosed(): void {
     this.open = false
+    this.gone = true
+    this.topic = null
     this.pending.length = 0
     this.pendingAudioBytes = 0
     this.session?.end()

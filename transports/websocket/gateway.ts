@@ -26,6 +26,7 @@ import {
   ListenError,
   type AudioMode,
   type ClockShape,
+  type FanoutHub,
   type GatewayRoutes,
   type Listeners,
   type Logger,
@@ -91,6 +92,26 @@ const refusalStatus = (e: unknown): number => {
   }
 }
 
+/**
+ * The gateway's uWS pub/sub as a room router sees it (core/dataplane/fanout.ts): one publish per
+ * frame for a room's WebSocket receivers. The router looks at their backlogs every quarter of the
+ * audio limit it publishes, so a receiver that stops reading has at most the limit plus that quarter
+ * (plus the 32 frames uWS holds per socket before it writes) waiting before it is served frame by
+ * frame, far below maxBackpressure, where uWS would drop frames without our counting them.
+ */
+class UwsFanout implements FanoutHub {
+  app: TemplatedApp | null = null
+  checkEveryBytes: number
+
+  constructor(limits: ConnectionLimits) {
+    this.checkEveryBytes = limits.audioBacklogBytes >>> 2
+  }
+
+  publish(topic: string, frame: Uint8Array): void {
+    this.app?.publish(topic, frame, true)
+  }
+}
+
 interface UpgradeData extends SocketData {
   readonly identity: TerminalIdentity
   readonly audioMode: AudioMode
@@ -104,6 +125,7 @@ export class WebSocketGateway implements Transport {
   /** Open sockets of WebSocket routes (other extensions' protocols). */
   private readonly routeSockets = new Set<UwsGatewaySocket>()
   private readonly batch = new WriteBatch()
+  private readonly fanout = new UwsFanout(DEFAULT_LIMITS)
   private readonly upgrades: Counter<'result'>
   private ctx: ConnectionContext
   private accepting = false
@@ -134,6 +156,7 @@ export class WebSocketGateway implements Transport {
         this.terminals.delete(t)
         this.socketGone()
       },
+      fanout: gateway.pubsub ? this.fanout : null,
     }
     this.upgrades = new Counter({
       name: 'hark_websocket_upgrades_total',
@@ -147,6 +170,7 @@ export class WebSocketGateway implements Transport {
   withLimits(limits: Partial<ConnectionLimits>): this {
     const all = { ...DEFAULT_LIMITS, ...limits }
     this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
+    this.fanout.checkEveryBytes = all.audioBacklogBytes >>> 2
     return this
   }
 
@@ -226,6 +250,7 @@ export class WebSocketGateway implements Transport {
     // up when it arrives; an unknown path is 404 with the envelope.
     app.any('/*', (res, req) => serveRoute(res, req, this.routes, this.log))
     this.app = app
+    this.fanout.app = app
     this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
       app.listen(settings.host, gateway.port, (socket) =>
         socket
@@ -263,6 +288,7 @@ export class WebSocketGateway implements Transport {
     // close() exists in this uWS build (it force-closes what is left) but its typings omit it.
     ;(app as TemplatedApp & { close(): void }).close()
     this.app = null
+    this.fanout.app = null
   }
 
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
