@@ -62,7 +62,6 @@ let corking: WsTerminal | null = null
 const writeCorking = (): void => corking!.writePending()
 
 export class WsTerminal implements TerminalLink, Flushable {
-  readonly transport = TRANSPORT_NAME
   session: TerminalSession | null = null
   queued = false
   /** True once the `session` event is queued: audio and messages are accepted from then on. */
@@ -70,15 +69,24 @@ export class WsTerminal implements TerminalLink, Flushable {
   private open = true
   private readonly pending: Array<Uint8Array | string> = []
   private pendingAudioBytes = 0
-  private readonly input: TerminalInput
+  /** Its checks of what the terminal sends, made with the first message (an idle terminal sends none). */
+  private inputOnce: TerminalInput | null = null
   private readonly backlogLimit: number
 
   constructor(
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    this.input = new TerminalInput(ctx.input)
     this.backlogLimit = ctx.limits.audioBacklogBytes
+  }
+
+  /** Read off the prototype: the same for every terminal, no field each. */
+  get transport(): string {
+    return TRANSPORT_NAME
+  }
+
+  private get input(): TerminalInput {
+    return (this.inputOnce ??= new TerminalInput(this.ctx.input))
   }
 
   // ---- TerminalLink (what the hub calls) ----
