@@ -35,17 +35,20 @@ const pooledByte = (): number => {
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /**
- * Uniform base62 string of `length` characters (rejection sampling, no modulo bias), from the
- * pooled CSPRNG bytes: every session id is one of these, and a `randomBytes` call per id costs a
- * getrandom syscall and a buffer on each terminal connect.
+ * Uniform base62 string of `length` characters (rejection sampling, no modulo bias), after
+ * `prefix` if given, from the pooled CSPRNG bytes: every session id is one of these, and a
+ * `randomBytes` call per id costs a getrandom syscall and a buffer on each terminal connect.
+ * Written into bytes and decoded once: one flat string. Appending a character at a time made a
+ * chain of cons strings (and a prefix one more), which an id kept for as long as it lived.
  */
-export const randomBase62 = (length: number): string => {
-  let out = ''
-  while (out.length < length) {
+export const randomBase62 = (length: number, prefix = ''): string => {
+  const out = Buffer.allocUnsafe(prefix.length + length)
+  let n = out.write(prefix, 'latin1')
+  while (n < out.length) {
     const byte = pooledByte()
-    if (byte < 248) out += BASE62[byte % 62]
+    if (byte < 248) out[n++] = BASE62.charCodeAt(byte % 62)
   }
-  return out
+  return out.toString('latin1')
 }
 
 export const randomBase64Url = (bytes: number): string => randomBytes(bytes).toString('base64url')

@@ -91,9 +91,7 @@ export interface SessionInfo {
 }
 
 export class Session implements TerminalSession, RoomMember {
-  readonly sessionId = `ses_${randomBase62(16)}`
-  readonly kind = 'terminal' as const
-  readonly name: string | null
+  readonly sessionId = randomBase62(16, 'ses_')
   readonly connectedAt: number
   audioMode: AudioMode
   /** Where its frames go: the port its room issued, kept after a leave to name the room it left. */
@@ -113,12 +111,18 @@ export class Session implements TerminalSession, RoomMember {
     private readonly clock: ClockShape,
     audioMode: AudioMode,
   ) {
-    this.name = identity.client.name
     this.audioMode = audioMode
     this.connectedAt = clock.now()
     this.audioSink = link.deliverAudio.bind(link)
   }
 
+  // What never changes is read off the identity or the prototype: no field per session.
+  get kind(): 'terminal' {
+    return 'terminal'
+  }
+  get name(): string | null {
+    return this.identity.client.name
+  }
   get id() {
     return this.identity.clientId
   }
@@ -139,17 +143,19 @@ export class Session implements TerminalSession, RoomMember {
     return this.port?.router.room ?? null
   }
 
-  /** What listeners are told of this session (built once: it never changes). */
+  /**
+   * What listeners are told of this session: a value made when asked (a few times in a session's
+   * life — opened, moved, ended, a presence read), not kept with every idle session.
+   */
   get info(): SessionInfo {
-    return (this.infoOnce ??= {
+    return {
       sessionId: this.sessionId,
       workspaceId: this.workspaceId,
       clientId: this.clientId,
       transport: this.link.transport,
       connectedAt: this.connectedAt,
-    })
+    }
   }
-  private infoOnce: SessionInfo | undefined
 
   /** The workspace actor admitted the session; `client`: its client actor, when something about it is timed. */
   admitted(owner: SessionOwner, client: SessionLifecycle | null): void {

@@ -26,8 +26,13 @@ interface Row {
   workspace_id: string; client_id: string; name: string | null; kind: string | null; room: string | null
   ephemeral: number; expires_at: number | null; tokens_not_before: number; created_at: number; updated_at: number
 }
-const toRecord = (r: Row): ClientRecord => ({
-  workspaceId: r.workspace_id, clientId: r.client_id, name: r.name, kind: r.kind, room: r.room,
+/**
+ * `ids`: strings equal to the row's workspace_id and client_id to keep instead of the row's own
+ * (a lookup's arguments: the row matched them exactly), so that the records of one workspace
+ * share its id and a terminal's identity shares its record's client id (~80 B per cached client).
+ */
+const toRecord = (r: Row, ids?: { readonly workspaceId: string; readonly clientId: string }): ClientRecord => ({
+  workspaceId: ids?.workspaceId ?? r.workspace_id, clientId: ids?.clientId ?? r.client_id, name: r.name, kind: r.kind, room: r.room,
   ephemeral: r.ephemeral === 1, expiresAt: r.expires_at, tokensNotBefore: r.tokens_not_before,
   createdAt: r.created_at, updatedAt: r.updated_at,
 })
@@ -39,9 +44,26 @@ export const clientsRepo = (db: Db) => {
   // libSQL's binding costs ~20 µs per statement, and every token issue and terminal connect reads
   // a client. Records are cached; every write here drops the entry, and changes committed by other
   // processes drop it through `invalidate` (storage calls it for client.* change records).
-  const cache = new Map<string, ClientRecord>()
-  const keyOf = (workspaceId: string, clientId: string) => `${workspaceId}\u0000${clientId}`
-  const forget = (workspaceId: string, clientId: string) => void cache.delete(keyOf(workspaceId, clientId))
+  // By workspace, then client id: the keys are the records' own strings (a key made of both was
+  // one more string per cached client). The first entry of the first workspace is the oldest there.
+  const cache = new Map<string, Map<string, ClientRecord>>()
+  let cached = 0
+  const forget = (workspaceId: string, clientId: string) => {
+    const clients = cache.get(workspaceId)
+    if (clients === undefined || !clients.delete(clientId)) return
+    cached--
+    if (clients.size === 0) cache.delete(workspaceId)
+  }
+  const remember = (record: ClientRecord) => {
+    if (cached >= CACHE_LIMIT) {
+      const [workspaceId, clients] = cache.entries().next().value!
+      forget(workspaceId, clients.keys().next().value!)
+    }
+    let clients = cache.get(record.workspaceId)
+    if (clients === undefined) cache.set(record.workspaceId, (clients = new Map()))
+    clients.set(record.clientId, record)
+    cached++
+  }
   const insert = db.prepare(`INSERT INTO clients
     (workspace_id, client_id, name, kind, room, ephemeral, expires_at, tokens_not_before, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -56,10 +78,6 @@ export const clientsRepo = (db: Db) => {
       byIds.set(n, st)
     }
     return st
-  }
-  const remember = (key: string, record: ClientRecord) => {
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
-    cache.set(key, record)
   }
   const remove = db.prepare('DELETE FROM clients WHERE workspace_id = ? AND client_id = ?')
   const revokeAll = db.prepare(
@@ -79,50 +97,50 @@ export const clientsRepo = (db: Db) => {
       }),
     get: (workspaceId: string, clientId: string) =>
       guard('get client', () => {
-        const key = keyOf(workspaceId, clientId)
-        const hit = cache.get(key)
+        const hit = cache.get(workspaceId)?.get(clientId)
         if (hit) return hit
         const r = byId.get(workspaceId, clientId) as Row | undefined
         if (!r) return null
-        const record = toRecord(r)
-        remember(key, record)
+        const record = toRecord(r, { workspaceId, clientId })
+        remember(record)
         return record
       }),
     /** Several clients of one workspace (cached ones from memory, the rest in statements of up to 64): clientId → record, absent when it does not exist. */
     getMany: (workspaceId: string, clientIds: ReadonlyArray<string>) =>
       guard('get clients', () => {
         const found = new Map<string, ClientRecord>()
-        const wanted = new Set<string>()
+        // The caller's id strings, kept by the records read (as get does): id → the caller's string.
+        const wanted = new Map<string, string>()
         for (const clientId of clientIds) {
-          const hit = cache.get(keyOf(workspaceId, clientId))
+          const hit = cache.get(workspaceId)?.get(clientId)
           if (hit) found.set(clientId, hit)
-          else wanted.add(clientId)
+          else wanted.set(clientId, clientId)
         }
-        const missing = [...wanted]
+        const keep = (r: Row) => {
+          const record = toRecord(r, { workspaceId, clientId: wanted.get(r.client_id) ?? r.client_id })
+          remember(record)
+          found.set(record.clientId, record)
+        }
+        const missing = [...wanted.keys()]
         if (missing.length === 1) {
           // One row: the single-row statement (libSQL's all() costs more calls than get()).
           const r = byId.get(workspaceId, missing[0]) as Row | undefined
-          if (r) {
-            const record = toRecord(r)
-            remember(keyOf(workspaceId, record.clientId), record)
-            found.set(record.clientId, record)
-          }
+          if (r) keep(r)
           return found
         }
         for (let i = 0; i < missing.length; i += ROWS_PER_STATEMENT) {
           const chunk = missing.slice(i, i + ROWS_PER_STATEMENT)
-          for (const r of selectIds(chunk.length).all(workspaceId, ...chunk) as Row[]) {
-            const record = toRecord(r)
-            remember(keyOf(workspaceId, record.clientId), record)
-            found.set(record.clientId, record)
-          }
+          for (const r of selectIds(chunk.length).all(workspaceId, ...chunk) as Row[]) keep(r)
         }
         return found
       }),
     /** Drop a cached record (a change committed by another process). */
     invalidate: forget,
     /** Drop every cached record (a transaction rolled back: what it read may never have existed). */
-    invalidateAll: () => cache.clear(),
+    invalidateAll: () => {
+      cache.clear()
+      cached = 0
+    },
     /** Apply a patch; returns the updated record, or null when the client does not exist. */
     update: (workspaceId: string, clientId: string, patch: ClientPatch, at: number) =>
       guard('update client', () => {
@@ -152,7 +170,7 @@ export const clientsRepo = (db: Db) => {
     ) =>
       guard('list clients', () =>
         (list.all(workspaceId, q.room ?? null, q.kind ?? null, q.after ?? '', q.limit, q.activeAt ?? null) as Row[])
-          .map(toRecord)),
+          .map((r) => toRecord(r))),
     delete: (workspaceId: string, clientId: string) =>
       guard('delete client', () => {
         forget(workspaceId, clientId)
@@ -164,6 +182,6 @@ export const clientsRepo = (db: Db) => {
         return revokeAll.run(at, at, workspaceId, clientId).changes === 1
       }),
     expired: (now: number, limit = 100) =>
-      guard('list expired clients', () => (expired.all(now, limit) as Row[]).map(toRecord)),
+      guard('list expired clients', () => (expired.all(now, limit) as Row[]).map((r) => toRecord(r))),
   }
 }

@@ -44,6 +44,7 @@ import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
 import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
 import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
+import { sessionKey, type LiveConnections } from './live.js'
 import { OutputBuffer } from './outputBuffer.js'
 import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
@@ -92,8 +93,8 @@ export interface ConnectionContext {
   /** The shared keepalive timers (keepalive.ts). */
   readonly keepalive: KeepaliveSweeps
   readonly wills: WillDelivery
-  /** Open connections by `workspaceId \0 clientId`. */
-  readonly live: Map<string, MqttConnection>
+  /** Open connections by workspace and client id. */
+  readonly live: LiveConnections<MqttConnection>
   readonly counters: MqttCounters
   /** A connection was refused at CONNECT or closed for breaking the protocol. */
   onRefused(error: HarkError): void
@@ -113,7 +114,6 @@ const MAX_HELD_PACKETS = 256
 const CLOSE_GRACE_MS = 2000
 
 export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder, KeepaliveWatched {
-  readonly transport = TRANSPORT_NAME
   queued = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
@@ -121,7 +121,6 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   // Set when CONNECT is accepted (see handlers/connect.ts).
   ns!: TopicNamespace
-  key = ''
   identity: TerminalIdentity | null = null
   session: TerminalSession | null = null
   subscriptions!: Subscriptions
@@ -154,8 +153,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
    */
   private downAudio: PublishTemplate | null = null
   private upAudioPrefix: Buffer | null = null
-  /** Uplink audio and control messages, checked as on every transport; made at CONNECT. */
-  input: TerminalInput | null = null
+  /** Uplink audio and control messages, checked as on every transport: made with the first of either (`input`). */
+  private inputOnce: TerminalInput | null = null
   private keepaliveMs = 0
   /** The connect timeout (on the engine's clock); the keepalive is checked by the transport's shared timers. */
   private timer: Timer | undefined
@@ -182,6 +181,16 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     socket.on('data', onData)
     socket.on('error', ignore) // 'close' follows and does the work
     socket.on('close', onClose)
+  }
+
+  /** Read off the prototype: the same for every connection, no field each. */
+  get transport(): string {
+    return TRANSPORT_NAME
+  }
+
+  /** The checks of what an open connection publishes (up/audio, up/control), made on first use: an idle device sends neither. */
+  get input(): TerminalInput {
+    return (this.inputOnce ??= new TerminalInput(this.ctx.input))
   }
 
   /** What arrived on the socket (the shared 'data' listener). */
@@ -300,7 +309,6 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     identity: TerminalIdentity,
     setup: {
       readonly ns: TopicNamespace
-      readonly key: string
       readonly connack: Packet
       readonly subscriptions: Subscriptions
       readonly outbound: OutboundEvents
@@ -311,14 +319,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   ): void {
     this.identity = identity
     this.ns = setup.ns
-    this.key = setup.key
     this.subscriptions = setup.subscriptions
     this.outbound = setup.outbound
     this.will = setup.will
     this.sessionExpirySeconds = setup.sessionExpirySeconds
     this.keepaliveMs = setup.keepaliveSeconds * 1000
-    this.input = new TerminalInput(this.ctx.input)
-    this.ctx.live.set(this.key, this)
+    this.ctx.live.set(identity.workspaceId, identity.clientId, this)
     this.state = 'open'
     this.send(setup.connack)
     for (const packet of this.outbound.resume(this)) this.sendBytes(packet)
@@ -528,7 +534,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   /** Data plane, uplink: one frame from up/audio into the room (core/terminalInput.ts checks it). */
   uplinkAudio(payload: Buffer, now: number): void {
-    const error = this.input!.audio(this.session, payload, now)
+    const error = this.input.audio(this.session, payload, now)
     if (error !== null) this.fail(error)
   }
 
@@ -573,21 +579,22 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
     }
     if (!wasOpen) return
-    if (this.ctx.live.get(this.key) === this) this.ctx.live.delete(this.key)
+    const identity = this.identity!
+    this.ctx.live.release(identity.workspaceId, identity.clientId, this)
     // The will goes to the room the terminal was in: asked of the session before it ends.
     const room = this.session?.room ?? null
     this.session?.end()
-    const { will, identity } = this
-    if (ending === 'ungraceful' && will !== null && room !== null && identity !== null) {
+    const { will } = this
+    if (ending === 'ungraceful' && will !== null && room !== null) {
       this.ctx.wills.publish(
-        this.key,
+        sessionKey(identity),
         { workspaceId: identity.workspaceId, clientId: identity.clientId, room },
         { ...will, delaySeconds: Math.min(will.delaySeconds, this.sessionExpirySeconds) },
       )
     }
     if (!this.sessionHandedOver && this.sessionExpirySeconds > 0) {
       this.ctx.sessions.keep(
-        this.key,
+        sessionKey(identity),
         { protocolVersion: this.version, filters: this.subscriptions.filters, outbound: this.outbound },
         this.sessionExpirySeconds,
       )

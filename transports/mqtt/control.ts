@@ -12,7 +12,7 @@ import type { MqttConnection } from './connection.js'
  * an `error` event (the session goes on), or 'closed' when the connection was failed for it.
  */
 export const handleControl = (c: MqttConnection, payload: Buffer): HarkError | null | 'closed' => {
-  const refusal = c.input!.control(c.session, payload, c)
+  const refusal = c.input.control(c.session, payload, c)
   if (refusal === null) return null
   if (!refusal.fatal) return refusal.error
   c.fail(refusal.error)

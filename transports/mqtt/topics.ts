@@ -14,15 +14,19 @@ import { MalformedPacket } from '../../core/index.js'
 export const TOPIC_ROOT = 'hark'
 
 /**
- * A terminal's namespace. Only the prefix is kept per connection (four more topic strings were
- * ~190 B per idle device); the topics are made when asked for — on the control plane only (an
- * event, a SUBSCRIBE, the audio headers made once) — and the uplink checks of a PUBLISH compare
- * without making one.
+ * A terminal's namespace. Only its client id is kept per connection — the identity's own string,
+ * so a connection holds no topic string at all (four topic strings were ~190 B per idle device,
+ * the prefix alone ~64 B); the topics and the prefix are made when asked for, on the control
+ * plane only (an event, a SUBSCRIBE, the audio headers made once), and the checks of a PUBLISH
+ * topic or a filter compare piece by piece without making one.
  */
 export class TopicNamespace {
-  /** `hark/{clientId}/`: every topic and filter of the terminal starts with it. */
-  constructor(readonly prefix: string) {}
+  constructor(readonly clientId: string) {}
 
+  /** `hark/{clientId}/`: every topic and filter of the terminal starts with it. */
+  get prefix(): string {
+    return `${ROOT}${this.clientId}/`
+  }
   get upAudio(): string {
     return `${this.prefix}${UP_AUDIO}`
   }
@@ -43,15 +47,29 @@ export class TopicNamespace {
     return this.is(topic, UP_CONTROL)
   }
 
+  /** Whether a topic name or filter starts with the prefix (compared in place). */
+  owns(topicOrFilter: string): boolean {
+    const id = this.clientId
+    const slash = ROOT.length + id.length
+    return (
+      topicOrFilter.length > slash &&
+      topicOrFilter.charCodeAt(slash) === SLASH &&
+      topicOrFilter.startsWith(ROOT) &&
+      topicOrFilter.startsWith(id, ROOT.length)
+    )
+  }
+
   private is(topic: string, suffix: string): boolean {
-    return topic.length === this.prefix.length + suffix.length && topic.endsWith(suffix) && topic.startsWith(this.prefix)
+    return topic.length === ROOT.length + this.clientId.length + 1 + suffix.length && topic.endsWith(suffix) && this.owns(topic)
   }
 }
 
+const ROOT = `${TOPIC_ROOT}/`
+const SLASH = 0x2f
 const UP_AUDIO = 'up/audio'
 const UP_CONTROL = 'up/control'
 
-export const topicNamespace = (clientId: string): TopicNamespace => new TopicNamespace(`${TOPIC_ROOT}/${clientId}/`)
+export const topicNamespace = (clientId: string): TopicNamespace => new TopicNamespace(clientId)
 
 /** A topic name a client may publish to: not empty, no wildcard characters [MQTT-3.3.2-2]. */
 export const isValidTopicName = (topic: string): boolean =>
@@ -81,8 +99,7 @@ export const filterProblem = (filter: string): MalformedPacket | null => {
 }
 
 /** Whether a topic name or filter stays inside the terminal's namespace. */
-export const isInNamespace = (ns: TopicNamespace, topicOrFilter: string): boolean =>
-  topicOrFilter.startsWith(ns.prefix)
+export const isInNamespace = (ns: TopicNamespace, topicOrFilter: string): boolean => ns.owns(topicOrFilter)
 
 /** MQTT topic matching (4.7): does `filter` match `topic`? */
 export const filterMatches = (filter: string, topic: string): boolean => {

@@ -28,6 +28,7 @@ import {
 } from '../../core/index.js'
 import { StrictParser } from './parser.js'
 import { KeepaliveSweeps } from './keepalive.js'
+import { LiveConnections } from './live.js'
 import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
 import { SessionStore } from './sessionStore.js'
 import { mqttSettings, type MqttSettings } from './settings.js'
@@ -117,7 +118,7 @@ export class MqttTransport implements Transport {
       sessions: new SessionStore(clock),
       keepalive: new KeepaliveSweeps(clock),
       wills: new WillDelivery(hub, clock),
-      live: new Map(),
+      live: new LiveConnections(),
       counters,
       onRefused: (e: HarkError) => refused.inc({ code: wireCodesOf(e).code }),
       onProtocolError: (e: HarkError) => protocolErrors.inc({ code: wireCodesOf(e).code }),

@@ -79,7 +79,6 @@ let corking: WsTerminal | null = null
 const writeCorking = (): void => corking!.writePending()
 
 export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
-  readonly transport = TRANSPORT_NAME
   session: TerminalSession | null = null
   queued = false
   /** False while its backlog is over the audio limit (its router then sends it frame by frame). */
@@ -96,15 +95,24 @@ export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
   private watcher: (() => void) | null = null
   private readonly pending: Array<Uint8Array | string> = []
   private pendingAudioBytes = 0
-  private readonly input: TerminalInput
+  /** Its checks of what the terminal sends, made with the first message (an idle terminal sends none). */
+  private inputOnce: TerminalInput | null = null
   private readonly backlogLimit: number
 
   constructor(
     private readonly ws: WebSocket<SocketData>,
     private readonly ctx: ConnectionContext,
   ) {
-    this.input = new TerminalInput(ctx.input)
     this.backlogLimit = ctx.limits.audioBacklogBytes
+  }
+
+  /** Read off the prototype: the same for every terminal, no field each. */
+  get transport(): string {
+    return TRANSPORT_NAME
+  }
+
+  private get input(): TerminalInput {
+    return (this.inputOnce ??= new TerminalInput(this.ctx.input))
   }
 
   // ---- TerminalLink (what the hub calls) ----

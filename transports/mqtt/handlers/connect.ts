@@ -20,6 +20,7 @@ import {
   type TerminalCredential,
 } from '../../../core/index.js'
 import type { MqttConnection } from '../connection.js'
+import { sessionKey } from '../live.js'
 import { OutboundEvents } from '../outboundEvents.js'
 import { Subscriptions } from '../subscriptions.js'
 import { isInNamespace, isValidTopicName, topicNamespace } from '../topics.js'
@@ -140,11 +141,11 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
     )
   }
 
-  const key = `${identity.workspaceId}\u0000${identity.clientId}`
+  const key = sessionKey(identity)
   wills.cancel(key)
 
   // A live connection of the same client hands its session over; otherwise the store may have one.
-  let stored = live.get(key)?.handOverSession() ?? sessions.take(key)
+  let stored = live.get(identity.workspaceId, identity.clientId)?.handOverSession() ?? sessions.take(key)
   if (packet.clean || stored?.protocolVersion !== c.version) stored = undefined
   connack.sessionPresent = stored !== undefined
 
@@ -162,7 +163,6 @@ async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void>
 
   c.admit(identity, {
     ns,
-    key,
     connack,
     subscriptions: new Subscriptions(ns, stored?.filters),
     outbound,
