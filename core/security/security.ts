@@ -80,44 +80,14 @@ export const makeSecurity = (
   const tokens = new ClientTokens(storage, keyring, revocations, clock)
   const devicePasswords = new DevicePasswords(storage, masterKey, clock)
 
-  const checkClient = (client: ClientRecord | null | undefined): ClientRecord => {
+  const loadClient = (workspaceId: string, clientId: string): ClientRecord => {
+    const client = storage.clients.get(workspaceId, clientId)
     if (!client) throw new ClientNotFound({ message: 'the client of this credential no longer exists' })
     if (client.expiresAt !== null && client.expiresAt <= clock.now()) {
       throw new TokenExpired({ message: 'ephemeral client expired' })
     }
     return client
   }
-  const loadClient = (workspaceId: string, clientId: string): ClientRecord => checkClient(storage.clients.get(workspaceId, clientId))
-
-  /**
-   * Clients of the tokens verified in this event-loop turn, read at its end in one statement per
-   * workspace (a connect storm verifies several tokens per turn; libSQL costs ~20 µs a statement).
-   * Read right before the caller goes on, so the record is as fresh as a read on the spot.
-   */
-  let lookups: Array<{ workspaceId: string; clientId: string; resolve: (c: ClientRecord | undefined) => void; reject: (e: unknown) => void }> = []
-  const readLookups = () => {
-    const batch = lookups
-    lookups = []
-    const byWorkspace = new Map<string, typeof batch>()
-    for (const l of batch) {
-      let list = byWorkspace.get(l.workspaceId)
-      if (!list) byWorkspace.set(l.workspaceId, (list = []))
-      list.push(l)
-    }
-    for (const [workspaceId, list] of byWorkspace) {
-      try {
-        const found = storage.clients.getMany(workspaceId, list.map((l) => l.clientId))
-        for (const l of list) l.resolve(found.get(l.clientId))
-      } catch (e) {
-        for (const l of list) l.reject(e)
-      }
-    }
-  }
-  const clientOfToken = (workspaceId: string, clientId: string): Promise<ClientRecord | undefined> =>
-    new Promise((resolve, reject) => {
-      if (lookups.length === 0) setImmediate(readLookups)
-      lookups.push({ workspaceId, clientId, resolve, reject })
-    })
 
   return {
     apiKeys: new ApiKeys(storage, clock),
@@ -143,9 +113,8 @@ export const makeSecurity = (
     authenticateTerminal: async (credential) => {
       if ('token' in credential) {
         const t = await tokens.verify(credential.token)
-        const client = checkClient(await clientOfToken(t.workspaceId, t.clientId))
-        // Revoked while its client was being read (verify checked before): refused all the same.
-        if (t.issuedAt < client.tokensNotBefore || revocations.has(t.jti)) throw new TokenRevoked({ message: 'token revoked' })
+        const client = loadClient(t.workspaceId, t.clientId)
+        if (t.issuedAt < client.tokensNotBefore) throw new TokenRevoked({ message: 'token revoked' })
         return {
           workspaceId: t.workspaceId,
           clientId: t.clientId,

@@ -68,17 +68,6 @@ export const clientsRepo = (db: Db) => {
     (workspace_id, client_id, name, kind, room, ephemeral, expires_at, tokens_not_before, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byId = db.prepare('SELECT * FROM clients WHERE workspace_id = ? AND client_id = ?')
-  // Several clients of one workspace in one statement (terminals admitted in the same turn).
-  const ROWS_PER_STATEMENT = 64
-  const byIds = new Map<number, ReturnType<Db['prepare']>>()
-  const selectIds = (n: number) => {
-    let st = byIds.get(n)
-    if (!st) {
-      st = db.prepare(`SELECT * FROM clients WHERE workspace_id = ? AND client_id IN (${Array(n).fill('?').join(', ')})`)
-      byIds.set(n, st)
-    }
-    return st
-  }
   const remove = db.prepare('DELETE FROM clients WHERE workspace_id = ? AND client_id = ?')
   const revokeAll = db.prepare(
     'UPDATE clients SET tokens_not_before = ?, updated_at = ? WHERE workspace_id = ? AND client_id = ?')
@@ -104,35 +93,6 @@ export const clientsRepo = (db: Db) => {
         const record = toRecord(r, { workspaceId, clientId })
         remember(record)
         return record
-      }),
-    /** Several clients of one workspace (cached ones from memory, the rest in statements of up to 64): clientId → record, absent when it does not exist. */
-    getMany: (workspaceId: string, clientIds: ReadonlyArray<string>) =>
-      guard('get clients', () => {
-        const found = new Map<string, ClientRecord>()
-        // The caller's id strings, kept by the records read (as get does): id → the caller's string.
-        const wanted = new Map<string, string>()
-        for (const clientId of clientIds) {
-          const hit = cache.get(workspaceId)?.get(clientId)
-          if (hit) found.set(clientId, hit)
-          else wanted.set(clientId, clientId)
-        }
-        const keep = (r: Row) => {
-          const record = toRecord(r, { workspaceId, clientId: wanted.get(r.client_id) ?? r.client_id })
-          remember(record)
-          found.set(record.clientId, record)
-        }
-        const missing = [...wanted.keys()]
-        if (missing.length === 1) {
-          // One row: the single-row statement (libSQL's all() costs more calls than get()).
-          const r = byId.get(workspaceId, missing[0]) as Row | undefined
-          if (r) keep(r)
-          return found
-        }
-        for (let i = 0; i < missing.length; i += ROWS_PER_STATEMENT) {
-          const chunk = missing.slice(i, i + ROWS_PER_STATEMENT)
-          for (const r of selectIds(chunk.length).all(workspaceId, ...chunk) as Row[]) keep(r)
-        }
-        return found
       }),
     /** Drop a cached record (a change committed by another process). */
     invalidate: forget,
