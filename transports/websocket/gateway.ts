@@ -101,9 +101,14 @@ const refusalStatus = (e: unknown): number => {
  */
 class UwsFanout implements FanoutHub {
   app: TemplatedApp | null = null
-  checkEveryBytes: number
+  checkEveryBytes = 0
 
   constructor(limits: ConnectionLimits) {
+    this.setLimits(limits)
+  }
+
+  /** A quarter of the audio limit between two looks at the receivers' backlogs. */
+  setLimits(limits: ConnectionLimits): void {
     this.checkEveryBytes = limits.audioBacklogBytes >>> 2
   }
 
@@ -170,7 +175,7 @@ export class WebSocketGateway implements Transport {
   withLimits(limits: Partial<ConnectionLimits>): this {
     const all = { ...DEFAULT_LIMITS, ...limits }
     this.ctx = { ...this.ctx, limits: all, input: { ...this.ctx.input, limits: all } }
-    this.fanout.checkEveryBytes = all.audioBacklogBytes >>> 2
+    this.fanout.setLimits(all)
     return this
   }
 
