@@ -220,6 +220,11 @@ export class Session implements TerminalSession, RoomMember {
     else this.sendEvent({ type: 'room.changed', from, to: room, sourceId: port.sourceId, participants })
   }
 
+  /** A new session the workspace actor placed in no room: introduced, unless something placed it since. */
+  introduceUnplaced(): void {
+    if (!this.introduced) this.introduce(null, null, [])
+  }
+
   /** The workspace actor placed it in no room (the client has no mapping); it stays connected, silent. */
   unassigned(): void {
     const from = this.port?.router.room ?? null

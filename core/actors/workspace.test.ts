@@ -66,8 +66,28 @@ describe('workspace actor', () => {
     a.session.end()
     expect(w.sessions()).toEqual([])
     expect(w.rooms()).toEqual([])
-    expect(w.emitted).toEqual(['room.occupancy lobby=1', 'session.opened a', 'room.occupancy lobby=0', 'session.ended a', 'room.closed lobby'])
+    expect(w.emitted).toEqual(['session.opened a', 'room.occupancy lobby=1', 'room.occupancy lobby=0', 'session.ended a', 'room.closed lobby'])
     expect(w.ws.getSnapshot().value).toBe('open')
+  })
+
+  it('announces a session before the terminal hears its `session` event, so what listeners write about it is there first', () => {
+    const w = start()
+    // What the terminal had heard when each listener ran (usage metering and webhooks write here).
+    const heardWhenAnnounced: number[] = []
+    let link: RecordingLink | undefined
+    w.ws.on('session.opened', () => heardWhenAnnounced.push(link?.events.items.length ?? -1))
+    const placed = (clientId: string, room: string | null) => {
+      const identity = terminalIdentity(clientId, { workspaceId: 'ws_1', room })
+      link = new RecordingLink()
+      const session = new Session(identity, link, w.clock, 'forward')
+      w.ws.send({ type: 'SESSION_OPEN', session, room, expiresAt: null })
+      return link
+    }
+    expect(placed('a', 'lobby').events.items[0]).toMatchObject({ type: 'session', room: 'lobby' })
+    expect(placed('b', null).events.items[0]).toMatchObject({ type: 'session', room: null })
+    // A newer session of `a` replacing the live one: announced before it is introduced, too.
+    expect(placed('a', 'lobby').events.items[0]).toMatchObject({ type: 'session', room: 'lobby' })
+    expect(heardWhenAnnounced).toEqual([0, 0, 0])
   })
 
   it('keeps a client without a mapping connected in no room, and moves live sessions on a mapping change', () => {

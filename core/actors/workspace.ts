@@ -57,6 +57,8 @@ export type WorkspaceEvent =
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
   | RoomParentEvent
   | { type: 'SHUTDOWN'; reason?: HarkError }
+  /** Internal: a new session placed in no room is introduced after its announcement (sent to itself). */
+  | { type: 'INTRODUCE_UNPLACED'; session: Session }
 
 /** Frame counts of a room's router, final when it closes (metrics keep them). */
 export interface RoomTotals {
@@ -246,10 +248,30 @@ export const workspaceMachine = setup({
       const { session, to } = placing(context, event)
       if (to === null) session.unassigned()
     },
+    // A new session placed in no room hears its `session` event after this step, like one that
+    // joins a room (whose room introduces it after the step): after `announceOpened`'s listeners.
+    introduceUnplaced: sendTo(
+      ({ event, self }) => {
+        assertEvent(event, 'SESSION_OPEN')
+        return event.room === null ? self : nowhere
+      },
+      ({ event }) => {
+        assertEvent(event, 'SESSION_OPEN')
+        return { type: 'INTRODUCE_UNPLACED' as const, session: event.session }
+      },
+    ),
+    introduce: ({ event }) => {
+      assertEvent(event, 'INTRODUCE_UNPLACED')
+      event.session.introduceUnplaced()
+    },
     refuse: ({ event }) => {
       assertEvent(event, 'SESSION_OPEN')
       event.session.close(new ServerShuttingDown({ message: 'server shutting down' }))
     },
+    // Before the join (emit and sendTo act after the step, in order): what listeners write at once
+    // about the session (its usage row) is committed before the room tells the terminal it is in (its
+    // `session` event), so a reader that heard `session` finds it. (Webhook live events are queued
+    // here and written with their batch, LIVE_BATCH_MS later.)
     announceOpened: emit(({ event }) => {
       assertEvent(event, 'SESSION_OPEN')
       return { type: 'session.opened' as const, session: event.session.info, room: event.room }
@@ -390,6 +412,7 @@ export const workspaceMachine = setup({
     LEAVE_ROOM: { actions: 'leave' },
     BROADCAST_ROOM: { actions: 'broadcast' },
     ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom'] },
+    INTRODUCE_UNPLACED: { actions: 'introduce' },
   },
   states: {
     open: {
@@ -399,9 +422,9 @@ export const workspaceMachine = setup({
         SESSION_OPEN: [
           {
             guard: 'replacesLiveSession',
-            actions: ['leavePrevious', 'closePrevious', 'admit', 'openTargetRoom', 'joinTarget', 'tellUnplaced', 'announceOpened'],
+            actions: ['leavePrevious', 'closePrevious', 'admit', 'announceOpened', 'openTargetRoom', 'joinTarget', 'introduceUnplaced'],
           },
-          { actions: ['admit', 'openTargetRoom', 'joinTarget', 'tellUnplaced', 'announceOpened'] },
+          { actions: ['admit', 'announceOpened', 'openTargetRoom', 'joinTarget', 'introduceUnplaced'] },
         ],
         CLIENT_ROOM_CHANGED: {
           guard: 'movesLiveSession',
