@@ -1,14 +1,18 @@
 /**
  * What the webhook outbox costs the engine's thread per event, on a real libSQL file: the events
  * of a `webhooks` bench storm (terminals in rooms of 4 connect, then disconnect: client.connected,
- * room.started, client.disconnected, room.finished; one endpoint) written LIVE-style, 10 events
- * per transaction; the read back of each commit's pending deliveries (what the delivery worker did
- * before the outbox handed them over in memory); and the outcomes recorded 64 per statement.
+ * room.started, client.disconnected, room.finished; one endpoint) written LIVE-style, `--batch`
+ * events per transaction (default 20: what LIVE_BATCH_MS gathers at the storm's ~800 events/s);
+ * the read back of each commit's pending deliveries (what the delivery worker did before the
+ * outbox handed them over in memory); and the outcomes recorded 64 per statement.
  * Figures are CPU time of this process (user + system, µs per event) and bytes written to files
  * (/proc/self/io wchar, per event): both move little with the machine's load, unlike wall time.
+ * The events are spread in time at `--rate` per second (default 800, the `webhooks` storm's rate):
+ * ids are ULIDs, so their index inserts land near the right edge only when time moves as it does in
+ * the engine (all in one millisecond, each would go to a random page).
  * `--indexes v7` puts back the delivery indexes migration 8 dropped (or `pending`, `completed`: one
  * of them), for the comparison in one build.
- * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--indexes v7|pending|completed]
+ * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--rate 800] [--batch 20] [--indexes v7|pending|completed]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -25,10 +29,16 @@ const { values } = parseArgs({
     terminals: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     indexes: { type: 'string', default: '' },
+    rate: { type: 'string', default: '800' },
+    batch: { type: 'string', default: '20' },
   },
 })
 const terminals = Number(values.terminals)
 const rounds = Number(values.rounds)
+const rate = Number(values.rate)
+if (!(rate > 0)) throw new Error('--rate: events per second, > 0')
+const BATCH = Number(values.batch)
+if (!(Number.isInteger(BATCH) && BATCH > 0)) throw new Error('--batch: events per transaction, a whole number > 0')
 
 /** The delivery indexes of migration 5 that migration 8 dropped, to put back for a comparison. */
 const DROPPED: Record<string, string> = {
@@ -38,7 +48,6 @@ const DROPPED: Record<string, string> = {
 const putBack = values.indexes === '' ? [] : values.indexes === 'v7' ? Object.keys(DROPPED) : values.indexes.split(',')
 for (const name of putBack) if (!DROPPED[name]) throw new Error(`--indexes: v7, or a list of ${Object.keys(DROPPED).join(', ')}`)
 
-const BATCH = 10
 const ROOM = 4
 
 const cpuUs = () => {
@@ -63,7 +72,8 @@ const stormEvents = (workspaceId: string, at: number): WebhookEventInput[] => {
     out.push({ workspaceId, type: 'client.disconnected', at, data: { clientId, sessionId: `ses_${i}`, transport, room, reason: 'client_closed', durationMs: 1000 } })
     if (i % ROOM === ROOM - 1 || i === terminals - 1) out.push({ workspaceId, type: 'room.finished', at, data: { room, clientId, durationMs: 1000 } })
   }
-  return out
+  // The n-th event happens at t0 + n / rate.
+  return out.map((e, n) => ({ ...e, at: at + Math.floor((n * 1000) / rate) }))
 }
 
 const round = () => {
@@ -80,12 +90,14 @@ const round = () => {
     })
     const events = stormEvents('ws_cost', clock.now())
     const ids: number[] = []
-    // Writes, 10 events a transaction (the live batch of a storm).
+    // Writes, BATCH events a transaction (the live batch of a storm).
     let cpu = cpuUs()
     let bytes = written()
     const began = performance.now()
     for (let i = 0; i < events.length; i += BATCH) {
-      for (const d of storage.transaction(() => outbox.write(events.slice(i, i + BATCH)))) ids.push(d.id)
+      const batch = events.slice(i, i + BATCH)
+      clock.advance(batch[batch.length - 1]!.at - clock.now())
+      for (const d of storage.transaction(() => outbox.write(batch))) ids.push(d.id)
     }
     // Wall time too: a checkpoint's fsync blocks the thread without CPU.
     const write = { us: cpuUs() - cpu, wallUs: (performance.now() - began) * 1000, bytes: written() - bytes }
