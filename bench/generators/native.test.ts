@@ -164,6 +164,9 @@ const expectAllDelivered = (c: RoomConnected, r: RoomResult | null, talkers: num
   expect(r!.corrupt).toBe(0)
   expect(r!.dropped).toBe(0)
   expect(decodeHistogram(r!.histogram).totalCount).toBe(r!.received)
+  // Every member on the plan's port: all of it is home.
+  expect(decodeHistogram(r!.histogramHome!).totalCount).toBe(r!.received)
+  expect(decodeHistogram(r!.histogramAway!).totalCount).toBe(0)
 }
 
 describe('native generator', () => {
@@ -275,6 +278,9 @@ describe('native generator', () => {
     expect(result!.talkers).toBe(4)
     expect(result!.expected).toBeGreaterThan(0)
     expect(result!.received).toBe(result!.expected)
+    // Their deliveries are the away half of the split (a cluster: on another node than the plan's).
+    expect(decodeHistogram(result!.histogramAway!).totalCount).toBe(result!.received)
+    expect(decodeHistogram(result!.histogramHome!).totalCount).toBe(0)
     expect(startLines('hark-ws', { target: { host: '127.0.0.1', port: closed, options: {} }, members: [own(0), member(1, false)] } as unknown as RoomStart)).toEqual(
       expect.arrayContaining([expect.stringMatching(new RegExp(` ${hark.ports.gateway}$`)), expect.stringMatching(/^member 1 0 \S+ \S+ \S+$/)]),
     )

@@ -150,6 +150,9 @@ interface NativeConnected extends WorkerMessage {
 
 interface NativeResult extends WorkerMessage {
   readonly buckets: [number, number][]
+  /** The same deliveries, to terminals on the plan's port (home) and on a port of their own (away). */
+  readonly bucketsHome: [number, number][]
+  readonly bucketsAway: [number, number][]
 }
 
 /** Lines on the child's stdin and JSON lines from its stdout, as room-worker messages. */
@@ -187,8 +190,13 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
           }
           listener(out)
         } else if (m.type === 'result') {
-          const { buckets, ...rest } = m as NativeResult
-          listener({ ...(rest as unknown as RoomResult), histogram: bucketsToHistogram(buckets) })
+          const { buckets, bucketsHome, bucketsAway, ...rest } = m as NativeResult
+          listener({
+            ...(rest as unknown as RoomResult),
+            histogram: bucketsToHistogram(buckets),
+            histogramHome: bucketsToHistogram(bucketsHome),
+            histogramAway: bucketsToHistogram(bucketsAway),
+          })
         } else listener(m)
       })
     },

@@ -75,6 +75,12 @@ export interface RoomResult extends WorkerMessage {
   /** Frames of the window that came again or out of order on a connection, not counted as received (native generator). */
   readonly duplicate?: number
   readonly histogram: string
+  /**
+   * The same deliveries split by where the receiver is connected (native generator): to terminals
+   * on the target's port (home) and on a port of their own (away: in a cluster, another node).
+   */
+  readonly histogramHome?: string
+  readonly histogramAway?: string
 }
 
 interface Talker {

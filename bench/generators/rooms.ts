@@ -6,7 +6,7 @@
  */
 import type { MeasureContext, Measurement } from '../scenario.js'
 import { monotonicUs } from '../harness/clock.js'
-import { decodeHistogram, mergeHistograms } from '../harness/histogram.js'
+import { decodeHistogram, mergeHistograms, summarize } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
 import { measureWindow } from '../harness/window.js'
 import { startRoomGenerators, type ProtocolChoice } from './generator.js'
@@ -104,6 +104,15 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
   for (const w of workers) w.send({ type: 'stop' })
   const sum = (k: keyof RoomResult) => results.reduce((s, r) => s + ((r[k] as number | undefined) ?? 0), 0)
   const histogram = mergeHistograms(results.map((r) => decodeHistogram(r.histogram)))
+  // Deliveries to terminals on the target's port and on ports of their own (a cluster's other
+  // node), when both happened: their latency side by side, from the same run.
+  const split = (k: 'histogramHome' | 'histogramAway') =>
+    results.every((r) => r[k] !== undefined) ? summarize(mergeHistograms(results.map((r) => decodeHistogram(r[k]!)))) : null
+  const home = split('histogramHome')
+  const away = split('histogramAway')
+  const homeAway: Record<string, number> = home && away
+    ? { homeDeliveries: home.count, homeP50Ms: home.p50Ms, homeP99Ms: home.p99Ms, awayDeliveries: away.count, awayP50Ms: away.p50Ms, awayP99Ms: away.p99Ms }
+    : {}
   const scheduled = sum('scheduled')
   const expected = sum('expected')
   const received = sum('received')
@@ -143,6 +152,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
         Object.entries(spec.serverParts ?? {}).map(([name, pid]) => [`${name}CpuPercent`, window.processes.find((p) => p.pid === pid)?.cpuPercent ?? 0]),
       ),
       ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), duplicateFrames: sum('duplicate'), connectionsDropped: sum('dropped') } : {}),
+      ...homeAway,
     },
   })
 }

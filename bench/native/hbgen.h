@@ -145,6 +145,10 @@ typedef struct worker {
   double win_from, win_to;
   uint64_t scheduled, sent, missed_late, skipped_backlog, expected, received, foreign, corrupt, dropped, duplicate;
   hist_t hist;
+  /* The same deliveries split by where the receiver is connected: the plan's port (home) or a
+   * port of its own (away: in a cluster, another node) — a cross-node delivery beside a local one
+   * in the same run. */
+  hist_t hist_home, hist_away;
   uint8_t *scratch; /* one uplink payload */
 } worker_t;
 

@@ -282,14 +282,16 @@ int main(void) {
       go_done = 1;
       uint64_t sum[10] = {0};
       int talkers = 0;
-      hist_t *h = calloc(1, sizeof *h);
-      if (!h) fail("out of memory%s", "");
+      hist_t *h = calloc(1, sizeof *h), *home = calloc(1, sizeof *home), *away = calloc(1, sizeof *away);
+      if (!h || !home || !away) fail("out of memory%s", "");
       for (int t = 0; t < T; t++) {
         worker_t *w = &ws[t];
         talkers += w->ntalkers;
         uint64_t v[10] = {w->scheduled, w->sent, w->missed_late, w->skipped_backlog, w->expected, w->received, w->foreign, w->corrupt, w->dropped, w->duplicate};
         for (int k = 0; k < 10; k++) sum[k] += v[k];
         hist_add(h, &w->hist);
+        hist_add(home, &w->hist_home);
+        hist_add(away, &w->hist_away);
       }
       printf("{\"type\":\"result\",\"talkers\":%d,\"receivers\":%d,\"scheduled\":%llu,\"sent\":%llu,\"missedLate\":%llu,"
              "\"skippedBacklog\":%llu,\"expected\":%llu,\"received\":%llu,\"foreign\":%llu,\"corrupt\":%llu,\"dropped\":%llu,\"duplicate\":%llu,\"buckets\":",
@@ -297,9 +299,15 @@ int main(void) {
              (unsigned long long)sum[4], (unsigned long long)sum[5], (unsigned long long)sum[6], (unsigned long long)sum[7],
              (unsigned long long)sum[8], (unsigned long long)sum[9]);
       print_buckets(h);
+      fputs(",\"bucketsHome\":", stdout);
+      print_buckets(home);
+      fputs(",\"bucketsAway\":", stdout);
+      print_buckets(away);
       fputs("}\n", stdout);
       fflush(stdout);
       free(h);
+      free(home);
+      free(away);
     } else if (!strcmp(line, "stop")) {
       break;
     } else if (line[0]) {

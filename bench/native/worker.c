@@ -168,6 +168,7 @@ static inline void on_frame(worker_t *w, conn_t *c, const uint8_t *f, size_t len
   }
   w->received++;
   hist_record(&w->hist, now - sent);
+  hist_record(member_port(c->m, w->plan) == w->plan->port ? &w->hist_home : &w->hist_away, now - sent);
 }
 
 /* A downlink audio frame of Hark (6-byte header, spec/terminal-protocol.md). */

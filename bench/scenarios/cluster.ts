@@ -12,7 +12,11 @@
  * Once both sides ran, `compare` writes what needs both (spec/cluster.md, Frames between nodes):
  * total CPU per delivery of each side and their ratio (goal ≤ 1.5×), the latency the relay adds
  * at p50 and p99 (goal ≤ 2 ms at p99), how many frames shared a NATS message, and from those the
- * talkers N nodes carry.
+ * talkers N nodes carry. The latency is also given from the cross-node runs alone: the native
+ * generator splits its histogram by the port a receiver is connected to, so the deliveries that
+ * crossed (node B) stand beside the local ones (node A) of the same run — what the relay adds with
+ * the machine's load the same for both, where the sides' difference also holds what NATS's CPU on
+ * the generator core does to every latency the generator reads in the cross-node side.
  * The generator is the native one (unless --generator node): one process, each member connected to
  * its own node's port (`member … PORT`), so at the full load it is not the saturated side; the
  * compare lines say its CPU and the share of the schedule it sent.
@@ -179,6 +183,29 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
   out.push(
     `added latency (cross-node − same-node): p50 ${delta(cross.summary.p50Ms, same.summary.p50Ms)}, p99 ${delta(cross.summary.p99Ms, same.summary.p99Ms)} (goal p99 ≤ +2 ms; ${relayWindow()})`,
   )
+  // Within the cross-node runs: the deliveries that crossed (listeners on node B) beside the local
+  // ones (the other talker, on node A), measured together — the same machine, the same moment.
+  const split = cross.runs.flatMap((r) => {
+    const e = r.measurement?.extra
+    return e?.awayP99Ms === undefined || e.homeP99Ms === undefined
+      ? []
+      : [{ p50: { away: e.awayP50Ms!, home: e.homeP50Ms! }, p99: { away: e.awayP99Ms, home: e.homeP99Ms } }]
+  })
+  if (split.length > 0) {
+    const medianOf = (xs: number[]) => {
+      const sorted = [...xs].sort((x, y) => x - y)
+      const mid = Math.floor(sorted.length / 2)
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+    }
+    const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`
+    const at = (q: 'p50' | 'p99') =>
+      `${q} ${signed(medianOf(split.map((r) => r[q].away - r[q].home)))} ` +
+      `(${medianOf(split.map((r) => r[q].away)).toFixed(2)} vs ${medianOf(split.map((r) => r[q].home)).toFixed(2)} ms)`
+    out.push(
+      `added latency within the cross-node runs (deliveries that crossed to node B − local ones on node A, the same run; median of ${split.length}): ` +
+        `${at('p50')}, ${at('p99')}; per run p99 ${split.map((r) => signed(r.p99.away - r.p99.home)).join(', ')}`,
+    )
+  }
   const generator = (side: ComparedSide) => {
     const ms = side.runs.flatMap((r) => (r.measurement?.generator ? [r.measurement.generator] : []))
     if (ms.length === 0) return '—'
