@@ -35,6 +35,7 @@ import { join } from 'node:path'
 import { defineScenario, type ComparedSide, type MeasureContext, type Measurement } from '../scenario.js'
 import { natsServerBinary } from '../../servers/nats.js'
 import { delay } from '../harness/clock.js'
+import { median } from '../harness/stats.js'
 import { generatorCpus, serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
 import { repoRoot } from '../harness/paths.js'
@@ -151,12 +152,7 @@ const relayWindow = (): string => {
 }
 
 /** The median of the runs' `extra[key]` (null when no run has it). */
-const medianExtra = (side: ComparedSide, key: string): number | null => {
-  const xs = side.runs.flatMap((r) => (r.measurement && key in r.measurement.extra ? [r.measurement.extra[key]!] : [])).sort((x, y) => x - y)
-  if (xs.length === 0) return null
-  const mid = Math.floor(xs.length / 2)
-  return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2
-}
+const medianExtra = (side: ComparedSide, key: string): number | null => median(side.runs.map((r) => r.measurement?.extra[key]))
 
 /**
  * The figures that need both sides. In the cross-node side a frame is delivered once on node A
@@ -192,11 +188,7 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
       : [{ p50: { away: e.awayP50Ms!, home: e.homeP50Ms! }, p99: { away: e.awayP99Ms, home: e.homeP99Ms } }]
   })
   if (split.length > 0) {
-    const medianOf = (xs: number[]) => {
-      const sorted = [...xs].sort((x, y) => x - y)
-      const mid = Math.floor(sorted.length / 2)
-      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-    }
+    const medianOf = (xs: number[]) => median(xs)!
     const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`
     const at = (q: 'p50' | 'p99') =>
       `${q} ${signed(medianOf(split.map((r) => r[q].away - r[q].home)))} ` +
