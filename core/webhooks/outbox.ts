@@ -42,7 +42,7 @@ const RETRY_FLUSH_MS = 1000
  * Live events wait at most this long (real time: it bounds I/O batching) for others to share their
  * write. At a connect storm's ~800 events/s, 25 ms holds ~20 events a commit: the outbox's cost on
  * the engine's thread is ~41 µs an event there against ~56 at 10 ms (~8 a commit), and no lower at
- * 40 a commit (bench/webhookOutboxCost.ts, OB_BATCH).
+ * 40 a commit (`node dist/bench/webhookOutboxCost.js --batch 10|20|40`).
  */
 export const LIVE_BATCH_MS = 25
 /** …or until this many are queued. */
