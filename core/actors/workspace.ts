@@ -250,6 +250,7 @@ export const workspaceMachine = setup({
     },
     // A new session placed in no room hears its `session` event after this step, like one that
     // joins a room (whose room introduces it after the step): after `announceOpened`'s listeners.
+    // A placed one sends `nowhere` instead: a declared sendTo, not enqueueActions (see `join` below).
     introduceUnplaced: sendTo(
       ({ event, self }) => {
         assertEvent(event, 'SESSION_OPEN')
