@@ -103,6 +103,9 @@ const DatabaseUrl = Schema.NullOr(
 
 // ---- The engine's own settings ----
 
+/** storage.walCheckpointMs by default (bench/webhookOutboxCost.ts runs its checkpoint thread the same). */
+export const DEFAULT_WAL_CHECKPOINT_MS = 250
+
 export const coreSettings = {
   host: setting(Text, '127.0.0.1', 'interface every listener binds to'),
   dataDir: setting(Text, './data', 'the libSQL file (hark.db), generated TLS material and the master key', { flag: 'data' }),
@@ -153,6 +156,11 @@ export const coreSettings = {
       { flag: 'database-url' },
     ),
     authToken: setting(OptionalText, null, 'token the libSQL server accepts (a JWT; prefer the environment variable)', { flag: 'database-token' }),
+    walCheckpointMs: setting(
+      intBetween(0, 10_000),
+      DEFAULT_WAL_CHECKPOINT_MS,
+      "a thread of its own copies the file's write-ahead log into it (a WAL checkpoint, with its fsyncs) every N ms when something was written, so the engine's commits never wait for one; 0 → SQLite's default: the commit that takes the log past 1000 pages checkpoints, on the engine's thread (a replica on a libSQL server is not checkpointed either way)",
+    ),
   },
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),

@@ -40,6 +40,7 @@ import { ExtensionRegistry } from './registry.js'
 import { checkMasterKey, loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineServices } from './services.js'
+import { BackgroundCheckpoints } from './storage/checkpointer.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
@@ -165,6 +166,17 @@ const housekeeping = (settings: Settings) =>
         Effect.repeat(Schedule.spaced(settings.storage.changePollMs)),
       ),
     )
+    if (storage.remote === null && settings.storage.walCheckpointMs > 0) {
+      const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: settings.storage.walCheckpointMs, log, metrics: yield* Metrics })
+      yield* Effect.acquireRelease(
+        Effect.tryPromise(() => checkpoints.start()).pipe(
+          Effect.catch((e) =>
+            Effect.sync(() => log.warn({ err: e }, "no checkpoint thread: the engine's own commits checkpoint the WAL (SQLite's default)")),
+          ),
+        ),
+        () => Effect.promise(() => checkpoints.stop()),
+      )
+    }
     yield* Effect.forkScoped(
       guarded('lastUsedAt flush', () => security.apiKeys.flushLastUsed()).pipe(Effect.repeat(Schedule.spaced(5000))),
     )

@@ -1,0 +1,213 @@
+/**
+ * WAL checkpoints off the engine's thread. In WAL mode SQLite copies the log's pages back into the
+ * database file (a checkpoint: the copy, then an fsync of each file) inside the commit that takes
+ * the log past 1000 pages — on whatever thread made that commit. On the engine's thread that was a
+ * 4–10 ms stall of the event loop every ~1000 pages written (a usage row, a batch of webhook
+ * events), audio frames and connects waiting behind a disk flush (`node dist/bench/webhookOutboxCost.js`
+ * counts the slow commits either way).
+ *
+ * With `storage.checkpointMs` > 0 (the default) on a local file, the engine's connection stops
+ * checkpointing (`wal_autocheckpoint = 0`) and a thread of its own (checkpointThread.ts, at a lower
+ * priority) checkpoints every checkpointMs when something was written. If that thread dies, the
+ * engine's connection takes checkpoints back at once (SQLite's default) and says so in the log:
+ * the log never grows without bound. A libSQL server's replica is left alone (its log belongs to
+ * libSQL's sync), and so are other processes on the file (the CLI checkpoints its own commits).
+ */
+import { Worker } from 'node:worker_threads'
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { runnableModule } from '../agentRuntime/isolation/modules.js'
+import type { Logger } from '../log.js'
+import type { StorageShape } from './storage.js'
+
+/** What the thread starts with. */
+export interface CheckpointBoot {
+  readonly file: string
+  readonly intervalMs: number
+  /** Added to the engine's nice value (lower priority than terminals; a checkpoint is never urgent to the millisecond). */
+  readonly nice: number
+}
+
+export type FromCheckpointThread =
+  | { readonly t: 'ready' }
+  | { readonly t: 'checkpoint'; readonly log: number; readonly checkpointed: number; readonly ms: number }
+  | { readonly t: 'failed'; readonly message: string }
+  | { readonly t: 'ticked'; readonly id: number; readonly ran: boolean }
+
+export type ToCheckpointThread = { readonly t: 'stop' } | { readonly t: 'tick'; readonly id: number }
+
+/** How long a stopping thread may take to finish a checkpoint under way before it is terminated. */
+const STOP_GRACE_MS = 5000
+
+/** SQLite's own default, which the engine's connection goes back to without the thread. */
+export const SQLITE_AUTOCHECKPOINT_PAGES = 1000
+/** The checkpoint thread's nice value above the engine's (the webhook delivery thread runs at +10). */
+export const CHECKPOINT_THREAD_NICE = 5
+
+export interface CheckpointerOptions {
+  readonly intervalMs: number
+  readonly log: Logger
+  readonly metrics?: Registry
+  /** The thread's entry module (tests). Default: checkpointThread. */
+  readonly entry?: URL
+}
+
+export interface CheckpointReport {
+  /** Pages in the log when it ran, and how many of them are now in the database file. */
+  readonly log: number
+  readonly checkpointed: number
+  readonly ms: number
+}
+
+const entryOf = (): URL =>
+  new URL(runnableModule(new URL(import.meta.url.endsWith('.ts') ? './checkpointThread.ts' : './checkpointThread.js', import.meta.url).href))
+
+export class BackgroundCheckpoints {
+  private thread: Worker | null = null
+  private stopping = false
+  private readonly listeners = new Set<(r: CheckpointReport) => void>()
+  private readonly fallbackListeners = new Set<() => void>()
+  private readonly count: Counter | null
+  private readonly seconds: Histogram | null
+  private readonly pages: Gauge | null
+  private readonly ended: Counter | null
+  private readonly ticks = new Map<number, (ran: boolean) => void>()
+  private tickSeq = 0
+
+  constructor(
+    private readonly storage: StorageShape,
+    private readonly options: CheckpointerOptions,
+  ) {
+    const registers = options.metrics ? [options.metrics] : null
+    this.count = registers
+      ? new Counter({ name: 'hark_storage_checkpoints_total', help: 'WAL checkpoints run by the background checkpoint thread', registers })
+      : null
+    this.seconds = registers
+      ? new Histogram({
+          name: 'hark_storage_checkpoint_seconds',
+          help: "Duration of each background WAL checkpoint (its copy and fsyncs, on the checkpoint thread: the engine's thread does not wait for it)",
+          buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
+          registers,
+        })
+      : null
+    this.pages = registers
+      ? new Gauge({ name: 'hark_storage_wal_pages', help: 'Pages in the WAL at the last background checkpoint', registers })
+      : null
+    this.ended = registers
+      ? new Counter({
+          name: 'hark_storage_checkpoint_thread_ended_total',
+          help: "Checkpoint threads that ended unexpectedly (the engine's connection then checkpoints itself, as SQLite does by default)",
+          registers,
+        })
+      : null
+  }
+
+  /** Start the thread; resolves once it has opened the file. The engine's connection stops checkpointing now. */
+  start(): Promise<void> {
+    if (this.thread) throw new Error('checkpoint thread already started')
+    const boot: CheckpointBoot = { file: this.storage.file, intervalMs: this.options.intervalMs, nice: CHECKPOINT_THREAD_NICE }
+    this.storage.db.exec('PRAGMA wal_autocheckpoint = 0')
+    const thread = new Worker(this.options.entry ?? entryOf(), { workerData: boot })
+    this.thread = thread
+    // The engine's stop ends it; it must never be what keeps a process alive.
+    thread.unref()
+    return new Promise<void>((resolve, reject) => {
+      let ready = false
+      thread.on('message', (m: FromCheckpointThread) => {
+        if (m.t === 'ready') {
+          ready = true
+          resolve()
+        } else if (m.t === 'checkpoint') this.checkpointed(m)
+        else if (m.t === 'ticked') {
+          this.ticks.get(m.id)?.(m.ran)
+          this.ticks.delete(m.id)
+        } else this.options.log.warn({ reason: m.message }, 'background WAL checkpoint failed; retrying at the next tick')
+      })
+      thread.on('error', (e) => {
+        if (!ready) {
+          this.takeBack()
+          reject(e)
+        } else this.options.log.error({ err: e }, 'checkpoint thread failed')
+      })
+      thread.on('exit', (code) => {
+        if (this.thread === thread) this.thread = null
+        if (!ready) {
+          this.takeBack()
+          reject(new Error(`checkpoint thread exited (code ${code}) before it was ready`))
+          return
+        }
+        if (this.stopping) return
+        this.ended?.inc()
+        this.takeBack()
+        this.options.log.warn({ code }, "checkpoint thread ended: the engine's own commits checkpoint the WAL again")
+        for (const l of this.fallbackListeners) l()
+      })
+    })
+  }
+
+  private checkpointed(m: Extract<FromCheckpointThread, { t: 'checkpoint' }>): void {
+    this.count?.inc()
+    this.seconds?.observe(m.ms / 1000)
+    this.pages?.set(Math.max(0, m.log))
+    const report = { log: m.log, checkpointed: m.checkpointed, ms: m.ms }
+    for (const l of this.listeners) l(report)
+  }
+
+  /** The engine's connection checkpoints again (SQLite's default). */
+  private takeBack(): void {
+    try {
+      this.storage.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`)
+    } catch (e) {
+      // The storage is closing: nothing left to checkpoint for.
+      this.options.log.debug({ err: e }, 'could not restore wal_autocheckpoint')
+    }
+  }
+
+  /** Hear each checkpoint the thread ran (tests, tools). Returns the unsubscribe function. */
+  onCheckpoint(listener: (r: CheckpointReport) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Hear the thread end unexpectedly (the engine's connection has taken checkpoints back by then). */
+  onFallback(listener: () => void): () => void {
+    this.fallbackListeners.add(listener)
+    return () => this.fallbackListeners.delete(listener)
+  }
+
+  /**
+   * Have the thread tick now, besides its timer (tests): resolves with whether it ran a checkpoint
+   * (something was written since its last one), after that checkpoint's report.
+   */
+  tickNow(): Promise<boolean> {
+    const thread = this.thread
+    if (!thread) return Promise.reject(new Error('the checkpoint thread is not running'))
+    const id = ++this.tickSeq
+    return new Promise<boolean>((resolve) => {
+      this.ticks.set(id, resolve)
+      thread.postMessage({ t: 'tick', id } satisfies ToCheckpointThread)
+    })
+  }
+
+  /** The thread, while it runs (tests end it to see the fallback). */
+  get running(): Worker | null {
+    return this.thread
+  }
+
+  /**
+   * End the thread (a checkpoint under way finishes first; one stuck past STOP_GRACE_MS is cut
+   * short); the engine's connection checkpoints again, and closing storage truncates the log.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true
+    const thread = this.thread
+    this.thread = null
+    if (thread) {
+      const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()))
+      thread.postMessage({ t: 'stop' } satisfies ToCheckpointThread)
+      const grace = setTimeout(() => void thread.terminate(), STOP_GRACE_MS)
+      await exited
+      clearTimeout(grace)
+    }
+    this.takeBack()
+  }
+}
