@@ -12,13 +12,21 @@
  * the engine (all in one millisecond, each would go to a random page).
  * `--indexes v7` puts back the delivery indexes migration 8 dropped (or `pending`, `completed`: one
  * of them), for the comparison in one build.
- * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--rate 800] [--batch 20] [--indexes v7|pending|completed]
+ * WAL checkpoints: `--checkpoints thread` as the engine runs by default (storage.walCheckpointMs 250:
+ * a thread of their own), `engine` as with walCheckpointMs 0 (SQLite's autocheckpoint, inside the
+ * commit that passes 1000 pages), `both` (the default): rounds alternate, one JSON line per side.
+ * Each side also gives the wall time of the writes' commits as the engine's thread would wait for
+ * them (p50, p99, max, and how many took over 1 ms): a checkpoint inside a commit is a disk flush.
+ * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--rate 800] [--batch 20] [--indexes v7|pending|completed] [--checkpoints both|thread|engine]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ManualClock } from '../core/clock.js'
+import { createLogger } from '../core/log.js'
+import { BackgroundCheckpoints } from '../core/storage/checkpointer.js'
+import { DEFAULT_WAL_CHECKPOINT_MS } from '../core/config.js'
 import { openStorage } from '../core/storage/storage.js'
 import type { AttemptOutcome } from '../core/storage/webhookOutbox.js'
 import type { WebhookEventInput } from '../core/webhooks/events.js'
@@ -31,6 +39,7 @@ const { values } = parseArgs({
     indexes: { type: 'string', default: '' },
     rate: { type: 'string', default: '800' },
     batch: { type: 'string', default: '20' },
+    checkpoints: { type: 'string', default: 'both' },
   },
 })
 const terminals = Number(values.terminals)
@@ -47,6 +56,11 @@ const DROPPED: Record<string, string> = {
 }
 const putBack = values.indexes === '' ? [] : values.indexes === 'v7' ? Object.keys(DROPPED) : values.indexes.split(',')
 for (const name of putBack) if (!DROPPED[name]) throw new Error(`--indexes: v7, or a list of ${Object.keys(DROPPED).join(', ')}`)
+
+type Checkpoints = 'thread' | 'engine'
+const sides: Checkpoints[] = values.checkpoints === 'both' ? ['thread', 'engine'] : [values.checkpoints as Checkpoints]
+if (!sides.every((c) => c === 'thread' || c === 'engine')) throw new Error('--checkpoints: both, thread or engine')
+const log = createLogger('silent')
 
 const ROOM = 4
 
@@ -76,9 +90,13 @@ const stormEvents = (workspaceId: string, at: number): WebhookEventInput[] => {
   return out.map((e, n) => ({ ...e, at: at + Math.floor((n * 1000) / rate) }))
 }
 
-const round = () => {
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+
+const round = async (checkpoints: Checkpoints) => {
   const dir = mkdtempSync(join(tmpdir(), 'hark-outbox-cost-'))
   const storage = openStorage(join(dir, 'hark.db'))
+  const thread = checkpoints === 'thread' ? new BackgroundCheckpoints(storage, { intervalMs: DEFAULT_WAL_CHECKPOINT_MS, log }) : null
+  await thread?.start()
   try {
     for (const name of putBack) storage.db.exec(DROPPED[name]!)
     const clock = new ManualClock(Date.UTC(2026, 10, 24))
@@ -90,6 +108,7 @@ const round = () => {
     })
     const events = stormEvents('ws_cost', clock.now())
     const ids: number[] = []
+    const commits: number[] = []
     // Writes, BATCH events a transaction (the live batch of a storm).
     let cpu = cpuUs()
     let bytes = written()
@@ -97,8 +116,13 @@ const round = () => {
     for (let i = 0; i < events.length; i += BATCH) {
       const batch = events.slice(i, i + BATCH)
       clock.advance(batch[batch.length - 1]!.at - clock.now())
+      const t0 = performance.now()
       for (const d of storage.transaction(() => outbox.write(batch))) ids.push(d.id)
+      commits.push(performance.now() - t0)
+      // The thread's ticks come between the engine's batches, as they would (a timer, not a turn of this loop).
+      if (thread && i % (BATCH * 8) === 0) await new Promise<void>((resolve) => setImmediate(resolve))
     }
+    commits.sort((a, b) => a - b)
     // Wall time too: a checkpoint's fsync blocks the thread without CPU.
     const write = { us: cpuUs() - cpu, wallUs: (performance.now() - began) * 1000, bytes: written() - bytes }
     // The read back the worker made after each commit (a cursor over the same batches).
@@ -130,28 +154,47 @@ const round = () => {
       recordUsPerEvent: record.us / n,
       writeBytesPerEvent: write.bytes / n,
       recordBytesPerEvent: record.bytes / n,
+      commitP50Ms: quantile(commits, 0.5),
+      commitP99Ms: quantile(commits, 0.99),
+      commitMaxMs: commits[commits.length - 1]!,
+      commitsOver1Ms: commits.filter((ms) => ms > 1).length,
     }
   } finally {
+    await thread?.stop()
     storage.close()
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const results = Array.from({ length: rounds }, round)
-const median = (k: keyof ReturnType<typeof round>) => {
-  const xs = results.map((r) => r[k]).sort((a, b) => a - b)
-  return Math.round(xs[Math.floor(xs.length / 2)]! * 10) / 10
+type Round = Awaited<ReturnType<typeof round>>
+const results = new Map<Checkpoints, Round[]>(sides.map((c) => [c, []]))
+// Rounds alternate between the sides, so the machine's drift falls on both.
+for (let r = 0; r < rounds; r++) for (const c of sides) results.get(c)!.push(await round(c))
+
+for (const c of sides) {
+  const rs = results.get(c)!
+  const median = (k: keyof Round) => {
+    const xs = rs.map((r) => r[k]).sort((a, b) => a - b)
+    return Math.round(xs[Math.floor(xs.length / 2)]! * 100) / 100
+  }
+  console.log(JSON.stringify({
+    checkpoints: c,
+    indexesPutBack: putBack,
+    terminals,
+    rounds,
+    batch: BATCH,
+    events: rs[0]!.events,
+    writeUsPerEvent: median('writeUsPerEvent'),
+    writeWallUsPerEvent: median('writeWallUsPerEvent'),
+    readBackUsPerEvent: median('readBackUsPerEvent'),
+    recordUsPerEvent: median('recordUsPerEvent'),
+    writeBytesPerEvent: median('writeBytesPerEvent'),
+    recordBytesPerEvent: median('recordBytesPerEvent'),
+    commitP50Ms: median('commitP50Ms'),
+    commitP99Ms: median('commitP99Ms'),
+    commitMaxMs: median('commitMaxMs'),
+    commitsOver1Ms: median('commitsOver1Ms'),
+    commitsPerRound: Math.ceil(rs[0]!.events / BATCH),
+    loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+  }))
 }
-console.log(JSON.stringify({
-  indexesPutBack: putBack,
-  terminals,
-  rounds,
-  events: results[0]!.events,
-  writeUsPerEvent: median('writeUsPerEvent'),
-  writeWallUsPerEvent: median('writeWallUsPerEvent'),
-  readBackUsPerEvent: median('readBackUsPerEvent'),
-  recordUsPerEvent: median('recordUsPerEvent'),
-  writeBytesPerEvent: median('writeBytesPerEvent'),
-  recordBytesPerEvent: median('recordBytesPerEvent'),
-  loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
-}))

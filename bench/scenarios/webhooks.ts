@@ -9,8 +9,11 @@
  * terminals have gone, the run waits for every event and reports events delivered per second and
  * the lag from each state change to its 2xx (p50/p99/max, in `extra` and the JSON). `extra` also
  * splits the server's CPU by thread (/proc/<pid>/task), for the storm (both sides) and the drain
- * after it: the engine's thread, the delivery thread, the helpers; and per event delivered.
+ * after it: the engine's thread, the delivery thread, the WAL checkpoint thread, the helpers; and
+ * per event delivered.
  */
+import { CHECKPOINT_THREAD_NICE } from '../../core/storage/checkpointer.js'
+import { THREAD_NICE } from '../../plugins/webhooks/threadProtocol.js'
 import type { Measurement } from '../scenario.js'
 import { defineScenario, type MeasureContext } from '../scenario.js'
 import { runConnectStorm } from '../generators/connections.js'
@@ -32,26 +35,29 @@ const HARK_ARGS = ['--webhooks-allow-private-networks', 'true']
 
 /**
  * CPU of the server's threads between two readings, ms: the engine's thread (its id is the pid),
- * the delivery thread (the one running nicer than the engine's: THREAD_NICE), and the rest (V8's
- * and libuv's helpers). A thread that ended between the readings is left out.
+ * the webhook delivery thread (it runs THREAD_NICE above the engine), the WAL checkpoint thread
+ * (CHECKPOINT_THREAD_NICE above), and the rest (V8's and libuv's helpers). A thread that ended
+ * between the readings is left out.
  */
 const threadCpuMs = (pid: number, before: Map<number, ThreadTicks>, after: Map<number, ThreadTicks>) => {
   const ms = (ticks: number) => (ticks * 1000) / clockTicksPerSecond()
   const engineNice = after.get(pid)?.nice ?? 0
-  const out = { main: 0, delivery: 0, helpers: 0 }
+  const out = { main: 0, delivery: 0, storage: 0, helpers: 0 }
   for (const [tid, t] of after) {
     const used = ms(t.ticks - (before.get(tid)?.ticks ?? 0))
     if (tid === pid) out.main += used
-    else if (t.nice > engineNice) out.delivery += used
+    else if (t.nice === Math.min(19, engineNice + THREAD_NICE)) out.delivery += used
+    else if (t.nice === Math.min(19, engineNice + CHECKPOINT_THREAD_NICE)) out.storage += used
     else out.helpers += used
   }
   return out
 }
 
-/** A phase's thread CPU as `extra` fields: `<phase>MainCpuMs`, `<phase>DeliveryCpuMs`, `<phase>HelpersCpuMs`. */
+/** A phase's thread CPU as `extra` fields: `<phase>MainCpuMs`, `<phase>DeliveryCpuMs`, `<phase>StorageCpuMs`, `<phase>HelpersCpuMs`. */
 const cpuFields = (phase: string, cpu: ReturnType<typeof threadCpuMs>): Record<string, number> => ({
   [`${phase}MainCpuMs`]: cpu.main,
   [`${phase}DeliveryCpuMs`]: cpu.delivery,
+  [`${phase}StorageCpuMs`]: cpu.storage,
   [`${phase}HelpersCpuMs`]: cpu.helpers,
 })
 
@@ -123,6 +129,7 @@ const withWebhooks = async (ctx: MeasureContext, f: WsTerminalsFixture): Promise
       // webhooks' share is this side's storm CPU less the other side's.
       mainCpuUsPerEvent: perEvent(whole.main),
       deliveryCpuUsPerEvent: perEvent(whole.delivery),
+      storageCpuUsPerEvent: perEvent(whole.storage),
       helpersCpuUsPerEvent: perEvent(whole.helpers),
       webhookEventsExpected: expected,
       webhookEventsDelivered: r.count,
