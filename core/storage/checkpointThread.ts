@@ -10,7 +10,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Database } from './libsql.js'
-import type { CheckpointBoot, FromCheckpointThread, ToCheckpointThread } from './checkpointer.js'
+import { CATCH_UP_PASSES, RESTART_ANYWAY_FACTOR, type CheckpointBoot, type FromCheckpointThread, type ToCheckpointThread } from './checkpointer.js'
 
 const boot = workerData as CheckpointBoot
 const port = parentPort!
@@ -32,17 +32,43 @@ const dataVersion = () => Number((version.get() as { data_version: number }).dat
 let seen = dataVersion()
 let behind = true
 
-/** One tick: a checkpoint if something was written since the last one (or it left pages behind). Returns whether it ran one. */
+const pass = () => {
+  const began = performance.now()
+  const r = checkpoint.get() as { busy: number; log: number; checkpointed: number }
+  post({ t: 'checkpoint', log: r.log, checkpointed: r.checkpointed, ms: performance.now() - began })
+  return r
+}
+
+/**
+ * One tick: a checkpoint if something was written since the last one (or it left pages behind).
+ * Returns whether it ran one.
+ *
+ * The log only starts over when a writer begins with every page of it copied; under steady writes
+ * (a connect storm) a pass rarely ends before the engine's next commit, and the log would grow for
+ * as long as the writes go on. So once it holds `restartPages`, passes run back to back, each
+ * copying what came during the one before, until one finds nothing new: the engine's next commit
+ * then finds the log all copied and starts it over, with no work on the engine's thread. Writes
+ * that outrun CATCH_UP_PASSES passes leave it to the next tick — up to RESTART_ANYWAY_FACTOR ×
+ * restartPages, where the engine is asked to copy what is left itself (`restart`: a stall on its
+ * thread, but a bounded log).
+ */
 const tick = (): boolean => {
   const version = dataVersion()
   if (version === seen && !behind) return false
   seen = version
-  const began = performance.now()
   try {
-    const r = checkpoint.get() as { busy: number; log: number; checkpointed: number }
+    let r = pass()
+    if (r.log >= boot.restartPages) {
+      let caughtUp = false
+      for (let i = 0; i < CATCH_UP_PASSES && !caughtUp; i++) {
+        const copied = r.checkpointed
+        r = pass()
+        caughtUp = r.log === copied && r.checkpointed === r.log
+      }
+      if (!caughtUp && r.log >= boot.restartPages * RESTART_ANYWAY_FACTOR) post({ t: 'restart', log: r.log })
+    }
     // log -1: not in WAL mode (then there is nothing to do, ever).
     behind = r.log > 0 && r.checkpointed < r.log
-    post({ t: 'checkpoint', log: r.log, checkpointed: r.checkpointed, ms: performance.now() - began })
   } catch (e) {
     behind = true
     post({ t: 'failed', message: e instanceof Error ? e.message : String(e) })

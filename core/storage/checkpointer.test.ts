@@ -4,7 +4,7 @@ import { Registry } from 'prom-client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../log.js'
 import { startTestEngine, tempDir } from '../test/helpers.js'
-import { BackgroundCheckpoints, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
+import { BackgroundCheckpoints, RESTART_ANYWAY_FACTOR, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
 import { Database } from './libsql.js'
 import { openStorage, type StorageShape } from './storage.js'
 
@@ -84,6 +84,58 @@ describe('WAL checkpoints on a thread of their own', () => {
       expect(await checkpoints.tickNow()).toBe(false)
     }
     expect(reports).toHaveLength(4)
+  })
+
+  it('starts the log over once the thread has copied all of it', async () => {
+    const { storage } = fixture()
+    const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: 10_000, log, restartPages: 64 })
+    await checkpoints.start()
+    open.push(() => checkpoints.stop())
+    const reports: CheckpointReport[] = []
+    checkpoints.onCheckpoint((r) => reports.push(r))
+    writePages(storage, 300)
+    expect(await checkpoints.tickNow()).toBe(true)
+    const long = reports.at(-1)!
+    expect(long.log).toBeGreaterThanOrEqual(300)
+    expect(long.checkpointed).toBe(long.log)
+    // The engine's next commit finds the log all copied and writes from its start again.
+    writePages(storage, 100)
+    expect(await checkpoints.tickNow()).toBe(true)
+    expect(reports.at(-1)!.log).toBeLessThan(long.log)
+    expect(reports.at(-1)!.log).toBeGreaterThanOrEqual(100)
+  })
+
+  it('when a reader holds the log past RESTART_ANYWAY_FACTOR × restartPages, the engine copies what it can itself', async () => {
+    const { dir, storage } = fixture()
+    const metrics = new Registry()
+    const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: 10_000, log, metrics, restartPages: 16 })
+    await checkpoints.start()
+    open.push(() => checkpoints.stop())
+    writePages(storage, 100)
+    await checkpoints.tickNow()
+    // Another connection reading from an old snapshot: no pass can copy what came after it.
+    const reader = new Database(join(dir.path, 'hark.db'))
+    open.push(() => {
+      if (reader.open) reader.close()
+    })
+    reader.exec('BEGIN')
+    reader.prepare('SELECT count(*) AS n FROM scratch').all()
+    writePages(storage, 16 * RESTART_ANYWAY_FACTOR + 100)
+    const held: CheckpointReport[] = []
+    const stopHeld = checkpoints.onCheckpoint((r) => held.push(r))
+    await checkpoints.tickNow()
+    stopHeld()
+    expect(held.at(-1)!.checkpointed).toBeLessThan(held.at(-1)!.log)
+    expect(await metrics.metrics()).toMatch(/^hark_storage_wal_restarts_total 1$/m)
+    // The reader gone, the next pass copies everything and the log starts over at the next commit.
+    reader.exec('COMMIT')
+    await checkpoints.tickNow()
+    const reports: CheckpointReport[] = []
+    checkpoints.onCheckpoint((r) => reports.push(r))
+    writePages(storage, 100)
+    await checkpoints.tickNow()
+    expect(reports[0]!.log).toBeLessThan(held.at(-1)!.log)
+    expect(reports[0]!.log).toBeGreaterThanOrEqual(100)
   })
 
   it("gives checkpoints back to the engine's connection when the thread ends, and on stop", async () => {
