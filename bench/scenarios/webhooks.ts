@@ -12,7 +12,7 @@
  * after it: the engine's thread, the delivery thread, the WAL checkpoint thread, the helpers; and
  * per event delivered.
  */
-import { CHECKPOINT_THREAD_NICE } from '../../core/storage/checkpointer.js'
+import { CHECKPOINT_THREAD_NICE } from '../../core/storage/checkpointProtocol.js'
 import { THREAD_NICE } from '../../plugins/webhooks/threadProtocol.js'
 import type { Measurement } from '../scenario.js'
 import { defineScenario, type MeasureContext } from '../scenario.js'

@@ -1,5 +1,5 @@
 /**
- * The checkpoint thread's entry (checkpointer.ts starts it): its own connection to the engine's
+ * The checkpoint thread's entry (checkpointer.ts starts it; checkpointProtocol.ts: the messages): its own connection to the engine's
  * libSQL file, and every `intervalMs`, when another connection has committed since (PRAGMA
  * data_version) or the last checkpoint left frames behind, a PASSIVE checkpoint — the WAL's new
  * pages copied into the database file and both fsynced, here, instead of inside whichever of the
@@ -10,7 +10,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Database } from './libsql.js'
-import { CATCH_UP_PASSES, RESTART_ANYWAY_FACTOR, type CheckpointBoot, type FromCheckpointThread, type ToCheckpointThread } from './checkpointer.js'
+import { CATCH_UP_PASSES, RESTART_ANYWAY_FACTOR, type CheckpointBoot, type FromCheckpointThread, type ToCheckpointThread } from './checkpointProtocol.js'
 
 const boot = workerData as CheckpointBoot
 const port = parentPort!

@@ -27,27 +27,14 @@ import { Worker } from 'node:worker_threads'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { runnableModule } from '../agentRuntime/isolation/modules.js'
 import type { Logger } from '../log.js'
+import {
+  CHECKPOINT_THREAD_NICE,
+  RESTART_ANYWAY_FACTOR,
+  type CheckpointBoot,
+  type FromCheckpointThread,
+  type ToCheckpointThread,
+} from './checkpointProtocol.js'
 import type { StorageShape } from './storage.js'
-
-/** What the thread starts with. */
-export interface CheckpointBoot {
-  readonly file: string
-  readonly intervalMs: number
-  /** Pages in the log from which the thread catches up and asks the engine to start it over. */
-  readonly restartPages: number
-  /** Added to the engine's nice value (lower priority than terminals; a checkpoint is never urgent to the millisecond). */
-  readonly nice: number
-}
-
-export type FromCheckpointThread =
-  | { readonly t: 'ready' }
-  | { readonly t: 'checkpoint'; readonly log: number; readonly checkpointed: number; readonly ms: number }
-  | { readonly t: 'failed'; readonly message: string }
-  | { readonly t: 'ticked'; readonly id: number; readonly ran: boolean }
-  /** The log grew past RESTART_ANYWAY_FACTOR × restartPages: the engine copies what is left, and its next commit starts the log over. */
-  | { readonly t: 'restart'; readonly log: number }
-
-export type ToCheckpointThread = { readonly t: 'stop' } | { readonly t: 'tick'; readonly id: number }
 
 /** How long a stopping thread may take to finish a checkpoint under way before it is terminated. */
 const STOP_GRACE_MS = 5000
@@ -56,14 +43,8 @@ const STOP_GRACE_MS = 5000
 export const SQLITE_AUTOCHECKPOINT_PAGES = 1000
 /** The log's size (pages of 4 KB: 16 MB) from which it is started over (see checkpointThread.ts). */
 export const RESTART_PAGES = 4096
-/** Back-to-back passes a tick runs at most to catch up with the engine's writes (else the next tick tries again)… */
-export const CATCH_UP_PASSES = 8
-/** …unless the log holds this many times RESTART_PAGES (64 MB): then the engine copies whatever is left. */
-export const RESTART_ANYWAY_FACTOR = 4
 /** The log's file is cut back to this once it starts over (SQLite leaves it at its longest). */
 const WAL_FILE_LIMIT_BYTES = RESTART_PAGES * RESTART_ANYWAY_FACTOR * 4096
-/** The checkpoint thread's nice value above the engine's (the webhook delivery thread runs at +10). */
-export const CHECKPOINT_THREAD_NICE = 5
 
 export interface CheckpointerOptions {
   readonly intervalMs: number
