@@ -150,6 +150,9 @@ export class BackgroundCheckpoints {
       })
       thread.on('exit', (code) => {
         if (this.thread === thread) this.thread = null
+        // Ticks asked of it get no answer now: none ran.
+        for (const answer of this.ticks.values()) answer(false)
+        this.ticks.clear()
         if (!ready) {
           this.takeBack()
           reject(new Error(`checkpoint thread exited (code ${code}) before it was ready`))
