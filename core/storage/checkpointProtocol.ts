@@ -7,7 +7,7 @@
 export interface CheckpointBoot {
   readonly file: string
   readonly intervalMs: number
-  /** Pages in the log from which the thread catches up and asks the engine to start it over. */
+  /** Pages in the log from which the thread runs passes back to back to catch up with the engine's writes. */
   readonly restartPages: number
   /** Added to the engine's nice value (lower priority than terminals; a checkpoint is never urgent to the millisecond). */
   readonly nice: number
@@ -15,17 +15,14 @@ export interface CheckpointBoot {
 
 export type FromCheckpointThread =
   | { readonly t: 'ready' }
-  | { readonly t: 'checkpoint'; readonly log: number; readonly checkpointed: number; readonly ms: number }
+  /** A pass: pages in the log, how many are in the database file now, how long it took; `last`: the tick's last pass. */
+  | { readonly t: 'checkpoint'; readonly log: number; readonly checkpointed: number; readonly ms: number; readonly last: boolean }
   | { readonly t: 'failed'; readonly message: string }
   | { readonly t: 'ticked'; readonly id: number; readonly ran: boolean }
-  /** The log grew past RESTART_ANYWAY_FACTOR × restartPages: the engine copies what is left, and its next commit starts the log over. */
-  | { readonly t: 'restart'; readonly log: number }
 
 export type ToCheckpointThread = { readonly t: 'stop' } | { readonly t: 'tick'; readonly id: number }
 
-/** Back-to-back passes a tick runs at most to catch up with the engine's writes (else the next tick tries again)… */
+/** Back-to-back passes a tick runs at most to catch up with the engine's writes (else the next tick tries again). */
 export const CATCH_UP_PASSES = 8
-/** …unless the log holds this many times RESTART_PAGES (64 MB): then the engine copies whatever is left. */
-export const RESTART_ANYWAY_FACTOR = 4
 /** The checkpoint thread's nice value above the engine's (the webhook delivery thread runs at +10). */
 export const CHECKPOINT_THREAD_NICE = 5

@@ -10,7 +10,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { Database } from './libsql.js'
-import { CATCH_UP_PASSES, RESTART_ANYWAY_FACTOR, type CheckpointBoot, type FromCheckpointThread, type ToCheckpointThread } from './checkpointProtocol.js'
+import { CATCH_UP_PASSES, type CheckpointBoot, type FromCheckpointThread, type ToCheckpointThread } from './checkpointProtocol.js'
 
 const boot = workerData as CheckpointBoot
 const port = parentPort!
@@ -27,48 +27,39 @@ const db = new Database(boot.file)
 db.exec('PRAGMA wal_autocheckpoint = 0')
 const version = db.prepare('PRAGMA data_version')
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
-const dataVersion = () => Number((version.get() as { data_version: number }).data_version)
+const dataVersion = () => Number((version.all() as Array<{ data_version: number }>)[0]!.data_version)
 
 let seen = dataVersion()
 let behind = true
-
-const pass = () => {
-  const began = performance.now()
-  const r = checkpoint.get() as { busy: number; log: number; checkpointed: number }
-  post({ t: 'checkpoint', log: r.log, checkpointed: r.checkpointed, ms: performance.now() - began })
-  return r
-}
 
 /**
  * One tick: a checkpoint if something was written since the last one (or it left pages behind).
  * Returns whether it ran one.
  *
- * The log only starts over when a writer begins with every page of it copied; under steady writes
- * (a connect storm) a pass rarely ends before the engine's next commit, and the log would grow for
- * as long as the writes go on. So once it holds `restartPages`, passes run back to back, each
- * copying what came during the one before, until one finds nothing new: the engine's next commit
- * then finds the log all copied and starts it over, with no work on the engine's thread. Writes
- * that outrun CATCH_UP_PASSES passes leave it to the next tick — up to RESTART_ANYWAY_FACTOR ×
- * restartPages, where the engine is asked to copy what is left itself (`restart`: a stall on its
- * thread, but a bounded log).
+ * The log only starts over when a commit begins with every page of it copied. Once it holds
+ * `restartPages`, passes run back to back, each copying what came during the one before, until
+ * one finds nothing new: when the engine pauses between writes (as it mostly does), its next
+ * commit then starts the log over, with no work on its thread. An engine that writes without a
+ * pause never gives a pass that moment: past a cap, the tick's last report has the engine copy
+ * the rest itself (checkpointer.ts).
  */
 const tick = (): boolean => {
   const version = dataVersion()
   if (version === seen && !behind) return false
   seen = version
   try {
-    let r = pass()
-    if (r.log >= boot.restartPages) {
-      let caughtUp = false
-      for (let i = 0; i < CATCH_UP_PASSES && !caughtUp; i++) {
-        const copied = r.checkpointed
-        r = pass()
-        caughtUp = r.log === copied && r.checkpointed === r.log
-      }
-      if (!caughtUp && r.log >= boot.restartPages * RESTART_ANYWAY_FACTOR) post({ t: 'restart', log: r.log })
+    let copied = -1
+    for (let passes = 1; ; passes++) {
+      const began = performance.now()
+      const r = (checkpoint.all() as Array<{ busy: number; log: number; checkpointed: number }>)[0]!
+      // log -1: not in WAL mode (then there is nothing to do, ever).
+      behind = r.log > 0 && r.checkpointed < r.log
+      const caughtUp = r.log === copied && r.checkpointed === r.log
+      const more = r.log >= boot.restartPages && !caughtUp && passes <= CATCH_UP_PASSES
+      post({ t: 'checkpoint', log: r.log, checkpointed: r.checkpointed, ms: performance.now() - began, last: !more })
+      if (!more) break
+      copied = r.checkpointed
     }
-    // log -1: not in WAL mode (then there is nothing to do, ever).
-    behind = r.log > 0 && r.checkpointed < r.log
   } catch (e) {
     behind = true
     post({ t: 'failed', message: e instanceof Error ? e.message : String(e) })

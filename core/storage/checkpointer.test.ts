@@ -4,8 +4,7 @@ import { Registry } from 'prom-client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../log.js'
 import { startTestEngine, tempDir } from '../test/helpers.js'
-import { BackgroundCheckpoints, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
-import { RESTART_ANYWAY_FACTOR } from './checkpointProtocol.js'
+import { BackgroundCheckpoints, RESTART_ANYWAY_FACTOR, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
 import { Database } from './libsql.js'
 import { openStorage, type StorageShape } from './storage.js'
 
@@ -121,13 +120,16 @@ describe('WAL checkpoints on a thread of their own', () => {
     })
     reader.exec('BEGIN')
     reader.prepare('SELECT count(*) AS n FROM scratch').all()
+    const restarts = async () => Number(/^hark_storage_wal_restarts_total (\d+)$/m.exec(await metrics.metrics())![1])
+    const before = await restarts()
     writePages(storage, 16 * RESTART_ANYWAY_FACTOR + 100)
     const held: CheckpointReport[] = []
     const stopHeld = checkpoints.onCheckpoint((r) => held.push(r))
     await checkpoints.tickNow()
     stopHeld()
     expect(held.at(-1)!.checkpointed).toBeLessThan(held.at(-1)!.log)
-    expect(await metrics.metrics()).toMatch(/^hark_storage_wal_restarts_total 1$/m)
+    // The tick's last pass left the log past the cap: the engine copied what it could itself.
+    expect(await restarts()).toBe(before + 1)
     // The reader gone, the next pass copies everything and the log starts over at the next commit.
     reader.exec('COMMIT')
     await checkpoints.tickNow()

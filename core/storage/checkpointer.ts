@@ -14,10 +14,11 @@
  * copied. SQLite's own checkpoints ensure that by running in the committing connection; one on
  * another thread races the engine's next commit, and under steady writes it would lose every time
  * while the log grew without end (750 MB in 3 s of a synthetic write storm, measured). So once the
- * log holds RESTART_PAGES the thread catches up (passes back to back until one finds nothing new;
- * the engine's next commit then starts the log over, no work on its thread); writes that outrun it
- * past RESTART_ANYWAY_FACTOR × RESTART_PAGES make the engine copy the rest itself, once. Its file
- * is cut back to that size when it starts over (journal_size_limit).
+ * log holds RESTART_PAGES the thread catches up (passes back to back until one finds nothing new:
+ * if the engine pauses then, its next commit starts the log over, no work on its thread); and when
+ * a pass reports the log past RESTART_ANYWAY_FACTOR × RESTART_PAGES (the engine never paused), the
+ * engine copies what came since that pass itself, once, and its next commit starts the log over.
+ * Its file is cut back to that size when it starts over (journal_size_limit).
  *
  * If the thread dies, the engine's connection takes checkpoints back at once (SQLite's default)
  * and says so in the log. A libSQL server's replica is left alone (its log belongs to libSQL's
@@ -29,7 +30,6 @@ import { runnableModule } from '../agentRuntime/isolation/modules.js'
 import type { Logger } from '../log.js'
 import {
   CHECKPOINT_THREAD_NICE,
-  RESTART_ANYWAY_FACTOR,
   type CheckpointBoot,
   type FromCheckpointThread,
   type ToCheckpointThread,
@@ -41,8 +41,10 @@ const STOP_GRACE_MS = 5000
 
 /** SQLite's own default, which the engine's connection goes back to without the thread. */
 export const SQLITE_AUTOCHECKPOINT_PAGES = 1000
-/** The log's size (pages of 4 KB: 16 MB) from which it is started over (see checkpointThread.ts). */
+/** The log's size (pages of 4 KB: 16 MB) from which the thread catches up so that it can start over (checkpointThread.ts)… */
 export const RESTART_PAGES = 4096
+/** …and this many times that (64 MB), reported by a pass, from which the engine copies the rest itself. */
+export const RESTART_ANYWAY_FACTOR = 4
 /** The log's file is cut back to this once it starts over (SQLite leaves it at its longest). */
 const WAL_FILE_LIMIT_BYTES = RESTART_PAGES * RESTART_ANYWAY_FACTOR * 4096
 
@@ -79,10 +81,13 @@ export class BackgroundCheckpoints {
   private readonly ticks = new Map<number, (ran: boolean) => void>()
   private tickSeq = 0
 
+  private readonly restartPages: number
+
   constructor(
     private readonly storage: StorageShape,
     private readonly options: CheckpointerOptions,
   ) {
+    this.restartPages = options.restartPages ?? RESTART_PAGES
     const registers = options.metrics ? [options.metrics] : null
     this.count = registers
       ? new Counter({ name: 'hark_storage_checkpoints_total', help: 'WAL checkpoints run by the background checkpoint thread', registers })
@@ -101,7 +106,7 @@ export class BackgroundCheckpoints {
     this.restarts = registers
       ? new Counter({
           name: 'hark_storage_wal_restarts_total',
-          help: "Times the WAL outgrew the checkpoint thread's catch-up and was copied to its end on the engine's connection, so that it starts over",
+          help: "Times the engine's connection copied the WAL itself because a checkpoint thread's tick ended with the log past its cap (writes without the pause the thread needs)",
           registers,
         })
       : null
@@ -120,7 +125,7 @@ export class BackgroundCheckpoints {
     const boot: CheckpointBoot = {
       file: this.storage.file,
       intervalMs: this.options.intervalMs,
-      restartPages: this.options.restartPages ?? RESTART_PAGES,
+      restartPages: this.restartPages,
       nice: CHECKPOINT_THREAD_NICE,
     }
     this.storage.db.exec('PRAGMA wal_autocheckpoint = 0')
@@ -136,7 +141,6 @@ export class BackgroundCheckpoints {
           ready = true
           resolve()
         } else if (m.t === 'checkpoint') this.checkpointed(m)
-        else if (m.t === 'restart') this.restart(m.log)
         else if (m.t === 'ticked') {
           this.ticks.get(m.id)?.(m.ran)
           this.ticks.delete(m.id)
@@ -173,21 +177,26 @@ export class BackgroundCheckpoints {
     this.pages?.set(Math.max(0, m.log))
     const report = { log: m.log, checkpointed: m.checkpointed, ms: m.ms }
     for (const l of this.listeners) l(report)
+    // After the tick's last pass (the thread is idle till the next one: one checkpointer at a time).
+    if (m.last && m.log >= this.restartPages * RESTART_ANYWAY_FACTOR) this.restart(m.log)
   }
 
   /**
-   * On the engine's connection: copy what the thread's catch-up left (and fsync), so that the next
-   * commit finds the log all copied and starts it over — only when writes outran the thread's
-   * passes for a long log. Not inside a transaction: this runs from the thread's message, between
+   * On the engine's connection: copy what came since the thread's last pass (and fsync), so that
+   * the next commit finds the log all copied and starts it over, as SQLite's own checkpoints do —
+   * only when a tick of the thread ended with the log past the cap (the engine wrote without the
+   * pause a pass needs). Not inside a transaction: this runs from the thread's message, between
    * the engine's turns.
    */
   private restart(log: number): void {
     if (this.stopping) return
     const began = performance.now()
     try {
-      const [r] = this.storage.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>
-      this.restarts?.inc()
-      this.options.log.debug({ log, left: r ? r.log - r.checkpointed : null, ms: performance.now() - began }, 'WAL copied to its end: the next commit starts it over')
+      // PASSIVE: never waits (RESTART would wait for every reader, a CLI's long read included).
+      const [r] = this.storage.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>
+      // busy: the thread's next tick began meanwhile; the last report of that tick tries again.
+      if (r && r.busy === 0) this.restarts?.inc()
+      this.options.log.debug({ log, busy: r?.busy, left: r ? r.log - r.checkpointed : null, ms: performance.now() - began }, 'WAL copied to its end: the next commit starts it over')
     } catch (e) {
       this.options.log.warn({ err: e }, 'WAL checkpoint before a restart failed')
     }
