@@ -16,9 +16,10 @@
  * while the log grew without end (750 MB in 3 s of a synthetic write storm, measured). So once the
  * log holds RESTART_PAGES the thread catches up (passes back to back until one finds nothing new:
  * if the engine pauses then, its next commit starts the log over, no work on its thread); and when
- * a pass reports the log past RESTART_ANYWAY_FACTOR × RESTART_PAGES (the engine never paused), the
- * engine copies what came since that pass itself, once, and its next commit starts the log over.
- * Its file is cut back to that size when it starts over (journal_size_limit).
+ * a tick's last pass leaves the log past RESTART_ANYWAY_FACTOR × RESTART_PAGES (the engine never
+ * paused), the engine copies what came since that pass itself (PASSIVE, a few pages usually) and
+ * its next commit starts the log over. Its file is cut back to that size when it starts over
+ * (journal_size_limit).
  *
  * If the thread dies, the engine's connection takes checkpoints back at once (SQLite's default)
  * and says so in the log. A libSQL server's replica is left alone (its log belongs to libSQL's
