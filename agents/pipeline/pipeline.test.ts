@@ -76,6 +76,13 @@ const stoppedSpeaking = (link: RecordingLink, n: number) =>
     `speaking.stopped #${n} of a`,
   )
 
+/**
+ * How long a wait may take that spans a spoken turn: the utterance plays out in real time, then the
+ * VAD, the three requests and the reply. A bound for failure, not a pause: a turn takes ~2–3 s
+ * alone, and more with other test files on both cores (a CI run once missed 5 s).
+ */
+const TURN_MS = 15_000
+
 const agentEventsOf = (events: ServerEvent[]) => events.flatMap((e) => (e.type === 'agent.event' ? [e.event as Record<string, unknown>] : []))
 
 describe('pipeline provider: speech-to-text, chat model and text-to-speech (against local fakes of the OpenAI HTTP APIs)', () => {
@@ -230,14 +237,14 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
       await stoppedSpeaking(link, said)
       say(session, concat(speechLike(1000, i + 1), silence(900)))
       said += 1
-      const failed = await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'error' && e.event.stage === stage, 5000, `${stage} failing`)
+      const failed = await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'error' && e.event.stage === stage, TURN_MS, `${stage} failing`)
       expect(failed).toMatchObject({ event: { kind: 'error', stage, reason: 'malformed response' } })
       // Two failed turns in a row are survived; the third stage's failure comes after a good turn.
       if (i === 1) {
         await stoppedSpeaking(link, said)
         say(session, concat(speechLike(1000, 7), silence(900)))
         said += 1
-        await link.event('agent.event', (e) => e.event.kind === 'transcript' && e.event.text === 'Fine now.')
+        await link.events.next((e) => e.type === 'agent.event' && e.event.kind === 'transcript' && e.event.text === 'Fine now.', TURN_MS, 'the good turn between')
       }
     }
     expect(t.engine.host.agents.get(seed.workspaceId, view.agentId)).toMatchObject({ state: 'running' })
