@@ -90,9 +90,8 @@ export class BackgroundCheckpoints {
   ) {
     this.restartPages = options.restartPages ?? RESTART_PAGES
     const registers = options.metrics ? [options.metrics] : null
-    this.count = registers
-      ? new Counter({ name: 'hark_storage_checkpoints_total', help: 'WAL checkpoints run by the background checkpoint thread', registers })
-      : null
+    const counter = (name: string, help: string) => (registers ? new Counter({ name, help, registers }) : null)
+    this.count = counter('hark_storage_checkpoints_total', 'WAL checkpoints run by the background checkpoint thread')
     this.seconds = registers
       ? new Histogram({
           name: 'hark_storage_checkpoint_seconds',
@@ -104,20 +103,14 @@ export class BackgroundCheckpoints {
     this.pages = registers
       ? new Gauge({ name: 'hark_storage_wal_pages', help: 'Pages in the WAL at the last background checkpoint', registers })
       : null
-    this.restarts = registers
-      ? new Counter({
-          name: 'hark_storage_wal_restarts_total',
-          help: "Times the engine's connection copied the WAL itself because a checkpoint thread's tick ended with the log past its cap (writes without the pause the thread needs)",
-          registers,
-        })
-      : null
-    this.ended = registers
-      ? new Counter({
-          name: 'hark_storage_checkpoint_thread_ended_total',
-          help: "Checkpoint threads that ended unexpectedly (the engine's connection then checkpoints itself, as SQLite does by default)",
-          registers,
-        })
-      : null
+    this.restarts = counter(
+      'hark_storage_wal_restarts_total',
+      "Times the engine's connection copied the WAL itself because a checkpoint thread's tick ended with the log past its cap (writes without the pause the thread needs)",
+    )
+    this.ended = counter(
+      'hark_storage_checkpoint_thread_ended_total',
+      "Checkpoint threads that ended unexpectedly (the engine's connection then checkpoints itself, as SQLite does by default)",
+    )
   }
 
   /** Start the thread; resolves once it has opened the file. The engine's connection stops checkpointing now. */
