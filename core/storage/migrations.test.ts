@@ -87,8 +87,8 @@ describe('migrations', () => {
     expect(indexes).toContain('webhook_deliveries_by_webhook')
     expect(s.webhookOutbox.pendingAfter(0).map((d) => [d.deliveryId, d.body])).toEqual([['dlv_3', '{"sequence":3}'], ['dlv_4', '{"sequence":4}']])
     expect(s.webhookOutbox.pendingOf('wh_1').map((d) => d.seq)).toEqual([3, 4])
-    // Kept 7 days once completed: only the delivery completed 10 days ago goes (and its event); pending ones stay, however old.
-    expect(s.webhookOutbox.prune(now - 7 * day)).toBe(2)
+    // Kept 7 days once completed: only the delivery completed 10 days ago goes; pending ones stay, however old.
+    expect(s.webhookOutbox.prune(now - 7 * day)).toBe(1)
     expect((s.db.prepare('SELECT seq FROM webhook_deliveries ORDER BY id').all() as Array<{ seq: number }>).map((r) => r.seq)).toEqual([2, 3, 4])
     s.close()
     // An endpoint's pending rows (a gained cluster lease) go through by_webhook. (On a connection of
@@ -97,6 +97,35 @@ describe('migrations', () => {
     const plan = (check.prepare(`EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE webhook_id = 'wh_1' AND state = 'pending' ORDER BY id`).all() as Array<{ detail: string }>)
     expect(plan.map((r) => r.detail).join('; ')).toMatch(/USING INDEX webhook_deliveries_by_webhook/)
     check.close()
+  })
+
+  it('9 moves each event onto its deliveries: every endpoint’s delivery keeps the event’s id, type and body, pending ones are sent, and the events table goes', () => {
+    const f = file()
+    const db = openDb(f)
+    migrate(db, migrations.filter((m) => m.version <= 8))
+    db.exec(`INSERT INTO workspaces (workspace_id, name, created_at) VALUES ('ws_1', 'acme', 1);
+      INSERT INTO webhook_endpoints (webhook_id, workspace_id, url, secret_enc, created_at, updated_at) VALUES
+        ('wh_1', 'ws_1', 'https://a.example/h', 'x', 1, 1), ('wh_2', 'ws_1', 'https://b.example/h', 'x', 1, 1);
+      INSERT INTO webhook_events (event_id, workspace_id, type, resource, seq, body, created_at) VALUES
+        ('evt_1', 'ws_1', 'client.created', 'client:dev-1', 1, '{"n":1}', 5),
+        ('evt_2', 'ws_1', 'client.deleted', 'client:dev-1', 2, '{"n":2}', 6);
+      INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_id, workspace_id, resource, seq, state, next_attempt_at, created_at, completed_at) VALUES
+        ('dlv_1a', 'wh_1', 'evt_1', 'ws_1', 'client:dev-1', 1, 'delivered', NULL, 5, 7),
+        ('dlv_1b', 'wh_2', 'evt_1', 'ws_1', 'client:dev-1', 1, 'pending', 5, 5, NULL),
+        ('dlv_2a', 'wh_1', 'evt_2', 'ws_1', 'client:dev-1', 2, 'pending', 6, 6, NULL)`)
+    db.close()
+
+    const s = openStorage(f)
+    expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'webhook_events'").get()).toMatchObject({ n: 0 })
+    expect(s.webhookOutbox.pendingAfter(0).map((d) => [d.deliveryId, d.eventId, d.type, d.body])).toEqual([
+      ['dlv_1b', 'evt_1', 'client.created', '{"n":1}'],
+      ['dlv_2a', 'evt_2', 'client.deleted', '{"n":2}'],
+    ])
+    expect(s.webhookOutbox.get('ws_1', 'wh_1', 'dlv_1a')).toMatchObject({ eventId: 'evt_1', type: 'client.created', state: 'delivered' })
+    // A delivered one’s body is still there to send again.
+    expect(s.webhookOutbox.body('ws_1', 'wh_1', 'dlv_1a')).toBe('{"n":1}')
+    expect(s.webhookOutbox.body('ws_1', 'wh_2', 'dlv_1a')).toBeNull()
+    s.close()
   })
 
   it('tells listeners about commits only, and other processes through polling', () => {

@@ -1,23 +1,12 @@
 /**
- * The webhook outbox: events (one row each, with their per-resource sequence number and the
- * exact body every attempt sends) and deliveries (one per event and endpoint, with their retry
- * state). Events are written in the transaction of the change they describe; the delivery worker
+ * The webhook outbox: one row per event and endpoint (a delivery), with the event's id, type,
+ * per-resource sequence number and the exact body every attempt sends, and the delivery's retry
+ * state. Events are written in the transaction of the change they describe; the delivery worker
  * reads pending deliveries past its cursor (the integer id grows in commit order: SQLite has one
- * writer at a time) and records every attempt's outcome here.
+ * writer at a time) and records every attempt's outcome here. (Until migration 9 the event was a
+ * row of its own, joined for its body: a second insert per event.)
  */
 import { guard, type Db } from './db.js'
-
-export interface WebhookEventRecord {
-  readonly eventId: string
-  readonly workspaceId: string
-  readonly type: string
-  /** `client:<clientId>`, `room:<room>`, `agent:<agentId>` or `webhook:<webhookId>`. */
-  readonly resource: string
-  readonly seq: number
-  /** The JSON body every attempt sends, byte for byte. */
-  readonly body: string
-  readonly createdAt: number
-}
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead'
 
@@ -39,7 +28,7 @@ export interface WebhookDeliveryRecord {
   readonly lastLatencyMs: number | null
   readonly createdAt: number
   readonly completedAt: number | null
-  /** From the event. */
+  /** The event's type. */
   readonly type: string
 }
 
@@ -53,8 +42,12 @@ export interface NewDelivery {
   readonly webhookId: string
   readonly eventId: string
   readonly workspaceId: string
+  /** `client:<clientId>`, `room:<room>`, `agent:<agentId>` or `webhook:<webhookId>`. */
   readonly resource: string
   readonly seq: number
+  readonly type: string
+  /** The JSON body every attempt sends, byte for byte (the same on each endpoint's delivery of the event). */
+  readonly body: string
   readonly createdAt: number
 }
 
@@ -108,14 +101,15 @@ export const webhookOutboxRepo = (db: Db) => {
       return st
     }
   }
-  const insertEvents = multi('webhook_events', 'event_id, workspace_id, type, resource, seq, body, created_at', 7)
   const insertDeliveries = multi(
     'webhook_deliveries',
-    "delivery_id, webhook_id, event_id, workspace_id, resource, seq, state, next_attempt_at, created_at",
-    9,
+    'delivery_id, webhook_id, event_id, workspace_id, resource, seq, type, body, state, next_attempt_at, created_at',
+    11,
   )
-  const withEvent = `SELECT d.*, e.type AS type FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id`
-  const withBody = `SELECT d.*, e.type AS type, e.body AS body FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id`
+  // A delivery's history leaves the body out; what an attempt needs reads it.
+  const withEvent = `SELECT id, delivery_id, webhook_id, event_id, workspace_id, resource, seq, type, state, attempts, next_attempt_at,
+    last_attempt_at, last_status, last_error, last_latency_ms, created_at, completed_at FROM webhook_deliveries d`
+  const withBody = `SELECT * FROM webhook_deliveries d`
   const pendingAfter = db.prepare(`${withBody} WHERE d.id > ? AND d.state = 'pending' ORDER BY d.id LIMIT ?`)
   const pendingOf = db.prepare(`${withBody} WHERE d.webhook_id = ? AND d.state = 'pending' ORDER BY d.id`)
   const lastId = db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_deliveries')
@@ -133,15 +127,13 @@ export const webhookOutboxRepo = (db: Db) => {
   }
   const list = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
   const one = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
-  const event = db.prepare('SELECT * FROM webhook_events WHERE event_id = ?')
+  const bodyOf = db.prepare('SELECT body FROM webhook_deliveries WHERE workspace_id = ? AND webhook_id = ? AND delivery_id = ?')
   // Completed before `before`: created before it too, so below the first row created since (ids
   // grow with time): a range of the rowid, no index on completed_at. A row whose id is out of
   // step with its time (the clock set back) waits for a later prune.
   const pruneDeliveries = db.prepare(`DELETE FROM webhook_deliveries
     WHERE id < coalesce((SELECT id FROM webhook_deliveries WHERE created_at >= ? ORDER BY id LIMIT 1), 9007199254740991)
     AND completed_at IS NOT NULL AND completed_at < ?`)
-  const pruneEvents = db.prepare(`DELETE FROM webhook_events WHERE created_at < ?
-    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`)
 
   const recordAttempts = (outcomes: ReadonlyMap<number, AttemptOutcome>) =>
     guard('record webhook attempts', () => {
@@ -174,14 +166,6 @@ export const webhookOutboxRepo = (db: Db) => {
         }
         return first
       }),
-    insertEvents: (events: ReadonlyArray<WebhookEventRecord>) =>
-      guard('insert webhook events', () => {
-        for (let i = 0; i < events.length; i += CHUNK) {
-          const chunk = events.slice(i, i + CHUNK)
-          insertEvents(chunk.length).run(
-            chunk.flatMap((e) => [e.eventId, e.workspaceId, e.type, e.resource, e.seq, e.body, e.createdAt]))
-        }
-      }),
     /**
      * New pending deliveries, due at once. Returns their internal ids, in order: the rows of one
      * multi-row INSERT get consecutive ids (AUTOINCREMENT, one writer), the last one reported.
@@ -193,7 +177,7 @@ export const webhookOutboxRepo = (db: Db) => {
           const chunk = deliveries.slice(i, i + CHUNK)
           const last = Number(insertDeliveries(chunk.length).run(
             chunk.flatMap((d) => [
-              d.deliveryId, d.webhookId, d.eventId, d.workspaceId, d.resource, d.seq, 'pending', d.createdAt, d.createdAt,
+              d.deliveryId, d.webhookId, d.eventId, d.workspaceId, d.resource, d.seq, d.type, d.body, 'pending', d.createdAt, d.createdAt,
             ])).lastInsertRowid)
           for (let k = chunk.length - 1; k >= 0; k--) ids.push(last - k)
         }
@@ -216,17 +200,10 @@ export const webhookOutboxRepo = (db: Db) => {
         const r = one.get(workspaceId, webhookId, deliveryId) as DeliveryRow | undefined
         return r ? toDelivery(r) : null
       }),
-    event: (eventId: string) =>
-      guard('get webhook event', () => {
-        const r = event.get(eventId) as
-          | { event_id: string; workspace_id: string; type: string; resource: string; seq: number; body: string; created_at: number }
-          | undefined
-        return r
-          ? ({ eventId: r.event_id, workspaceId: r.workspace_id, type: r.type, resource: r.resource, seq: r.seq, body: r.body, createdAt: r.created_at } satisfies WebhookEventRecord)
-          : null
-      }),
-    /** Forget deliveries completed before `before`, then events no delivery refers to any more. */
-    prune: (before: number) =>
-      guard('prune webhook deliveries', () => pruneDeliveries.run(before, before).changes + pruneEvents.run(before).changes),
+    /** The body a delivery sends (a redelivery sends it again). */
+    body: (workspaceId: string, webhookId: string, deliveryId: string) =>
+      guard('get webhook delivery', () => (bodyOf.get(workspaceId, webhookId, deliveryId) as { body: string } | undefined)?.body ?? null),
+    /** Forget deliveries completed before `before`. */
+    prune: (before: number) => guard('prune webhook deliveries', () => pruneDeliveries.run(before, before).changes),
   }
 }

@@ -296,13 +296,16 @@ export class WebhookEndpoints {
     if (d.state === 'pending') throw new Conflict({ message: `delivery ${deliveryId} is still pending` })
     if (!r.enabled) throw new Conflict({ message: `webhook ${webhookId} is disabled; enable it first (PATCH enabled: true)` })
     const now = clock.now()
-    const fresh = {
-      deliveryId: newDeliveryId(now), webhookId, eventId: d.eventId, workspaceId, resource: d.resource, seq: d.seq, createdAt: now,
-    }
+    const fresh = newDeliveryId(now)
     storage.transaction(() => {
-      storage.webhookOutbox.insertDeliveries([fresh])
+      // In the transaction: a prune between the read and the insert cannot take the body away.
+      const body = storage.webhookOutbox.body(workspaceId, webhookId, deliveryId)
+      if (body === null) throw new NotFound({ message: `no delivery ${deliveryId} of webhook ${webhookId}` })
+      storage.webhookOutbox.insertDeliveries([{
+        deliveryId: fresh, webhookId, eventId: d.eventId, workspaceId, resource: d.resource, seq: d.seq, type: d.type, body, createdAt: now,
+      }])
       storage.recordChange('webhook.queued', workspaceId, webhookId, now)
     })
-    return this.delivery(workspaceId, webhookId, fresh.deliveryId)
+    return this.delivery(workspaceId, webhookId, fresh)
   }
 }

@@ -45,7 +45,7 @@ const setup = async () => {
   /** The live events written, as their bodies, in the order they were written. */
   const written = async (from: StorageShape = storage) => {
     if (from === storage) await webhookOutbox.flush()
-    const rows = from.db.prepare('SELECT body FROM webhook_events ORDER BY rowid').all() as Array<{ body: string }>
+    const rows = from.db.prepare('SELECT body FROM webhook_deliveries WHERE id IN (SELECT min(id) FROM webhook_deliveries GROUP BY event_id) ORDER BY id').all() as Array<{ body: string }>
     return rows
       .map((r) => JSON.parse(r.body) as { type: string; timestamp: string; resource: string; data: Record<string, unknown> })
       .filter((e) => /^(client\.(connected|disconnected|room_changed)|room\.)/.test(e.type))

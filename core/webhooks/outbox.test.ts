@@ -38,7 +38,8 @@ const createClient = (storage: StorageShape, clientId: string, fail = false) =>
   })
 
 const events = (storage: StorageShape) =>
-  storage.db.prepare('SELECT type, resource, seq, body FROM webhook_events ORDER BY resource, seq').all() as Array<{
+  storage.db.prepare(`SELECT type, resource, seq, body FROM webhook_deliveries
+    WHERE id IN (SELECT min(id) FROM webhook_deliveries GROUP BY event_id) ORDER BY resource, seq`).all() as Array<{
     type: string; resource: string; seq: number; body: string
   }>
 

@@ -20,7 +20,7 @@ import { newDeliveryId, newWebhookEventId } from '../ids.js'
 import { Log, type Logger } from '../log.js'
 import type { ChangeRecord } from '../storage/changes.js'
 import { Storage, type StorageShape } from '../storage/storage.js'
-import type { NewDelivery, PendingDelivery, WebhookEventRecord } from '../storage/webhookOutbox.js'
+import type { NewDelivery, PendingDelivery } from '../storage/webhookOutbox.js'
 import { Terminals } from '../terminals.js'
 import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
 import { attachSessionEvents } from './liveEvents.js'
@@ -146,10 +146,7 @@ export class WebhookOutbox {
           return { workspaceId, resource, n }
         }),
       )
-      const rows: WebhookEventRecord[] = []
       const deliveries: NewDelivery[] = []
-      const bodies: string[] = []
-      const types: string[] = []
       const now = this.clock.now()
       for (const { e, resource, to } of planned) {
         const key = `${e.workspaceId}\u0000${resource}`
@@ -157,19 +154,15 @@ export class WebhookOutbox {
         next.set(key, seq + 1)
         const eventId = newWebhookEventId(e.at)
         const body = eventBody(e, { id: eventId, resource, sequence: seq })
-        rows.push({ eventId, workspaceId: e.workspaceId, type: e.type, resource, seq, body, createdAt: now })
         for (const webhookId of to) {
-          deliveries.push({ deliveryId: newDeliveryId(now), webhookId, eventId, workspaceId: e.workspaceId, resource, seq, createdAt: now })
-          bodies.push(body)
-          types.push(e.type)
+          deliveries.push({ deliveryId: newDeliveryId(now), webhookId, eventId, workspaceId: e.workspaceId, resource, seq, type: e.type, body, createdAt: now })
         }
       }
-      this.storage.webhookOutbox.insertEvents(rows)
       const ids = this.storage.webhookOutbox.insertDeliveries(deliveries)
       // The rows as the table now has them (what pendingAfter would read back).
       return deliveries.map((d, i): PendingDelivery => ({
         id: ids[i]!, ...d, state: 'pending', attempts: 0, nextAttemptAt: d.createdAt, lastAttemptAt: null, lastStatus: null,
-        lastError: null, lastLatencyMs: null, completedAt: null, type: types[i]!, body: bodies[i]!,
+        lastError: null, lastLatencyMs: null, completedAt: null,
       }))
     })
   }

@@ -32,7 +32,7 @@ const liveWritten = (lines: ReadonlyArray<string>): number =>
 const committedEvents = (dataDir: string): string[] => {
   const db = new Database(join(dataDir, 'hark.db'), { readonly: true })
   try {
-    return (db.prepare('SELECT event_id FROM webhook_events ORDER BY event_id').all() as Array<{ event_id: string }>).map((r) => r.event_id)
+    return (db.prepare('SELECT DISTINCT event_id FROM webhook_deliveries ORDER BY event_id').all() as Array<{ event_id: string }>).map((r) => r.event_id)
   } finally {
     db.close()
   }
