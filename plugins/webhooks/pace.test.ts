@@ -46,7 +46,8 @@ describe('delivery pace', () => {
   it('holds back while a probe finds the loop saturated, then goes back to full speed when it has room', () => {
     const { pace, state, allowed } = paced()
     state.used = 0.97
-    for (let i = 0; i < PROBE_EVERY_WINDOWS; i++) pace.tick()
+    // A window at full speed with the loop saturated: the next one is a probe.
+    pace.tick()
     expect(allowed()).toBe(0)
     pace.tick()
     expect(pace.throttled).toBe(true)
@@ -66,12 +67,14 @@ describe('delivery pace', () => {
   it('does not hold back for longer than MAX_THROTTLED_WINDOWS in a row, then runs at full speed for FULL_SPEED_WINDOWS', () => {
     const { pace, state, allowed } = paced()
     state.used = 1
-    for (let i = 0; i <= PROBE_EVERY_WINDOWS; i++) pace.tick()
+    pace.tick()
+    pace.tick()
     expect(pace.throttled).toBe(true)
     for (let i = 1; i < MAX_THROTTLED_WINDOWS; i++) pace.tick()
     expect(pace.throttled).toBe(true)
     pace.tick()
     expect(pace.throttled).toBe(false)
+    // Full speed although every window is saturated (no early probe in these).
     for (let i = 1; i < FULL_SPEED_WINDOWS; i++) {
       expect(allowed()).toBe(1000)
       pace.tick()
@@ -79,6 +82,44 @@ describe('delivery pace', () => {
     expect(allowed()).toBe(1000)
     pace.tick()
     // The next probe, which finds the loop still saturated.
+    expect(allowed()).toBe(0)
+    pace.tick()
+    expect(pace.throttled).toBe(true)
+  })
+
+  it('probes at once after a window at full speed in which the loop was saturated: a storm that starts meanwhile is found in two windows', () => {
+    const { pace, state, allowed } = paced()
+    state.used = 0.5
+    pace.tick()
+    pace.tick()
+    expect(allowed()).toBe(1000)
+    // The storm begins: this window ends saturated, well before PROBE_EVERY_WINDOWS.
+    state.used = 1
+    pace.tick()
+    expect(pace.throttled).toBe(false)
+    expect(allowed()).toBe(0)
+    pace.tick()
+    expect(pace.throttled).toBe(true)
+    expect(allowed()).toBe(THROTTLED_PER_WINDOW)
+  })
+
+  it('ends a forced stretch at full speed when work stops: after the idle spell, a saturated window is followed by a probe again', () => {
+    const { pace, state, allowed } = paced()
+    state.used = 1
+    for (let i = 0; i < 2 + MAX_THROTTLED_WINDOWS; i++) pace.tick()
+    expect(pace.throttled).toBe(false)
+    // Three windows of the forced stretch, then no work.
+    for (let i = 0; i < 3; i++) pace.tick()
+    state.busy = false
+    state.used = 0.2
+    pace.tick()
+    // Work again: the probe finds room, then the loop saturates.
+    state.busy = true
+    expect(allowed()).toBe(0)
+    pace.tick()
+    expect(allowed()).toBe(1000)
+    state.used = 1
+    pace.tick()
     expect(allowed()).toBe(0)
     pace.tick()
     expect(pace.throttled).toBe(true)
