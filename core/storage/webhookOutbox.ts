@@ -107,11 +107,11 @@ export const webhookOutboxRepo = (db: Db) => {
     11,
   )
   // A delivery's history leaves the body out; what an attempt needs reads it.
-  const withEvent = `SELECT id, delivery_id, webhook_id, event_id, workspace_id, resource, seq, type, state, attempts, next_attempt_at,
+  const historyRows = `SELECT id, delivery_id, webhook_id, event_id, workspace_id, resource, seq, type, state, attempts, next_attempt_at,
     last_attempt_at, last_status, last_error, last_latency_ms, created_at, completed_at FROM webhook_deliveries d`
-  const withBody = `SELECT * FROM webhook_deliveries d`
-  const pendingAfter = db.prepare(`${withBody} WHERE d.id > ? AND d.state = 'pending' ORDER BY d.id LIMIT ?`)
-  const pendingOf = db.prepare(`${withBody} WHERE d.webhook_id = ? AND d.state = 'pending' ORDER BY d.id`)
+  const fullRows = `SELECT * FROM webhook_deliveries d`
+  const pendingAfter = db.prepare(`${fullRows} WHERE d.id > ? AND d.state = 'pending' ORDER BY d.id LIMIT ?`)
+  const pendingOf = db.prepare(`${fullRows} WHERE d.webhook_id = ? AND d.state = 'pending' ORDER BY d.id`)
   const lastId = db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_deliveries')
   // Many outcomes in one statement: UPDATE … FROM a VALUES list (column1 … column9), one row per delivery.
   const recordRows = new Map<number, ReturnType<Db['prepare']>>()
@@ -125,8 +125,8 @@ export const webhookOutboxRepo = (db: Db) => {
     }
     return st
   }
-  const list = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
-  const one = db.prepare(`${withEvent} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
+  const list = db.prepare(`${historyRows} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`)
+  const one = db.prepare(`${historyRows} WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.delivery_id = ?`)
   const bodyOf = db.prepare('SELECT body FROM webhook_deliveries WHERE workspace_id = ? AND webhook_id = ? AND delivery_id = ?')
   // Completed before `before`: created before it too, so below the first row created since (ids
   // grow with time): a range of the rowid, no index on completed_at. A row whose id is out of

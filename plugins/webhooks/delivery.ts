@@ -33,7 +33,7 @@ import { DeliveryPace, type PaceLoop } from './pace.js'
 import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
 import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome } from './sender.js'
 
-/** Completed deliveries (and their events) are kept this long for the history, then pruned. */
+/** Completed deliveries (each with its event's body) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
 const PRUNE_EVERY_MS = 3_600_000
 /**
