@@ -46,6 +46,20 @@ describe('migrations', () => {
     db.close()
   })
 
+  it('refuses a database whose schema is newer than this build knows, naming both versions, and changes nothing', () => {
+    const f = file()
+    const s = openStorage(f)
+    s.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
+    s.close()
+    const newest = migrations[migrations.length - 1]!.version
+    const older = migrations.slice(0, -1)
+    const db = openDb(f)
+    expect(() => migrate(db, older)).toThrow(`the database's schema is version ${newest}, newer than this Hark knows (${newest - 1})`)
+    expect(db.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toMatchObject({ v: newest })
+    expect(db.prepare('SELECT name FROM workspaces').all()).toEqual([{ name: 'acme' }])
+    db.close()
+  })
+
   it('rolls a failing migration back and names it', () => {
     const f = file()
     const db = openDb(f)

@@ -321,6 +321,14 @@ export const migrate = (db: Db, list: ReadonlyArray<Migration> = migrations, now
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
   const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }
   const current = row.v ?? 0
+  // A release older than the schema would write tables a newer one changed (9 dropped one):
+  // refused, with what to do, instead of failing request by request.
+  const known = Math.max(0, ...list.map((m) => m.version))
+  if (current > known) {
+    throw new Error(
+      `the database's schema is version ${current}, newer than this Hark knows (${known}): run the release that upgraded it, or a newer one`,
+    )
+  }
   const applied: number[] = []
   for (const m of [...list].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue
