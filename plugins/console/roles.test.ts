@@ -182,6 +182,10 @@ const fixture = async (withAgent: boolean, withDelivery = false): Promise<Fixtur
         }
       })
     })
+    // Redelivery reads the row, and outcomes are written in batches (at once only when the worker is
+    // idle; other fixtures' endpoints may keep it busy): wait until this one is committed.
+    await webhooks.worker!.whenIdle()
+    await host.storage.batch(() => null)
     deliveryId = sent.deliveryId
   }
   const pending = host.security.deviceEnrollment.announce({ deviceId: `aa:bb:cc:00:00:${(++devices).toString(16).padStart(2, '0')}`, instanceId: `uuid-${devices}`, kind: 'xiaozhi' })
