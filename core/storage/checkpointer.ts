@@ -27,7 +27,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import { runnableModule } from '../agentRuntime/isolation/modules.js'
+import { threadEntry } from '../agentRuntime/isolation/modules.js'
 import type { Logger } from '../log.js'
 import {
   CHECKPOINT_THREAD_NICE,
@@ -66,8 +66,6 @@ export interface CheckpointReport {
   readonly ms: number
 }
 
-const entryOf = (): URL =>
-  new URL(runnableModule(new URL(import.meta.url.endsWith('.ts') ? './checkpointThread.ts' : './checkpointThread.js', import.meta.url).href))
 
 export class BackgroundCheckpoints {
   private thread: Worker | null = null
@@ -124,7 +122,7 @@ export class BackgroundCheckpoints {
     }
     this.storage.db.exec('PRAGMA wal_autocheckpoint = 0')
     this.storage.db.exec(`PRAGMA journal_size_limit = ${WAL_FILE_LIMIT_BYTES}`)
-    const thread = new Worker(this.options.entry ?? entryOf(), { workerData: boot })
+    const thread = new Worker(this.options.entry ?? threadEntry(import.meta.url, 'checkpointThread'), { workerData: boot })
     this.thread = thread
     // The engine's stop ends it; it must never be what keeps a process alive.
     thread.unref()

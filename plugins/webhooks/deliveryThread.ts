@@ -14,11 +14,11 @@
  * restarted in a loop; the retries come seconds later anyway). The first thread starts with the plugin.
  *
  * A worker thread runs JavaScript: from the TypeScript sources (the tests), its entry is taken from
- * the compiled tree (core/agentRuntime/isolation/modules.ts, `runnableModule`).
+ * the compiled tree (core/agentRuntime/isolation/modules.ts, `threadEntry`).
  */
 import { Worker } from 'node:worker_threads'
 import { Counter, type Registry } from 'prom-client'
-import { runnableModule } from '../../core/agentRuntime/isolation/modules.js'
+import { threadEntry } from '../../core/agentRuntime/isolation/modules.js'
 import type { Logger } from '../../core/log.js'
 import type { HostResolver, UrlPolicy } from '../../core/webhooks/urlGuard.js'
 import { ATTEMPT_TIMEOUT_MS, type AttemptSender, type SendOutcome, type SignedMessage } from './sender.js'
@@ -49,7 +49,6 @@ interface Job {
   readonly began: number
 }
 
-const entryOf = (): URL => new URL(runnableModule(new URL(import.meta.url.endsWith('.ts') ? './sendThread.ts' : './sendThread.js', import.meta.url).href))
 
 export class DeliveryThread implements AttemptSender {
   private thread: Worker | null = null
@@ -161,7 +160,7 @@ export class DeliveryThread implements AttemptSender {
   private spawn(): Worker {
     const { policy, resolve, timeoutMs } = this.options
     const boot: ThreadBoot = { policy: { allowPrivateNetworks: policy.allowPrivateNetworks }, timeoutMs, resolveInEngine: resolve !== undefined }
-    const thread = new Worker(this.options.entry ?? entryOf(), { workerData: boot, stdout: false, stderr: false })
+    const thread = new Worker(this.options.entry ?? threadEntry(import.meta.url, 'sendThread'), { workerData: boot, stdout: false, stderr: false })
     this.thread = thread
     thread.on('message', (m: unknown) => this.message(thread, m))
     thread.on('error', (e: Error) => this.options.log.error({ err: { message: e.message, stack: e.stack } }, 'webhook delivery thread failed'))

@@ -31,8 +31,15 @@ export const runnableModule = (url: string): string => {
   return compiled
 }
 
+/**
+ * The entry of a worker thread: the module `name` (no extension) beside the caller's `from`
+ * (its import.meta.url), compiled — from the sources (tests) its twin in dist/.
+ */
+export const threadEntry = (from: string, name: string): URL =>
+  new URL(runnableModule(new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from).href))
+
 /** The worker's entry script, compiled. */
-export const workerEntry = (): URL => new URL(runnableModule(new URL(fromSource ? './worker.ts' : './worker.js', here).href))
+export const workerEntry = (): URL => threadEntry(here, 'worker')
 
 /** The parts of an extension a module's export must have to be an agent provider (checked structurally: the module may have its own copy of 'hark'). */
 export const isAgentProviderExtension = (u: unknown): u is Extension =>
