@@ -31,6 +31,7 @@ import { openStorage } from '../core/storage/storage.js'
 import type { AttemptOutcome } from '../core/storage/webhookOutbox.js'
 import type { WebhookEventInput } from '../core/webhooks/events.js'
 import { WebhookOutbox } from '../core/webhooks/outbox.js'
+import { alternation, medianOf } from './harness/stats.js'
 
 const { values } = parseArgs({
   options: {
@@ -169,14 +170,11 @@ const round = async (checkpoints: Checkpoints) => {
 type Round = Awaited<ReturnType<typeof round>>
 const results = new Map<Checkpoints, Round[]>(sides.map((c) => [c, []]))
 // Rounds alternate between the sides, so the machine's drift falls on both.
-for (let r = 0; r < rounds; r++) for (const c of sides) results.get(c)!.push(await round(c))
+for (const { side } of alternation(sides, rounds)) results.get(side)!.push(await round(side))
 
 for (const c of sides) {
   const rs = results.get(c)!
-  const median = (k: keyof Round) => {
-    const xs = rs.map((r) => r[k]).sort((a, b) => a - b)
-    return Math.round(xs[Math.floor(xs.length / 2)]! * 100) / 100
-  }
+  const median = (k: keyof Round) => Math.round(medianOf(rs, [k])[k]! * 100) / 100
   console.log(JSON.stringify({
     checkpoints: c,
     indexesPutBack: putBack,
