@@ -17,7 +17,11 @@
  * commit that passes 1000 pages), `both` (the default): rounds alternate, one JSON line per side.
  * Each side also gives the wall time of the writes' commits as the engine's thread would wait for
  * them (p50, p99, max, and how many took over 1 ms): a checkpoint inside a commit is a disk flush.
- * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--rate 800] [--batch 20] [--indexes v7|pending|completed] [--checkpoints both|thread|engine]
+ * Sequence numbers: `--numbering memory` (the default) as the engine on its own file hands them out,
+ * folded into webhook_sequences after the writes (`foldUsPerEvent`, `foldBytesPerEvent`: the
+ * engine folds every 30 s, each resource once however many events it had); `table` as the CLI and
+ * nodes on a libSQL server do (an upsert per resource and transaction).
+ * Usage: node dist/bench/webhookOutboxCost.js [--terminals 2000] [--rounds 5] [--rate 800] [--batch 20] [--indexes v7|pending|completed] [--checkpoints both|thread|engine] [--numbering memory|table]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -41,12 +45,15 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '800' },
     batch: { type: 'string', default: '20' },
     checkpoints: { type: 'string', default: 'both' },
+    numbering: { type: 'string', default: 'memory' },
   },
 })
 const terminals = Number(values.terminals)
 const rounds = Number(values.rounds)
 const rate = Number(values.rate)
 if (!(rate > 0)) throw new Error('--rate: events per second, > 0')
+const numbering = values.numbering
+if (numbering !== 'memory' && numbering !== 'table') throw new Error('--numbering: memory (the engine on its own file) or table')
 const BATCH = Number(values.batch)
 if (!(Number.isInteger(BATCH) && BATCH > 0)) throw new Error('--batch: events per transaction, a whole number > 0')
 
@@ -101,7 +108,7 @@ const round = async (checkpoints: Checkpoints) => {
   try {
     for (const name of putBack) storage.db.exec(DROPPED[name]!)
     const clock = new ManualClock(Date.UTC(2026, 10, 24))
-    const outbox = new WebhookOutbox(storage, clock)
+    const outbox = new WebhookOutbox(storage, clock, null, { numbering })
     storage.workspaces.insert({ workspaceId: 'ws_cost', name: 'cost', createdAt: 1 })
     storage.webhookEndpoints.insert({
       webhookId: 'wh_cost', workspaceId: 'ws_cost', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
@@ -126,6 +133,11 @@ const round = async (checkpoints: Checkpoints) => {
     commits.sort((a, b) => a - b)
     // Wall time too: a checkpoint's fsync blocks the thread without CPU.
     const write = { us: cpuUs() - cpu, wallUs: (performance.now() - began) * 1000, bytes: written() - bytes }
+    // Numbered from memory, the numbers reach webhook_sequences in a fold (the engine's: every 30 s).
+    cpu = cpuUs()
+    bytes = written()
+    outbox.foldSequences()
+    const fold = { us: cpuUs() - cpu, bytes: written() - bytes }
     // The read back the worker made after each commit (a cursor over the same batches).
     cpu = cpuUs()
     let cursor = 0
@@ -154,6 +166,8 @@ const round = async (checkpoints: Checkpoints) => {
       readBackUsPerEvent: readBack.us / n,
       recordUsPerEvent: record.us / n,
       writeBytesPerEvent: write.bytes / n,
+      foldUsPerEvent: fold.us / n,
+      foldBytesPerEvent: fold.bytes / n,
       recordBytesPerEvent: record.bytes / n,
       commitP50Ms: quantile(commits, 0.5),
       commitP99Ms: quantile(commits, 0.99),
@@ -177,6 +191,7 @@ for (const c of sides) {
   const median = (k: keyof Round) => Math.round(medianOf(rs, [k])[k]! * 100) / 100
   console.log(JSON.stringify({
     checkpoints: c,
+    numbering,
     indexesPutBack: putBack,
     terminals,
     rounds,
@@ -187,6 +202,8 @@ for (const c of sides) {
     readBackUsPerEvent: median('readBackUsPerEvent'),
     recordUsPerEvent: median('recordUsPerEvent'),
     writeBytesPerEvent: median('writeBytesPerEvent'),
+    foldUsPerEvent: median('foldUsPerEvent'),
+    foldBytesPerEvent: median('foldBytesPerEvent'),
     recordBytesPerEvent: median('recordBytesPerEvent'),
     commitP50Ms: median('commitP50Ms'),
     commitP99Ms: median('commitP99Ms'),

@@ -142,6 +142,27 @@ describe('migrations', () => {
     s.close()
   })
 
+
+  it('10 records that webhook_sequences is current through the last delivery (every writer kept it so until now): numbering goes on from it', () => {
+    const f = file()
+    const db = openDb(f)
+    migrate(db, migrations.filter((m) => m.version <= 9))
+    db.exec(`INSERT INTO workspaces (workspace_id, name, created_at) VALUES ('ws_1', 'acme', 1);
+      INSERT INTO webhook_endpoints (webhook_id, workspace_id, url, secret_enc, created_at, updated_at) VALUES ('wh_1', 'ws_1', 'https://a.example/h', 'x', 1, 1);
+      INSERT INTO webhook_sequences (workspace_id, resource, seq) VALUES ('ws_1', 'client:dev-1', 2);
+      INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_id, workspace_id, resource, seq, type, body, state, next_attempt_at, created_at, completed_at) VALUES
+        ('dlv_1', 'wh_1', 'evt_1', 'ws_1', 'client:dev-1', 1, 'client.created', '{}', 'delivered', NULL, 5, 7),
+        ('dlv_2', 'wh_1', 'evt_2', 'ws_1', 'client:dev-1', 2, 'client.deleted', '{}', 'pending', 6, 6, NULL)`)
+    db.close()
+
+    const s = openStorage(f)
+    expect(s.db.prepare('SELECT through_id FROM webhook_sequence_fold').all()).toEqual([{ through_id: 2 }])
+    expect(s.webhookOutbox.numberedSinceFold()).toEqual([])
+    expect(s.webhookOutbox.storedSequences('ws_1', ['client:dev-1', 'client:dev-2'])).toEqual([{ resource: 'client:dev-1', seq: 2 }])
+    expect(s.transaction(() => s.webhookOutbox.reserveSequences([{ workspaceId: 'ws_1', resource: 'client:dev-1', n: 1 }]))).toEqual(
+      new Map([['ws_1\u0000client:dev-1', 3]]))
+    s.close()
+  })
   it('tells listeners about commits only, and other processes through polling', () => {
     const f = file()
     const a = openStorage(f)

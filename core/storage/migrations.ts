@@ -313,6 +313,21 @@ export const migrations: ReadonlyArray<Migration> = [
       DROP TABLE webhook_events;
     `,
   },
+  {
+    // The engine on a local file numbers events from memory and folds the numbers into
+    // webhook_sequences now and then, instead of an upsert per event (core/webhooks/sequences.ts):
+    // the table holds every resource's number as of delivery `through_id`, the deliveries past it
+    // their own. Until now every writer kept the table current: it is complete up to the last delivery.
+    version: 10,
+    name: 'webhook sequences folded in lazily (the delivery they are current through)',
+    sql: `
+      CREATE TABLE webhook_sequence_fold (
+        only INTEGER PRIMARY KEY CHECK (only = 1),
+        through_id INTEGER NOT NULL
+      );
+      INSERT INTO webhook_sequence_fold (only, through_id) SELECT 1, coalesce(max(id), 0) FROM webhook_deliveries;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -6,7 +6,7 @@
  * writer at a time) and records every attempt's outcome here. (Until migration 9 the event was a
  * row of its own, joined for its body: a second insert per event.)
  */
-import { guard, type Db } from './db.js'
+import { atomically, guard, type Db } from './db.js'
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead'
 
@@ -78,6 +78,9 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
 
 const toPending = (r: DeliveryRow): PendingDelivery => ({ ...toDelivery(r), body: r.body! })
 
+/** The delivery webhook_sequences is current through (migration 10). */
+const FOLDED_THROUGH = 'SELECT through_id FROM webhook_sequence_fold WHERE only = 1'
+
 /** Rows per multi-row INSERT: one statement binds many rows (libSQL's cost is per statement). */
 const CHUNK = 64
 
@@ -131,9 +134,32 @@ export const webhookOutboxRepo = (db: Db) => {
   // Completed before `before`: created before it too, so below the first row created since (ids
   // grow with time): a range of the rowid, no index on completed_at. A row whose id is out of
   // step with its time (the clock set back) waits for a later prune.
+  // …and never past the fold: the deliveries after it hold the only copy of their resources' numbers.
   const pruneDeliveries = db.prepare(`DELETE FROM webhook_deliveries
     WHERE id < coalesce((SELECT id FROM webhook_deliveries WHERE created_at >= ? ORDER BY id LIMIT 1), 9007199254740991)
-    AND completed_at IS NOT NULL AND completed_at < ?`)
+    AND id <= (${FOLDED_THROUGH}) AND completed_at IS NOT NULL AND completed_at < ?`)
+  // Sequence numbers: webhook_sequences holds each resource's last number as of delivery
+  // `through_id` (migration 10); a delivery past it may carry a newer one (core/webhooks/sequences.ts).
+  const numberedSinceFold = db.prepare(`SELECT workspace_id, resource, max(seq) AS seq FROM webhook_deliveries
+    WHERE id > (${FOLDED_THROUGH}) GROUP BY workspace_id, resource`)
+  const foldIn = db.prepare(`INSERT INTO webhook_sequences (workspace_id, resource, seq)
+    SELECT workspace_id, resource, max(seq) FROM webhook_deliveries WHERE id > (${FOLDED_THROUGH}) GROUP BY workspace_id, resource
+    ON CONFLICT (workspace_id, resource) DO UPDATE SET seq = max(seq, excluded.seq)`)
+  const advanceFold = db.prepare('UPDATE webhook_sequence_fold SET through_id = (SELECT coalesce(max(id), 0) FROM webhook_deliveries) WHERE only = 1')
+  // Any number of a workspace's resources in one statement: a JSON array of their names.
+  const storedSeqs = db.prepare(`SELECT resource, seq FROM webhook_sequences
+    WHERE workspace_id = ? AND resource IN (SELECT value FROM json_each(?))`)
+  // Any number of resources in one statement: a JSON array of [workspaceId, resource, seq].
+  const storeSeqs = db.prepare(`INSERT INTO webhook_sequences (workspace_id, resource, seq)
+    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?) WHERE true
+    ON CONFLICT (workspace_id, resource) DO UPDATE SET seq = max(seq, excluded.seq)`)
+  const foldTo = db.prepare('UPDATE webhook_sequence_fold SET through_id = max(through_id, ?) WHERE only = 1')
+  const deliveryThere = db.prepare('SELECT 1 AS there FROM webhook_deliveries WHERE id = ? AND delivery_id = ?')
+  /** Every number of the deliveries past the fold into webhook_sequences (the highest of each resource); the fold moves to the last delivery. */
+  const fold = () => {
+    foldIn.run()
+    advanceFold.run()
+  }
 
   const recordAttempts = (outcomes: ReadonlyMap<number, AttemptOutcome>) =>
     guard('record webhook attempts', () => {
@@ -147,11 +173,14 @@ export const webhookOutboxRepo = (db: Db) => {
 
   return {
     /**
-     * Reserve sequence numbers: `n` for each (workspaceId, resource), inside the events' transaction.
-     * Returns the first number of each, keyed `workspaceId NUL resource` (one statement per 64).
+     * Reserve sequence numbers in the table: `n` for each (workspaceId, resource), inside the events'
+     * transaction, after folding in what deliveries past the fold numbered (a writer that numbers
+     * from memory leaves its numbers there). Returns the first number of each, keyed
+     * `workspaceId NUL resource` (one statement per 64).
      */
     reserveSequences: (wanted: ReadonlyArray<{ workspaceId: string; resource: string; n: number }>) =>
       guard('reserve webhook sequences', () => {
+        fold()
         const first = new Map<string, number>()
         for (let i = 0; i < wanted.length; i += CHUNK) {
           const chunk = wanted.slice(i, i + CHUNK)
@@ -164,8 +193,30 @@ export const webhookOutboxRepo = (db: Db) => {
             first.set(key, r.seq - asked.get(key)! + 1)
           }
         }
+        // This transaction's own deliveries, inserted next, are past the fold: the next fold takes them in again (the same numbers).
+        advanceFold.run()
         return first
       }),
+    /** Each resource's highest number on the deliveries past the fold. */
+    numberedSinceFold: () =>
+      guard('read webhook sequences', () =>
+        numberedSinceFold.all() as Array<{ workspace_id: string; resource: string; seq: number }>),
+    /** Resources' numbers in webhook_sequences (as of the fold); one with none is left out. */
+    storedSequences: (workspaceId: string, resources: ReadonlyArray<string>) =>
+      guard('read webhook sequences', () =>
+        storedSeqs.all(workspaceId, JSON.stringify(resources)) as Array<{ resource: string; seq: number }>),
+    /** Fold the numbers of the deliveries past the fold into webhook_sequences. */
+    foldSequences: () => guard('fold webhook sequences', () => atomically(db, fold)),
+    /** Resources' numbers into webhook_sequences (a lower one than the table's is left). */
+    storeSequences: (rows: ReadonlyArray<{ workspaceId: string; resource: string; seq: number }>) =>
+      guard('store webhook sequences', () => {
+        if (rows.length > 0) storeSeqs.run(JSON.stringify(rows.map((r) => [r.workspaceId, r.resource, r.seq])))
+      }),
+    /** webhook_sequences is current through delivery `id` (never moved back). */
+    foldThrough: (id: number) => guard('fold webhook sequences', () => void foldTo.run(id)),
+    /** True when the delivery (internal id and delivery id) is in the table: its transaction committed. */
+    deliveryThere: (id: number, deliveryId: string) =>
+      guard('read webhook delivery', () => deliveryThere.get(id, deliveryId) !== undefined),
     /**
      * New pending deliveries, due at once. Returns their internal ids, in order: the rows of one
      * multi-row INSERT get consecutive ids (AUTOINCREMENT, one writer), the last one reported.

@@ -9,12 +9,12 @@ import { LIVE_BATCH_MS, WebhookOutbox } from './outbox.js'
 const open: Array<() => void> = []
 afterEach(() => open.splice(0).forEach((f) => f()))
 
-const setup = (subscribe = true) => {
+const setup = (subscribe = true, numbering: 'table' | 'memory' = 'table') => {
   const dir = tempDir()
   const storage = openStorage(join(dir.path, 'hark.db'))
   open.push(() => (storage.close(), dir.remove()))
   const clock = new ManualClock(Date.UTC(2026, 10, 1))
-  const outbox = new WebhookOutbox(storage, clock)
+  const outbox = new WebhookOutbox(storage, clock, null, { numbering })
   outbox.install()
   storage.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
   if (subscribe) addEndpoint(storage, 'wh_1', null)
@@ -43,9 +43,10 @@ const events = (storage: StorageShape) =>
     type: string; resource: string; seq: number; body: string
   }>
 
-describe('the webhook outbox', () => {
+// The CLI and nodes on a libSQL server number events in the table, the engine on its own file from memory.
+describe.each(['table', 'memory'] as const)('the webhook outbox (sequence numbers from the %s)', (numbering) => {
   it('writes a change’s event and delivery in the change’s transaction: both commit, or neither', () => {
-    const { storage } = setup()
+    const { storage } = setup(true, numbering)
     createClient(storage, 'dev-1')
     expect(() => createClient(storage, 'dev-2', true)).toThrow(/rolled back/)
     expect(storage.clients.get('ws_1', 'dev-2')).toBeNull()
@@ -60,7 +61,7 @@ describe('the webhook outbox', () => {
   })
 
   it('writes nothing for a workspace without a subscribed endpoint, and costs no write on the live path', async () => {
-    const { storage, outbox } = setup(false)
+    const { storage, outbox } = setup(false, numbering)
     createClient(storage, 'dev-1')
     outbox.publish({ workspaceId: 'ws_1', type: 'room.started', at: 1, data: { room: 'lobby', clientId: 'dev-1' } })
     expect(outbox.queued).toBe(0)
@@ -69,7 +70,7 @@ describe('the webhook outbox', () => {
   })
 
   it('numbers a resource’s events in the order they happened, live ones queued this turn before a database change', async () => {
-    const { storage, outbox } = setup()
+    const { storage, outbox } = setup(true, numbering)
     createClient(storage, 'dev-1')
     // A live event queued (not yet written), then a database change of the same client in the same turn.
     outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 2, data: { clientId: 'dev-1', sessionId: 's1', transport: 'websocket', room: 'lobby' } })
@@ -85,7 +86,7 @@ describe('the webhook outbox', () => {
   })
 
   it('puts live events back when the transaction that took them rolls back', async () => {
-    const { storage, outbox } = setup()
+    const { storage, outbox } = setup(true, numbering)
     outbox.publish({ workspaceId: 'ws_1', type: 'room.started', at: 2, data: { room: 'lobby', clientId: 'dev-1' } })
     expect(() => createClient(storage, 'dev-1', true)).toThrow()
     await outbox.flush()
@@ -93,7 +94,7 @@ describe('the webhook outbox', () => {
   })
 
   it('maps revocations and password resets to their events', () => {
-    const { storage } = setup()
+    const { storage } = setup(true, numbering)
     createClient(storage, 'dev-1')
     storage.transaction(() => {
       storage.issuedTokens.insert({ jti: '01JD3M5Q8T7V2XW4YZ6A9BCDEF', workspaceId: 'ws_1', clientId: 'dev-1', issuedAt: 1, expiresAt: null })
@@ -120,7 +121,7 @@ describe('the webhook outbox', () => {
   ) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     try {
-      const { storage, outbox } = setup()
+      const { storage, outbox } = setup(true, numbering)
       let commits = 0
       outbox.onCommitted(() => commits++)
       const written = new Promise<void>((resolve) => outbox.onCommitted(() => resolve()))
@@ -148,7 +149,7 @@ describe('the webhook outbox', () => {
     }))
 
   it('hands the deliveries of committed live events to its listeners as the table has them (ids, bodies and all)', async () => {
-    const { storage, outbox } = setup()
+    const { storage, outbox } = setup(true, numbering)
     addEndpoint(storage, 'wh_2', ['client.connected'])
     // A database change's delivery first: its row comes before, and is not handed over (its change tells).
     createClient(storage, 'dev-0')

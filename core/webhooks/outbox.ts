@@ -24,6 +24,7 @@ import type { NewDelivery, PendingDelivery } from '../storage/webhookOutbox.js'
 import { Terminals } from '../terminals.js'
 import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
 import { attachSessionEvents } from './liveEvents.js'
+import { CachedSequences, FOLD_EVERY_MS, sequenceKey, TableSequences, type SequenceNumbers } from './sequences.js'
 
 interface Subscription {
   readonly webhookId: string
@@ -58,11 +59,23 @@ export class WebhookOutbox {
   private readonly committed = new Set<(deliveries: ReadonlyArray<PendingDelivery>) => void>()
   private stops: Array<() => void> = []
 
+  /** How this outbox numbers events (sequences.ts). */
+  readonly sequences: SequenceNumbers
+
+  /**
+   * `numbering: 'memory'` is the engine's on its own file (sequences.ts, CachedSequences: the
+   * table is written by a fold every FOLD_EVERY_MS and when `install`'s removal runs); `'table'`
+   * every other writer's.
+   */
   constructor(
     private readonly storage: StorageShape,
     private readonly clock: ClockShape,
     private readonly log: Logger | null = null,
-  ) {}
+    options: { numbering?: 'memory' | 'table' } = {},
+  ) {
+    if (options.numbering === 'memory' && storage.remote !== null) throw new Error('numbering from memory needs a database of its own (a local file)')
+    this.sequences = options.numbering === 'memory' ? new CachedSequences(storage) : new TableSequences(storage)
+  }
 
   /** Write events of database changes with their changes, and follow endpoint changes. Idempotent. */
   install(): () => void {
@@ -71,7 +84,41 @@ export class WebhookOutbox {
       this.storage.onRecord((change) => this.onRecord(change)),
       this.storage.onChange((change) => this.changed(change)),
     )
+    const sequences = this.sequences
+    if (sequences instanceof CachedSequences) {
+      // A fold goes a slice a transaction, one a turn (sequences.ts); one that fails starts over at the next tick.
+      let stepping = false
+      const step = (): void => {
+        stepping = true
+        this.storage.batch(() => sequences.foldStep()).then(
+          (more) => (more ? step() : (stepping = false)),
+          (e: unknown) => {
+            stepping = false
+            sequences.abortFold()
+            this.log?.error({ err: e }, 'folding webhook sequence numbers failed')
+          },
+        )
+      }
+      const timer = setInterval(() => {
+        if (!stepping && sequences.due) step()
+      }, FOLD_EVERY_MS)
+      timer.unref()
+      this.stops.push(() => {
+        clearInterval(timer)
+        try {
+          sequences.fold()
+        } catch (e) {
+          // The deliveries past the fold keep the numbers: the next start reads them back.
+          this.log?.error({ err: e }, 'folding webhook sequence numbers failed')
+        }
+      })
+    }
     return () => this.uninstall()
+  }
+
+  /** Fold the numbers handed out from memory into webhook_sequences now (tests). */
+  foldSequences(): void {
+    this.sequences.fold()
   }
 
   private uninstall(): void {
@@ -134,13 +181,13 @@ export class WebhookOutbox {
         const to = only !== undefined ? [only] : this.subscribers(e.workspaceId, e.type)
         if (to.length === 0) continue
         const resource = resourceOf(e)
-        const key = `${e.workspaceId}\u0000${resource}`
+        const key = sequenceKey(e.workspaceId, resource)
         counts.set(key, (counts.get(key) ?? 0) + 1)
         planned.push({ e, resource, to })
       }
       if (planned.length === 0) return []
       // One reservation per resource for the whole batch, then numbers handed out in order.
-      const next = this.storage.webhookOutbox.reserveSequences(
+      const next = this.sequences.reserve(
         [...counts].map(([key, n]) => {
           const [workspaceId, resource] = key.split('\u0000') as [string, string]
           return { workspaceId, resource, n }
@@ -149,7 +196,7 @@ export class WebhookOutbox {
       const deliveries: NewDelivery[] = []
       const now = this.clock.now()
       for (const { e, resource, to } of planned) {
-        const key = `${e.workspaceId}\u0000${resource}`
+        const key = sequenceKey(e.workspaceId, resource)
         const seq = next.get(key)!
         next.set(key, seq + 1)
         const eventId = newWebhookEventId(e.at)
@@ -159,6 +206,7 @@ export class WebhookOutbox {
         }
       }
       const ids = this.storage.webhookOutbox.insertDeliveries(deliveries)
+      this.sequences.written(ids[ids.length - 1]!, deliveries[deliveries.length - 1]!.deliveryId)
       // The rows as the table now has them (what pendingAfter would read back).
       return deliveries.map((d, i): PendingDelivery => ({
         id: ids[i]!, ...d, state: 'pending', attempts: 0, nextAttemptAt: d.createdAt, lastAttemptAt: null, lastStatus: null,
@@ -289,7 +337,9 @@ export const webhookOutboxLayer = Layer.effect(
   Effect.acquireRelease(
     Effect.gen(function* () {
       const clock = yield* Clock
-      const outbox = new WebhookOutbox(yield* Storage, clock, yield* Log)
+      const storage = yield* Storage
+      // On its own file the engine is the writer that matters: numbers from memory (sequences.ts).
+      const outbox = new WebhookOutbox(storage, clock, yield* Log, { numbering: storage.remote === null ? 'memory' : 'table' })
       const uninstall = outbox.install()
       const detach = attachSessionEvents(yield* Terminals, clock, (e) => outbox.publish(e))
       return { outbox, detach, uninstall }
