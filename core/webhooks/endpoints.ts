@@ -219,6 +219,9 @@ export class WebhookEndpoints {
   delete(workspaceId: string, webhookId: string): void {
     const { storage, clock } = this.deps
     storage.transaction(() => {
+      // The cascade takes the endpoint's deliveries: those past the fold may be the only record of
+      // their resources' numbers (sequences.ts), so fold them into the table first.
+      storage.webhookOutbox.foldSequences()
       if (!storage.webhookEndpoints.delete(workspaceId, webhookId)) throw new NotFound({ message: `no webhook ${webhookId} in this workspace` })
       storage.recordChange('webhook.deleted', workspaceId, webhookId, clock.now())
     })

@@ -4,6 +4,7 @@ import { ManualClock } from '../clock.js'
 import { openStorage, type StorageShape } from '../storage/storage.js'
 import { tempDir } from '../test/helpers.js'
 import type { WebhookEventInput } from './events.js'
+import { WebhookEndpoints } from './endpoints.js'
 import { WebhookOutbox } from './outbox.js'
 import { CachedSequences, FOLD_EVERY_MS, FOLD_SLICE } from './sequences.js'
 
@@ -138,6 +139,25 @@ describe('webhook sequence numbers from memory (the engine on its own file)', ()
     expect(write(engine, [connected('a')])).toEqual(['client:a#3'])
     // A restart finds the number in the table, its deliveries gone.
     expect(write(writer(engine.storage.file, 'memory'), [connected('a')])).toEqual(['client:a#4'])
+  })
+
+  it('deleting an endpoint keeps the numbers its deliveries carried: a crash after it goes on from them', () => {
+    const file = dataFile()
+    const engine = writer(file, 'memory')
+    expect(write(engine, [connected('a'), connected('a'), started('r')])).toEqual(['client:a#1', 'client:a#2', 'room:r#1'])
+    const endpoints = new WebhookEndpoints({
+      storage: engine.storage, clock, outbox: engine.outbox, secrets: { seal: (s: string) => s, open: (s: string) => s },
+      policy: { allowPrivateNetworks: true }, resolve: async () => [],
+    })
+    endpoints.delete('ws_1', 'wh_1')
+    // Its deliveries went with it (the cascade); a new endpoint, then a kill -9 before any fold of the engine's.
+    expect(lastDeliveryId(engine.storage)).toBeNull()
+    engine.storage.webhookEndpoints.insert({
+      webhookId: 'wh_2', workspaceId: 'ws_1', url: 'https://example.com/h2', events: null, description: null, secretEnc: 'x',
+      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 2, updatedAt: 2,
+    })
+    engine.close()
+    expect(write(writer(file, 'memory'), [connected('a'), started('r')])).toEqual(['client:a#3', 'room:r#2'])
   })
 
   it('is refused on a database shared through a libSQL server', () => {
