@@ -22,7 +22,7 @@ import { restCall, seedSharedWorkspace } from './test/processes.js'
 let nats: NatsServer
 let sqld: Sqld
 const masterKey = randomBytes(32).toString('base64')
-let root: string
+let root = ''
 let nc: NatsConnection
 const nodes = new Map<number, NodeProcess>()
 let tokens = new Map<string, string>()
@@ -63,7 +63,7 @@ afterAll(async () => {
   await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
   await nats?.stop()
   await sqld?.stop()
-  rmSync(root, { recursive: true, force: true })
+  if (root) rmSync(root, { recursive: true, force: true })
 })
 
 /** Each node made its own self-signed certificate in its data dir. */

@@ -24,7 +24,7 @@ import { restCall, seedSharedWorkspace } from './test/processes.js'
 let nats: NatsServer
 let sqld: Sqld
 const masterKey = randomBytes(32).toString('base64')
-let root: string
+let root = ''
 let nc: NatsConnection
 const nodes = new Map<number, NodeProcess>()
 let tokens = new Map<string, string>()
@@ -63,7 +63,7 @@ afterAll(async () => {
   for (const r of receivers) await r.close()
   await nats?.stop()
   await sqld?.stop()
-  rmSync(root, { recursive: true, force: true })
+  if (root) rmSync(root, { recursive: true, force: true })
 })
 
 const api = <T = Record<string, unknown>>(i: number, method: string, path: string, body?: unknown) =>
