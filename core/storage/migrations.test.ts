@@ -142,7 +142,6 @@ describe('migrations', () => {
     s.close()
   })
 
-
   it('10 records that webhook_sequences is current through the last delivery (every writer kept it so until now): numbering goes on from it', () => {
     const f = file()
     const db = openDb(f)
@@ -163,6 +162,7 @@ describe('migrations', () => {
       new Map([['ws_1\u0000client:dev-1', 3]]))
     s.close()
   })
+
   it('tells listeners about commits only, and other processes through polling', () => {
     const f = file()
     const a = openStorage(f)
