@@ -13,6 +13,13 @@ afterEach(() => cleanup.splice(0).reverse().forEach((f) => f()))
 
 const clock = new ManualClock(Date.UTC(2026, 10, 25))
 
+/** An enabled endpoint of ws_1 for every type. */
+const addEndpoint = (storage: StorageShape, webhookId: string) =>
+  storage.webhookEndpoints.insert({
+    webhookId, workspaceId: 'ws_1', url: `https://example.com/${webhookId}`, events: null, description: null, secretEnc: 'x',
+    previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
+  })
+
 /** A data dir's file with a workspace and one endpoint for every type. */
 const dataFile = () => {
   const dir = tempDir()
@@ -20,10 +27,7 @@ const dataFile = () => {
   const file = join(dir.path, 'hark.db')
   const storage = openStorage(file)
   storage.workspaces.insert({ workspaceId: 'ws_1', name: 'acme', createdAt: 1 })
-  storage.webhookEndpoints.insert({
-    webhookId: 'wh_1', workspaceId: 'ws_1', url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
-    previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 1,
-  })
+  addEndpoint(storage, 'wh_1')
   storage.close()
   return file
 }
@@ -152,10 +156,7 @@ describe('webhook sequence numbers from memory (the engine on its own file)', ()
     endpoints.delete('ws_1', 'wh_1')
     // Its deliveries went with it (the cascade); a new endpoint, then a kill -9 before any fold of the engine's.
     expect(lastDeliveryId(engine.storage)).toBeNull()
-    engine.storage.webhookEndpoints.insert({
-      webhookId: 'wh_2', workspaceId: 'ws_1', url: 'https://example.com/h2', events: null, description: null, secretEnc: 'x',
-      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: 2, updatedAt: 2,
-    })
+    addEndpoint(engine.storage, 'wh_2')
     engine.close()
     expect(write(writer(file, 'memory'), [connected('a'), started('r')])).toEqual(['client:a#3', 'room:r#2'])
   })
