@@ -50,7 +50,7 @@ import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
 import { attachAgentEvents } from './webhooks/liveEvents.js'
-import { WebhookOutboxService, webhookOutboxLayer } from './webhooks/outbox.js'
+import { WebhookOutboxService, webhookOutboxLayer } from './webhooks/outboxLayer.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 

@@ -10,7 +10,7 @@ import type { EngineSettings } from './config.js'
 import type { PresenceService } from './presence.js'
 import type { Terminals } from './terminals.js'
 import type { Usage } from './usage/meter.js'
-import type { WebhookOutboxService } from './webhooks/outbox.js'
+import type { WebhookOutboxService } from './webhooks/outboxLayer.js'
 
 export type EngineServices =
   | Clock | Log | Metrics | Storage | MasterKey | Security | Tls | EngineSettings | PresenceService | Terminals | Usage | WebhookOutboxService

@@ -12,18 +12,13 @@
  * endpoint writes nothing. Live events still queued when a database change is written go first, in
  * the same transaction, so a resource's numbers follow the order things happened.
  */
-import * as Context from 'effect/Context'
-import * as Effect from 'effect/Effect'
-import * as Layer from 'effect/Layer'
-import { Clock, type ClockShape } from '../clock.js'
+import type { ClockShape } from '../clock.js'
 import { newDeliveryId, newWebhookEventId } from '../ids.js'
-import { Log, type Logger } from '../log.js'
+import type { Logger } from '../log.js'
 import type { ChangeRecord } from '../storage/changes.js'
-import { Storage, type StorageShape } from '../storage/storage.js'
+import type { StorageShape } from '../storage/storage.js'
 import type { NewDelivery, PendingDelivery } from '../storage/webhookOutbox.js'
-import { Terminals } from '../terminals.js'
 import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
-import { attachSessionEvents } from './liveEvents.js'
 import { CachedSequences, FOLD_EVERY_MS, sequenceKey, TableSequences, type SequenceNumbers } from './sequences.js'
 
 interface Subscription {
@@ -322,33 +317,3 @@ export class WebhookOutbox {
     this.write([...live, event])
   }
 }
-
-/** The engine's webhook outbox as an Effect service (extensions receive it as `tokens.webhookOutbox`). */
-export class WebhookOutboxService extends Context.Service<WebhookOutboxService, WebhookOutbox>()('hark/WebhookOutbox') {}
-
-/**
- * The outbox writes the events of every database change from the start, and the live events of
- * the workspace actors' sessions and rooms (agents are attached where the dispatcher is made).
- * Released after the serving finalizers, so the sessions closed at shutdown are written too, and
- * before storage closes: what is queued is flushed first.
- */
-export const webhookOutboxLayer = Layer.effect(
-  WebhookOutboxService,
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const clock = yield* Clock
-      const storage = yield* Storage
-      // On its own file the engine is the writer that matters: numbers from memory (sequences.ts).
-      const outbox = new WebhookOutbox(storage, clock, yield* Log, { numbering: storage.remote === null ? 'memory' : 'table' })
-      const uninstall = outbox.install()
-      const detach = attachSessionEvents(yield* Terminals, clock, (e) => outbox.publish(e))
-      return { outbox, detach, uninstall }
-    }),
-    // No new live events; what is queued is written (its commit confirmed through the change listener); then the writer goes.
-    ({ outbox, detach, uninstall }) =>
-      Effect.sync(detach).pipe(
-        Effect.andThen(Effect.promise(() => outbox.flush())),
-        Effect.ensuring(Effect.sync(uninstall)),
-      ),
-  ).pipe(Effect.map(({ outbox }) => outbox)),
-)
