@@ -16,6 +16,7 @@ import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
+import { PRESET_ID_PATTERN } from './presets.js'
 
 /** What a dispatch asks for (REST body, room default agent). */
 export interface DispatchRequest {
@@ -52,8 +53,6 @@ export interface AgentLifecycleEvent {
   readonly agent: AgentView
 }
 
-/** presetId: 1-64 of letters, digits, ".", "_", "-", starting with a letter or digit; "default" is reserved. */
-export const PRESET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
 const presetIdRe = new RegExp(PRESET_ID_PATTERN)
 export const DEFAULT_IDENTITY = 'agent@default'
 /** The room identity of an agent: `agent@<presetId>`, or `agent@default` for the platform default. */

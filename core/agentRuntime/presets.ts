@@ -8,8 +8,9 @@ import { Conflict, NotFound, ValidationFailed } from '../errors.js'
 import { isUniqueViolation } from '../storage/db.js'
 import type { AgentPresetRecord } from '../storage/agentPresets.js'
 import type { StorageShape } from '../storage/storage.js'
-import { PRESET_ID_PATTERN } from './dispatcher.js'
 
+/** presetId: 1-64 of letters, digits, ".", "_", "-", starting with a letter or digit; "default" is reserved. */
+export const PRESET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
 const presetIdRe = new RegExp(PRESET_ID_PATTERN)
 /** presetIds that name something else. */
 const RESERVED = new Set(['default'])

@@ -2,7 +2,7 @@
  * JSON Schema fragments of the domain's identifiers and values (core/naming.ts's rules), for the
  * request schemas of every JSON API: the REST API and the console's.
  */
-import { PRESET_ID_PATTERN } from '../agentRuntime/dispatcher.js'
+import { PRESET_ID_PATTERN } from '../agentRuntime/presets.js'
 import { ANY_CLIENT_ID_PATTERN, CLIENT_ID_PATTERN, JTI_PATTERN, KIND_PATTERN, NAME_PATTERN, ROOM_PATTERN } from '../naming.js'
 
 export const clientId = { type: 'string', pattern: CLIENT_ID_PATTERN, minLength: 1, maxLength: 128 } as const
