@@ -8,7 +8,7 @@
  * The transports come from their descriptors (`extension.js`): their implementations (werift,
  * uWebSockets.js, …) are imported when the engine starts them, not when a command reads this file.
  */
-import { defineConfig } from './core/index.js'
+import { defineConfig } from './core/extension.js'
 import { echoAgent } from './agents/echo/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'

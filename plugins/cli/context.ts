@@ -10,7 +10,9 @@ import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import { loadProviderModules, providerModuleList, resolveWithProviderModules } from '../../core/agentRuntime/isolation/modules.js'
 import { openDataDirChecked, type DataDir } from '../../core/dataDir.js'
-import { resolveSettings, SettingsSchema, systemClock, type ClockShape, type EngineConfig, type Extension, type Settings } from '../../core/index.js'
+import { systemClock, type ClockShape } from '../../core/clock.js'
+import { resolveSettings, SettingsSchema, type Settings } from '../../core/config.js'
+import type { EngineConfig, Extension } from '../../core/extension.js'
 
 export interface CommonOptions {
   readonly data?: string

@@ -5,7 +5,8 @@
  * their markers (writeDocs.ts); a test fails when a copy is stale. `hark settings --markdown`
  * prints the settings table.
  */
-import { wireCodes, type SettingDescriptor } from '../../core/index.js'
+import type { SettingDescriptor } from '../../core/config.js'
+import { wireCodes } from '../../core/errors.js'
 
 export interface Markers {
   readonly begin: string

@@ -43,9 +43,6 @@ const build = <T>(registry: ExtensionRegistry, kind: ExtensionKind, name: string
   }
 }
 
-/** An extension defined with `create` (its implementation is already imported). */
-export const offlineExtension = <T>(op: Operator, kind: ExtensionKind, name: string): T => build<T>(offlineRegistry(op, kind, name), kind, name)
-
 /** Any extension: one defined with `load` is imported here, by the command that needs it built. */
 export const loadOfflineExtension = async <T>(op: Operator, kind: ExtensionKind, name: string): Promise<T> => {
   const registry = offlineRegistry(op, kind, name)

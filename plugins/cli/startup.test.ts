@@ -1,8 +1,9 @@
 /**
  * What a `hark` command that does not start the engine loads: the config's extensions come as
  * descriptors (name, settings), and their implementations — werift, uWebSockets.js, onnxruntime,
- * the transports' own modules — are imported only when an engine starts them (spec/extensions.md,
- * Loading on start). The command runs as a real process with an import trace preloaded (which
+ * the transports' own modules, the REST, console and webhooks plugins (fastify, Ajv) — are
+ * imported only when an engine starts them (spec/extensions.md, Loading on start); nor does the
+ * command load the engine itself (its services, actors and metrics). The command runs as a real process with an import trace preloaded (which
  * slows its loading several times: one command is traced, not each).
  */
 import { readFileSync } from 'node:fs'
@@ -32,12 +33,20 @@ const HEAVY = [
   '/dist/transports/websocket/gateway.js',
   '/dist/transports/mqtt/transport.js',
   '/dist/transports/xiaozhi/transport.js',
+  '/dist/plugins/rest/plugin.js',
+  '/dist/plugins/console/plugin.js',
+  '/dist/plugins/webhooks/plugin.js',
+  '/dist/core/engine.js',
+  '/node_modules/fastify/',
+  '/node_modules/ajv/',
+  '/node_modules/xstate/',
+  '/node_modules/prom-client/',
 ]
 
 const heavyIn = (loaded: string[]) => loaded.filter((url) => HEAVY.some((h) => url.includes(h)))
 
 describe('hark commands other than start load no extension implementation', () => {
-  it('client list reads the config, its descriptors and the data dir, but loads no werift, uWebSockets.js or transport module', async () => {
+  it('client list reads the config, its descriptors and the data dir, but loads no engine, plugin or transport implementation', async () => {
     const data = ['--data', dir.path]
     const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...data])
     const { stdout, loaded } = await traced(['client', 'list', '--workspace', workspaceId, '--json', ...data])

@@ -1,5 +1,6 @@
 /**
- * The console plugin: the web console served by the engine over HTTPS with the engine's
+ * The console plugin's implementation, imported when an engine starts it (its descriptor is
+ * index.ts): the web console served by the engine over HTTPS with the engine's
  * certificate on its own port (`console.port`, bound to `host`; `console.enabled`), where people
  * sign in, create and switch workspaces and, as their role allows, manage clients, rooms, agents,
  * usage, API keys, members and the signing secret. Its API calls the same core operations as the
@@ -9,7 +10,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import {
-  definePlugin,
   extensionsToken,
   inject,
   injectable,
@@ -127,5 +127,3 @@ export class ConsolePlugin implements EnginePlugin {
     }, SESSION_PRUNE_MS)
   }
 }
-
-export const consolePlugin = definePlugin('console', { settings: consoleSettings, create: ConsolePlugin })

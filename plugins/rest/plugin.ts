@@ -1,14 +1,14 @@
 /**
- * The REST plugin: the whole /api/v1 surface on the REST port, in one encapsulated fastify scope
- * with strict request validation, API-key auth, a per-workspace rate limit, one error handler,
- * and an OpenAPI 3.1 document generated from the route schemas. Resources live one per file
+ * The REST plugin's implementation, imported when an engine starts it (its descriptor is
+ * index.ts): the whole /api/v1 surface on the REST port, in one encapsulated fastify scope with
+ * strict request validation, API-key auth, a per-workspace rate limit, one error handler, and an
+ * OpenAPI 3.1 document generated from the route schemas. Resources live one per file
  * (clients.ts, tokens.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import {
-  definePlugin,
   inject,
   injectable,
   NotFound,
@@ -38,12 +38,11 @@ import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
 import { sharedSchemas } from './schemas.js'
 import { roomRoutes, roomSchemas } from './rooms.js'
-import { restSettings, type RestServices, type RestSettings } from './services.js'
+import { API_PREFIX, restSettings, type RestServices, type RestSettings } from './services.js'
 import { tokenRoutes } from './tokens.js'
 import { usageRoutes } from './usage.js'
 import { validatorCompiler } from '../../core/httpApi/validation.js'
 
-export const API_PREFIX = '/api/v1'
 
 /** Everything under /api/v1, as one fastify plugin. */
 export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
@@ -123,5 +122,3 @@ export class RestPlugin implements EnginePlugin {
     return sweepExpiredClients(this.services.storage, this.services.clock)
   }
 }
-
-export const restPlugin = definePlugin('rest', { settings: restSettings, create: RestPlugin })

@@ -1,11 +1,16 @@
 /**
- * The REST plugin's settings and the engine services it is given (by injection, in index.ts);
+ * The REST plugin's settings and the engine services it is given (by injection, in plugin.ts);
  * its route modules take them as one object.
  */
 import * as Schema from 'effect/Schema'
 import type { Registry } from 'prom-client'
-import { defineSettings, setting, type ApiRoutes, type Logger } from '../../core/index.js'
+import type { ApiRoutes } from '../../core/apiRoutes.js'
+import { defineSettings, setting } from '../../core/config.js'
+import type { Logger } from '../../core/log.js'
 import type { OperationServices } from '../../core/operations/services.js'
+
+/** Where the REST API lives on the REST port. */
+export const API_PREFIX = '/api/v1'
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 

@@ -1,13 +1,14 @@
 /**
- * The webhooks plugin: the /api/v1/webhooks resource (added to the REST API's scope through
- * `tokens.apiRoutes`, with the OpenAPI `webhooks` section describing what receivers get) and the
- * delivery worker that sends the outbox's events to the endpoints. The outbox itself (an engine
+ * The webhooks plugin's implementation, imported when an engine starts it (its descriptor,
+ * `webhooksPlugin`, is index.ts): the /api/v1/webhooks resource (added to the REST API's scope
+ * through `tokens.apiRoutes`, with the OpenAPI `webhooks` section describing what receivers get)
+ * and the delivery worker that sends the outbox's events to the endpoints. The outbox itself (an engine
  * service, `tokens.webhookOutbox`), the event catalog and the endpoint rules live in core/webhooks
  * (the CLI shares them); this plugin adds HTTP in both directions and its setting,
  * `webhooks.allowPrivateNetworks`.
  *
- * `webhooksPlugin` is the default; `createWebhooksPlugin(options)` lets a test or an embedder hand
- * in its own name resolution (the SSRF guard's), jitter source or attempt timeout.
+ * `createWebhooksPlugin(options)` lets a test or an embedder hand in its own name resolution (the
+ * SSRF guard's), jitter source or attempt timeout.
  */
 import type { Registry } from 'prom-client'
 import {
@@ -120,24 +121,25 @@ export class WebhooksPlugin implements EnginePlugin {
   }
 }
 
-export const createWebhooksPlugin = (options: WebhooksPluginOptions = {}) =>
-  definePlugin('webhooks', {
-    settings: webhooksSettings,
-    create: (resolve: Resolve) =>
-      new WebhooksPlugin(
-        {
-          settings: resolve(webhooksSettings.token),
-          log: resolve(tokens.log),
-          metrics: resolve(tokens.metrics),
-          clock: resolve(tokens.clock),
-          storage: resolve(tokens.storage),
-          security: resolve(tokens.security),
-          outbox: resolve(tokens.webhookOutbox),
-          apiRoutes: resolve(tokens.apiRoutes),
-          leases: resolve(tokens.leases),
-        },
-        options,
-      ),
-  })
+/** How the plugin is built in an engine's container, with `options`. */
+export const webhooksCreate =
+  (options: WebhooksPluginOptions = {}) =>
+  (resolve: Resolve): WebhooksPlugin =>
+    new WebhooksPlugin(
+      {
+        settings: resolve(webhooksSettings.token),
+        log: resolve(tokens.log),
+        metrics: resolve(tokens.metrics),
+        clock: resolve(tokens.clock),
+        storage: resolve(tokens.storage),
+        security: resolve(tokens.security),
+        outbox: resolve(tokens.webhookOutbox),
+        apiRoutes: resolve(tokens.apiRoutes),
+        leases: resolve(tokens.leases),
+      },
+      options,
+    )
 
-export const webhooksPlugin = createWebhooksPlugin()
+/** The plugin with options of a test's or an embedder's (the default, `webhooksPlugin`, is index.ts's). */
+export const createWebhooksPlugin = (options: WebhooksPluginOptions = {}) =>
+  definePlugin('webhooks', { settings: webhooksSettings, create: webhooksCreate(options) })

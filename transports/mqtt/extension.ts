@@ -2,7 +2,7 @@
  * The MQTT transport's descriptor: its name and settings. Its implementation is imported only
  * when an engine starts it (spec/extensions.md, Loading on start).
  */
-import { defineTransport } from '../../core/index.js'
+import { defineTransport } from '../../core/extension.js'
 import { mqttSettings } from './settings.js'
 
 export const mqttTransport = defineTransport('mqtt', {

@@ -3,7 +3,8 @@
  * `xiaozhi-ota` plugin, with their settings. Their implementations are imported only when an
  * engine starts them (spec/extensions.md, Loading on start).
  */
-import { definePlugin, defineTransport, type Resolve } from '../../core/index.js'
+import { definePlugin, defineTransport } from '../../core/extension.js'
+import type { Resolve } from '../../core/inject.js'
 import { xiaozhiSettings } from './settings.js'
 
 export const xiaozhiTransport = defineTransport('xiaozhi', {

@@ -12,7 +12,6 @@ import {
 } from '../../../core/agentRuntime/presets.js'
 import { ValidationFailed } from '../../../core/errors.js'
 import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
-import { loadOfflineExtension } from '../offlineExtensions.js'
 import { requireWorkspace } from './shared.js'
 
 type PresetOptions = CommonOptions & { workspace: string; provider?: string; name?: string; agentConfig?: string }
@@ -35,6 +34,8 @@ const parseConfig = (text: string | undefined): Record<string, unknown> | undefi
  */
 const validatorFor = async (op: Operator, provider: string): Promise<PresetValidator> => {
   const providers = op.extensions.filter((e) => e.kind === 'agentProvider')
+  // Imported here: only the preset and webhook commands build an extension offline.
+  const { loadOfflineExtension } = await import('../offlineExtensions.js')
   const built = providers.some((e) => e.name === provider) ? await loadOfflineExtension<AgentProvider>(op, 'agentProvider', provider) : null
   return (name, presetConfig) => {
     const ext = providers.find((e) => e.name === name)

@@ -5,7 +5,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import type { Command } from 'commander'
-import { createEngine, SettingsSchema } from '../../../core/index.js'
+import { SettingsSchema } from '../../../core/config.js'
 import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, settingsSchemaFor, withCommon, type CommonOptions } from '../context.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
@@ -62,6 +62,8 @@ export const startCommand = (program: Command) => {
     const known = settingFlags(cmd.args, byFlag(new SettingsSchema(config.extensions ?? [])), true)
     const flags = settingFlags(cmd.args, byFlag(await settingsSchemaFor(config, configSource, known)))
     const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
+    // The engine's modules load here, not with the CLI: the other commands never need them.
+    const { createEngine } = await import('../../../core/engine.js')
     const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
     let stopping = false
     const shutdown = (signal: string) => {

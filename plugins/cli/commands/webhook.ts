@@ -8,7 +8,6 @@ import type { Command } from 'commander'
 import { ValidationFailed } from '../../../core/errors.js'
 import { DELIVERIES_LIMIT_MAX, type WebhookEndpoints, type WebhookPatch } from '../../../core/webhooks/endpoints.js'
 import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
-import { offlineExtension } from '../offlineExtensions.js'
 import { requireWorkspace } from './shared.js'
 
 type WorkspaceOptions = CommonOptions & { workspace: string }
@@ -17,12 +16,15 @@ type WorkspaceOptions = CommonOptions & { workspace: string }
  * The endpoints service of the config's webhooks plugin, built beside (not inside) the engine:
  * its settings (webhooks.allowPrivateNetworks) are the config's, its outbox the data dir's.
  */
-const endpointsOf = (op: Operator, workspaceId: string): WebhookEndpoints => {
+const endpointsOf = async (op: Operator, workspaceId: string): Promise<WebhookEndpoints> => {
   requireWorkspace(op, workspaceId)
   if (!op.extensions.some((e) => e.kind === 'plugin' && e.name === 'webhooks')) {
     throw new CliError('the webhooks plugin is not registered in this config')
   }
-  return offlineExtension<{ readonly endpoints: WebhookEndpoints }>(op, 'plugin', 'webhooks').endpoints
+  // Imported here, not at the top: no other command builds an extension (a metrics registry and
+  // all), so `hark client list` and the rest do not load what it takes.
+  const { loadOfflineExtension } = await import('../offlineExtensions.js')
+  return (await loadOfflineExtension<{ readonly endpoints: WebhookEndpoints }>(op, 'plugin', 'webhooks')).endpoints
 }
 
 /** `--events a,b` as a list; `all` for every type. */
@@ -47,7 +49,7 @@ export const webhookCommands = (program: Command) => {
     .action(
       withOperator(async (op, url: string, opts: WorkspaceOptions & { events?: string; description?: string }) => {
         const events = eventsOption(opts.events)
-        const r = await endpointsOf(op, opts.workspace).create(opts.workspace, { url, events, description: opts.description })
+        const r = await (await endpointsOf(op, opts.workspace)).create(opts.workspace, { url, events, description: opts.description })
         output(opts, { ...r.webhook, secret: r.secret }, () => `${line(r.webhook)}\n${r.secret}`)
       }),
     )
@@ -55,8 +57,8 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('list'))
     .description('list the endpoints')
     .action(
-      withOperator((op, opts: WorkspaceOptions) => {
-        const list = endpointsOf(op, opts.workspace).list(opts.workspace)
+      withOperator(async (op, opts: WorkspaceOptions) => {
+        const list = (await endpointsOf(op, opts.workspace)).list(opts.workspace)
         output(opts, list, () => list.map(line).join('\n'))
       }),
     )
@@ -64,8 +66,8 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('show').argument('<webhookId>'))
     .description('show one endpoint')
     .action(
-      withOperator((op, webhookId: string, opts: WorkspaceOptions) => {
-        const w = endpointsOf(op, opts.workspace).get(opts.workspace, webhookId)
+      withOperator(async (op, webhookId: string, opts: WorkspaceOptions) => {
+        const w = (await endpointsOf(op, opts.workspace)).get(opts.workspace, webhookId)
         output(opts, w, () => line(w))
       }),
     )
@@ -98,7 +100,7 @@ export const webhookCommands = (program: Command) => {
           if (Object.values(patch).every((v) => v === undefined)) {
             throw new ValidationFailed({ field: 'update', message: 'nothing to change: give --url, --events, --description, --enable or --disable' })
           }
-          const w = await endpointsOf(op, opts.workspace).update(opts.workspace, webhookId, patch)
+          const w = await (await endpointsOf(op, opts.workspace)).update(opts.workspace, webhookId, patch)
           output(opts, w, () => line(w))
         },
       ),
@@ -107,8 +109,9 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('delete').argument('<webhookId>'))
     .description('delete an endpoint and its pending deliveries')
     .action(
-      withOperator((op, webhookId: string, opts: WorkspaceOptions) => {
-        endpointsOf(op, opts.workspace).delete(opts.workspace, webhookId)
+      withOperator(async (op, webhookId: string, opts: WorkspaceOptions) => {
+        const endpoints = await endpointsOf(op, opts.workspace)
+        endpoints.delete(opts.workspace, webhookId)
         output(opts, { webhookId, deleted: true }, () => `deleted ${webhookId}`)
       }),
     )
@@ -116,8 +119,8 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('rotate-secret').argument('<webhookId>'))
     .description('new signing secret; the old one signs alongside for 24 h')
     .action(
-      withOperator((op, webhookId: string, opts: WorkspaceOptions) => {
-        const r = endpointsOf(op, opts.workspace).rotateSecret(opts.workspace, webhookId)
+      withOperator(async (op, webhookId: string, opts: WorkspaceOptions) => {
+        const r = (await endpointsOf(op, opts.workspace)).rotateSecret(opts.workspace, webhookId)
         output(opts, { ...r.webhook, secret: r.secret }, () => r.secret)
       }),
     )
@@ -125,8 +128,8 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('test').argument('<webhookId>'))
     .description('queue a webhook.test event for this endpoint (a running engine sends it)')
     .action(
-      withOperator((op, webhookId: string, opts: WorkspaceOptions) => {
-        const r = endpointsOf(op, opts.workspace).test(opts.workspace, webhookId)
+      withOperator(async (op, webhookId: string, opts: WorkspaceOptions) => {
+        const r = (await endpointsOf(op, opts.workspace)).test(opts.workspace, webhookId)
         output(opts, r, () => `${r.deliveryId}\t${r.eventId}`)
       }),
     )
@@ -140,7 +143,7 @@ export const webhookCommands = (program: Command) => {
   )
     .description('recent deliveries, newest first: status, attempts, last response, next retry')
     .action(
-      withOperator((op, webhookId: string, opts: WorkspaceOptions & { limit?: string; cursor?: string }) => {
+      withOperator(async (op, webhookId: string, opts: WorkspaceOptions & { limit?: string; cursor?: string }) => {
         let limit: number | undefined
         if (opts.limit !== undefined) {
           limit = Number(opts.limit)
@@ -148,7 +151,7 @@ export const webhookCommands = (program: Command) => {
             throw new ValidationFailed({ field: 'limit', message: `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}` })
           }
         }
-        const page = endpointsOf(op, opts.workspace).deliveries(opts.workspace, webhookId, { limit, cursor: opts.cursor })
+        const page = (await endpointsOf(op, opts.workspace)).deliveries(opts.workspace, webhookId, { limit, cursor: opts.cursor })
         output(opts, page, () =>
           page.deliveries
             .map((d) => `${d.deliveryId}\t${d.status}\t${d.type}\t#${d.sequence}\tattempts=${d.attempts}\t${d.responseStatus ?? '-'}\t${d.error ?? ''}`)
@@ -160,8 +163,8 @@ export const webhookCommands = (program: Command) => {
   ws(group.command('redeliver').argument('<webhookId>').argument('<deliveryId>'))
     .description('send a delivered or dead-lettered event again (same webhook-id)')
     .action(
-      withOperator((op, webhookId: string, deliveryId: string, opts: WorkspaceOptions) => {
-        const d = endpointsOf(op, opts.workspace).redeliver(opts.workspace, webhookId, deliveryId)
+      withOperator(async (op, webhookId: string, deliveryId: string, opts: WorkspaceOptions) => {
+        const d = (await endpointsOf(op, opts.workspace)).redeliver(opts.workspace, webhookId, deliveryId)
         output(opts, d, () => `${d.deliveryId}\t${d.status}`)
       }),
     )

@@ -8,7 +8,7 @@ import type { Logger } from '../../../core/log.js'
 import { Inbox, mergeConfig } from '../../../core/test/helpers.js'
 import { startRestEngine } from '../../rest/test/restEngine.js'
 import type { AttemptRecord } from '../delivery.js'
-import { createWebhooksPlugin, type WebhooksPlugin, type WebhooksPluginOptions } from '../index.js'
+import { createWebhooksPlugin, type WebhooksPlugin, type WebhooksPluginOptions } from '../plugin.js'
 import type { WebhookReceiver } from './receiver.js'
 
 export interface WebhookEngineOptions {
