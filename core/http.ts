@@ -21,6 +21,7 @@ import {
   wireCodesOf,
 } from './errors.js'
 import { statusLine } from './gatewayRoutes.js'
+import { lazySerializers } from './httpApi/lazySerializers.js'
 
 /** How long a stop lets REST requests in flight finish: inside `hark start`'s 4.5 s stop budget. */
 export const REST_DRAIN_MS = 3000
@@ -83,6 +84,8 @@ export const createHttpServer = (settings: Settings, metrics: Registry, isReady:
   const app = fastify({
     logger: false,
     bodyLimit: rest.bodyLimitBytes,
+    // Response serializers built on their first use, not at start (core/httpApi/lazySerializers.ts).
+    schemaController: lazySerializers,
     // At a stop, idle keep-alive sockets close at once; requests in flight finish (see drainHttpServer).
     forceCloseConnections: 'idle',
     // Requests arriving during the drain get the envelope from the hook below, not fastify's own body.

@@ -53,25 +53,38 @@ const notDecimal = (name: string): ErrorObject => ({
 const compileCoercing = (schema: object) => {
   const validate = coercing.compile(schema)
   const integers = integerProperties(schema)
-  const check = (data: unknown, context?: Parameters<typeof validate>[1]) => {
+  return (data: unknown, context?: Parameters<typeof validate>[1]) => {
     const values = (data ?? {}) as Record<string, unknown>
     const bad = integers.find((name) => typeof values[name] === 'string' && !DECIMAL_INTEGER.test(values[name]))
     if (bad !== undefined) return { error: Object.assign(new Error('validation failed'), { validation: [notDecimal(bad)] }) }
     return validate(data, context) ? true : { error: Object.assign(new Error('validation failed'), { validation: validate.errors }) }
   }
-  // fastify hands Ajv functions (those with a schemaEnv) the parent of the data, so coercion may replace it.
-  return Object.assign(check, { schemaEnv: validate.schemaEnv })
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart !== 'body') return compileCoercing(schema as object)
-  const validate = strict.compile(schema as object)
-  // A request without a body is checked as `{}`: optional-only bodies may be left out, and a
-  // required field is reported by name rather than as "body must be object".
+/**
+ * A request without a body is checked as `{}`: optional-only bodies may be left out, and a
+ * required field is reported by name rather than as "body must be object".
+ */
+const compileBody = (schema: object) => {
+  const validate = strict.compile(schema)
   return (data: unknown) => {
     const ok = validate(data === undefined || data === null ? {} : data)
     return ok ? true : { error: Object.assign(new Error('validation failed'), { validation: validate.errors }) }
   }
+}
+
+/**
+ * Each validator is compiled by Ajv on its first request, not when fastify readies the routes:
+ * compiling every route's schemas was most of an engine's start once its modules are loaded
+ * (lazySerializers.ts says more).
+ */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const compile = httpPart === 'body' ? compileBody : compileCoercing
+  let validate: ReturnType<typeof compile> | undefined
+  const check = (data: unknown, context?: Parameters<ReturnType<typeof compileCoercing>>[1]) => (validate ??= compile(schema as object))(data, context)
+  // fastify hands a function with a schemaEnv (as Ajv's have) the parent of the data, so coercion
+  // may replace it; it only asks whether there is one.
+  return httpPart === 'body' ? check : Object.assign(check, { schemaEnv: true })
 }
 
 const where: Record<string, string> = { body: 'field ', querystring: 'query parameter ', params: 'path parameter ' }

@@ -13,6 +13,7 @@ import { fastify, type FastifyInstance } from 'fastify'
 import { errorEnvelope, NotFound } from '../../core/errors.js'
 import { errorHandler } from '../../core/httpApi/errorHandler.js'
 import { installJsonOnly } from '../../core/httpApi/jsonBodies.js'
+import { lazySerializers } from '../../core/httpApi/lazySerializers.js'
 import { validatorCompiler } from '../../core/httpApi/validation.js'
 import { installAccess, type Access } from './access.js'
 import { accountRoutes } from './api/account.js'
@@ -63,6 +64,8 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
     },
     logger: false,
     bodyLimit: 64 * 1024,
+    // Response serializers built on their first use, not at start (core/httpApi/lazySerializers.ts).
+    schemaController: lazySerializers,
     // Server-sent-event streams stay open; heartbeats (api/events.ts) keep them under this.
     connectionTimeout: 120_000,
     keepAliveTimeout: 5000,
