@@ -21,7 +21,7 @@ import {
   wireCodesOf,
 } from './errors.js'
 import { statusLine } from './gatewayRoutes.js'
-import { lazySerializers } from './httpApi/lazySerializers.js'
+import { lazySerializers, warmSchemaCompilers } from './httpApi/lazySchemas.js'
 
 /** How long a stop lets REST requests in flight finish: inside `hark start`'s 4.5 s stop budget. */
 export const REST_DRAIN_MS = 3000
@@ -81,10 +81,11 @@ const draining = new WeakMap<FastifyInstance, { closed: Promise<void>; deadline:
 export const createHttpServer = (settings: Settings, metrics: Registry, isReady: () => boolean): FastifyInstance => {
   checkTimeouts(settings)
   const { rest } = settings
+  warmSchemaCompilers()
   const app = fastify({
     logger: false,
     bodyLimit: rest.bodyLimitBytes,
-    // Response serializers built on their first use, not at start (core/httpApi/lazySerializers.ts).
+    // Response serializers built on their first use, not at start (core/httpApi/lazySchemas.ts).
     schemaController: lazySerializers,
     // At a stop, idle keep-alive sockets close at once; requests in flight finish (see drainHttpServer).
     forceCloseConnections: 'idle',

@@ -1,10 +1,10 @@
 /**
  * Validators and response serializers are compiled on first use, not when fastify readies the
- * routes (validation.ts, lazySerializers.ts): building one compiles nothing, its first call
+ * routes (validation.ts, lazySchemas.ts): building one compiles nothing, its first call
  * compiles once, and what it then does is what the compiled one does.
  */
 import { describe, expect, it } from 'vitest'
-import { lazySerializers } from './lazySerializers.js'
+import { lazySerializers } from './lazySchemas.js'
 import { validatorCompiler } from './validation.js'
 
 // Strict Ajv refuses an unknown keyword when it compiles; fast-json-stringify a $ref to nowhere.

@@ -73,10 +73,22 @@ const compileBody = (schema: object) => {
   }
 }
 
+/** Compile a small schema on each Ajv (lazySchemas.ts, warmSchemaCompilers: the first compile is the dear one). */
+export const warmValidators = (): void => {
+  const schema = {
+    type: 'object',
+    properties: { at: { type: 'string', pattern: '^[0-9]', format: 'date-time' }, n: { type: 'integer', minimum: 0 }, e: { enum: ['x', 'y'] } },
+    required: ['at'],
+    additionalProperties: false,
+  }
+  compileBody(schema)({ at: '2026-01-01T00:00:00.000Z', n: 1 })
+  compileCoercing(schema)({ at: '2026-01-01T00:00:00.000Z', n: '1' })
+}
+
 /**
  * Each validator is compiled by Ajv on its first request, not when fastify readies the routes:
  * compiling every route's schemas was most of an engine's start once its modules are loaded
- * (lazySerializers.ts says more).
+ * (lazySchemas.ts says more).
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const compile = httpPart === 'body' ? compileBody : compileCoercing

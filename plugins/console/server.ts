@@ -13,7 +13,7 @@ import { fastify, type FastifyInstance } from 'fastify'
 import { errorEnvelope, NotFound } from '../../core/errors.js'
 import { errorHandler } from '../../core/httpApi/errorHandler.js'
 import { installJsonOnly } from '../../core/httpApi/jsonBodies.js'
-import { lazySerializers } from '../../core/httpApi/lazySerializers.js'
+import { lazySerializers, warmSchemaCompilers } from '../../core/httpApi/lazySchemas.js'
 import { validatorCompiler } from '../../core/httpApi/validation.js'
 import { installAccess, type Access } from './access.js'
 import { accountRoutes } from './api/account.js'
@@ -54,6 +54,7 @@ const safeHostname = (hostname: string): string | null => (/^([A-Za-z0-9.-]{1,25
 
 export const createConsoleServer = async (services: ConsoleServices): Promise<{ app: FastifyInstance; routes: ConsoleRoute[] }> => {
   const { tls } = services
+  warmSchemaCompilers()
   const app = fastify({
     // An HTTPS server under fastify's default (HTTP/1.1) types: the route modules are plain FastifyInstances.
     serverFactory: (handler) => {
@@ -64,7 +65,7 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
     },
     logger: false,
     bodyLimit: 64 * 1024,
-    // Response serializers built on their first use, not at start (core/httpApi/lazySerializers.ts).
+    // Response serializers built on their first use, not at start (core/httpApi/lazySchemas.ts).
     schemaController: lazySerializers,
     // Server-sent-event streams stay open; heartbeats (api/events.ts) keep them under this.
     connectionTimeout: 120_000,
