@@ -61,6 +61,9 @@ const compileCoercing = (schema: object) => {
   }
 }
 
+/** What a compiled validator is; fastify gives the context (the data's parent) to one with a schemaEnv. */
+type Check = ReturnType<typeof compileCoercing>
+
 /**
  * A request without a body is checked as `{}`: optional-only bodies may be left out, and a
  * required field is reported by name rather than as "body must be object".
@@ -91,9 +94,9 @@ export const warmValidators = (): void => {
  * (lazySchemas.ts says more).
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const compile = httpPart === 'body' ? compileBody : compileCoercing
-  let validate: ReturnType<typeof compile> | undefined
-  const check = (data: unknown, context?: Parameters<ReturnType<typeof compileCoercing>>[1]) => (validate ??= compile(schema as object))(data, context)
+  const compile: (schema: object) => Check = httpPart === 'body' ? compileBody : compileCoercing
+  let validate: Check | undefined
+  const check: Check = (data, context) => (validate ??= compile(schema as object))(data, context)
   // fastify hands a function with a schemaEnv (as Ajv's have) the parent of the data, so coercion
   // may replace it; it only asks whether there is one.
   return httpPart === 'body' ? check : Object.assign(check, { schemaEnv: true })
