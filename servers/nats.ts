@@ -18,6 +18,8 @@ export interface NatsServer {
   readonly port: number
   /** PID of the running server (changes on restart). */
   readonly pid: number
+  /** Its JetStream store (a temp dir that `stop` removes). */
+  readonly dataDir: string
   stop(): Promise<void>
   /** Stop (SIGTERM) and start again on the same port and store. */
   restart(): Promise<void>
@@ -82,6 +84,7 @@ export const startNats = async (): Promise<NatsServer> => {
     get pid() {
       return child.pid!
     },
+    dataDir: store,
     async restart() {
       await stopChild(child, 'SIGTERM')
       ;({ child } = await launch(binary, port, store))

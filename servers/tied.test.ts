@@ -2,10 +2,11 @@
  * A server started for a test dies with the process that started it, even when that process is
  * killed with -9 (a test worker vitest kills runs no exit hook): nats-server and sqld, each
  * started by a real parent process (the compiled starters), whose kill -9 closes the server's
- * listening socket — a connection to it ends — and leaves no server process behind.
+ * listening socket — a connection to it ends — and leaves no server process behind. (Its temp dir
+ * stays: the parent that would have removed it was killed; the test removes it.)
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -18,6 +19,8 @@ const forget = (pid: number) => {
   const i = pids.indexOf(pid)
   if (i >= 0) pids.splice(i, 1)
 }
+/** The servers' temp dirs: a killed parent cannot remove them. */
+const dirs: string[] = []
 afterEach(() => {
   // A failed test may leave either process: stop them by PID.
   for (const pid of pids.splice(0)) {
@@ -27,6 +30,7 @@ afterEach(() => {
       // gone
     }
   }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 /** A node process that starts a server with `starter` (compiled) and prints its `{pid, port}`. */
@@ -34,16 +38,17 @@ const parentStarting = async (module: string, starter: string) => {
   const url = new URL(join(repoRoot, 'dist/servers', module), 'file://').href
   const parent = spawn(
     process.execPath,
-    ['--input-type=module', '-e', `const s = await (await import(${JSON.stringify(url)})).${starter}(); console.log(JSON.stringify({ pid: s.pid, port: s.port })); setInterval(() => {}, 1 << 30)`],
+    ['--input-type=module', '-e', `const s = await (await import(${JSON.stringify(url)})).${starter}(); console.log(JSON.stringify({ pid: s.pid, port: s.port, dataDir: s.dataDir })); setInterval(() => {}, 1 << 30)`],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   pids.push(parent.pid!)
   const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()))
-  const server = await new Promise<{ pid: number; port: number }>((resolve, reject) => {
-    createInterface({ input: parent.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { pid: number; port: number }))
+  const server = await new Promise<{ pid: number; port: number; dataDir: string }>((resolve, reject) => {
+    createInterface({ input: parent.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { pid: number; port: number; dataDir: string }))
     void exited.then(() => reject(new Error(`the parent exited before starting ${module}`)))
   })
   pids.push(server.pid)
+  dirs.push(server.dataDir)
   return { parent, exited, server }
 }
 
