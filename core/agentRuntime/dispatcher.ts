@@ -16,7 +16,7 @@ import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
-import { PRESET_ID_PATTERN } from './presets.js'
+import { checkPresetIdForm } from './presets.js'
 
 /** What a dispatch asks for (REST body, room default agent). */
 export interface DispatchRequest {
@@ -53,7 +53,6 @@ export interface AgentLifecycleEvent {
   readonly agent: AgentView
 }
 
-const presetIdRe = new RegExp(PRESET_ID_PATTERN)
 export const DEFAULT_IDENTITY = 'agent@default'
 /** The room identity of an agent: `agent@<presetId>`, or `agent@default` for the platform default. */
 export const identityOf = (presetId: string | null) => (presetId === null ? DEFAULT_IDENTITY : `agent@${presetId}`)
@@ -171,7 +170,7 @@ export class AgentDispatcher {
     let base: unknown = {}
     let name: string | null = null
     if (presetId !== null) {
-      if (!presetIdRe.test(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId must match ${PRESET_ID_PATTERN}` })
+      checkPresetIdForm(presetId)
       const preset = this.deps.storage.agentPresets.get(workspaceId, presetId)
       if (!preset) throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
       providerName = preset.provider

@@ -49,8 +49,13 @@ export const presetView = (p: AgentPresetRecord): PresetView => ({
   updatedAt: new Date(p.updatedAt).toISOString(),
 })
 
-export const checkPresetId = (presetId: string): void => {
+/** The form of a presetId (a dispatch naming one checks this; a preset being created, the reserved names too). */
+export const checkPresetIdForm = (presetId: string): void => {
   if (!presetIdRe.test(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId must match ${PRESET_ID_PATTERN}` })
+}
+
+export const checkPresetId = (presetId: string): void => {
+  checkPresetIdForm(presetId)
   if (RESERVED.has(presetId)) throw new ValidationFailed({ field: 'presetId', message: `presetId ${presetId} is reserved` })
 }
 
