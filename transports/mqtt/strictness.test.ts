@@ -69,16 +69,17 @@ const run = seq.run.bind(seq)
 
 /**
  * The verdict on a first byte after CONNECT, from MQTT 3.1.1 §2.2 / 5.0 §2.1.2-2.1.3: type 0 is
- * reserved (malformed), 15 is reserved in 3.1.1 and AUTH in 5.0 (a protocol error without an
- * Authentication Method [MQTT-4.12.0-7]), a second CONNECT and server-only packets are protocol
- * errors [MQTT-3.1.0-2]; SUBSCRIBE, UNSUBSCRIBE and PUBREL must carry flags 0010, PUBLISH must not
- * have QoS 3 [MQTT-3.3.1-4] nor DUP on QoS 0 [MQTT-3.3.1-2], the others flags 0000 [MQTT-2.2.2-1].
+ * reserved (malformed), 15 is reserved in 3.1.1; invalid flags are a Malformed Packet whatever
+ * the type (§2.1.3) — SUBSCRIBE, UNSUBSCRIBE and PUBREL must carry flags 0010, PUBLISH must not
+ * have QoS 3 [MQTT-3.3.1-4] nor DUP on QoS 0 [MQTT-3.3.1-2], the others flags 0000 [MQTT-2.2.2-1];
+ * with valid flags, a second CONNECT [MQTT-3.1.0-2], a server-only packet and AUTH in 5.0 (without
+ * an Authentication Method [MQTT-4.12.0-7]) are protocol errors.
  */
 const firstByteVerdict = (v: Version, byte: number): number => {
   const type = byte >> 4
   const flags = byte & 0x0f
   if (type === 0 || (type === 15 && v === 4)) return 0x81
-  if ([1, 2, 9, 11, 13, 15].includes(type)) return 0x82
+  if ([1, 2, 9, 11, 13, 15].includes(type)) return flags === 0 ? 0x82 : 0x81
   if (type === 3) return (flags & 0b0110) === 0b0110 || (flags & 0b1110) === 0b1000 ? 0x81 : 0
   if ([6, 8, 10].includes(type)) return flags === 0b0010 ? 0 : 0x81
   return flags === 0 ? 0 : 0x81
