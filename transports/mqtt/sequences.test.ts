@@ -1,0 +1,105 @@
+/**
+ * MQTT raw-packet sequences of the kind third-party conformance probes send (issue 33): which
+ * answer wins when a packet is wrong in more than one way, what follows an error in a QoS 2 flow,
+ * and what a packet pipelined behind CONNECT gets. The rule under test (spec/mqtt.md, "Which
+ * check wins"): a packet is judged as data first, then against the protocol and what the server
+ * offers, and only a valid packet is judged against the client's permissions; the verdict on
+ * CONNECT comes before anything about the packets behind it.
+ *
+ * Each case is raw bytes over its own TCP socket to a real engine (test/sequences.ts), with the
+ * exact bytes expected back; a bystander's connection is checked after each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectDevice, startMqttEngine, type Device } from './test/helpers.js'
+import {
+  cat,
+  field,
+  hex,
+  packet,
+  propertySet,
+  refusedAfterConnect,
+  Sequences,
+  u16,
+  utf8,
+  type Bytes,
+  type Case,
+  type Outcome,
+  type Version,
+} from './test/sequences.js'
+import type { Wire } from './test/wire.js'
+
+/** Receive Maximum of the engine under test: small, so a full window takes a few packets. */
+const RECEIVE_MAXIMUM = 4
+
+let t: Awaited<ReturnType<typeof startMqttEngine>>
+let bystander: Device
+const seq = new Sequences()
+
+beforeAll(async () => {
+  t = await startMqttEngine({ maxInflight: RECEIVE_MAXIMUM })
+  t.seed.addClient('m', 'lobby')
+  t.seed.addClient('bystander', 'lobby')
+  bystander = await connectDevice(t.port, 'bystander', { password: await t.token('bystander'), protocolVersion: 5 })
+  await bystander.event('session')
+  ;(bystander.client.stream as import('node:net').Socket).setNoDelay(true)
+  seq.attach({ port: t.port, token: await t.token('m'), bystander })
+})
+afterAll(async () => {
+  await bystander.end()
+  await t.stop()
+})
+
+const NO_LOCAL = 0x04
+/** A Subscription Identifier property (1). */
+const SUBSCRIPTION_IDENTIFIER = [0x0b, 0x01]
+const AUDIO_FRAME = [0x80, 1]
+
+const subscribe = (v: Version, filters: ReadonlyArray<readonly [string, number]>, properties: Bytes = []) =>
+  packet(0x82, cat(u16(5), v === 5 ? propertySet(properties) : [], ...filters.map(([filter, options]) => cat(field(filter), [options]))))
+/** SUBACK of identifier 5 with these reason codes (MQTT 5: no properties). */
+const suback = (v: Version, codes: number[]) => packet(0x90, cat(u16(5), v === 5 ? [0] : [], codes))
+/** An MQTT 5 PUBLISH at QoS 2 (DUP when `dup`), no properties. */
+const publish2 = (topic: string, id: number, payload: Bytes = AUDIO_FRAME, dup = false) =>
+  packet(dup ? 0x3c : 0x34, cat(field(topic), u16(id), [0], payload))
+/** An MQTT 5 acknowledgement: reason 0 without properties is the two-byte form, any other reason carries an empty property set. */
+const ack = (first: number, id: number, reason = 0) => packet(first, reason === 0 ? u16(id) : cat(u16(id), [reason, 0]))
+const PUBREC = 0x50
+const PUBREL = 0x62
+const PUBCOMP = 0x70
+const NOT_FOUND = 0x92
+
+const audio = 'hark/m/up/audio'
+const control = 'hark/m/up/control'
+const elsewhere = 'hark/other/up/audio'
+
+/** The packet identifier of a PUBLISH at QoS 1 or 2 (after the fixed header and the topic). */
+const publishIdentifier = (publish: Buffer): number => {
+  let at = 1
+  while ((publish[at]! & 0x80) !== 0) at++
+  at++
+  return publish.readUInt16BE(at + 2 + publish.readUInt16BE(at))
+}
+
+// ---- 1. SUBSCRIBE: validity before permission ---------------------------------------------------
+
+describe('1. SUBSCRIBE: the packet is judged before the filters are authorized', () => {
+  const v5 = (name: string, bytes: () => Bytes, outcome: Outcome): Case => ({ name, version: 5, afterConnect: true, bytes, outcome })
+  seq.run([
+    // [MQTT-3.8.3-4]: "It is a Protocol Error to set the No Local bit to 1 on a Shared Subscription".
+    v5('No Local on a shared subscription in the own namespace', () => subscribe(5, [['$share/g/hark/m/down/audio', NO_LOCAL]]), refusedAfterConnect(5, 0x82)),
+    v5('No Local on a shared subscription outside the namespace', () => subscribe(5, [['$share/g/hark/other/down/audio', NO_LOCAL | 1]]), refusedAfterConnect(5, 0x82)),
+    v5('No Local on a shared subscription behind a valid filter', () => subscribe(5, [['hark/m/down/audio', 0], ['$share/g/#', NO_LOCAL]]), refusedAfterConnect(5, 0x82)),
+    v5('No Local on a shared subscription, with a Subscription Identifier', () => subscribe(5, [['$share/g/hark/m/#', NO_LOCAL]], SUBSCRIPTION_IDENTIFIER), refusedAfterConnect(5, 0x82)),
+    // §3.2.2.3.13: Shared Subscription Available = 0, and a SUBSCRIBE with one is a Protocol Error: DISCONNECT 0x9E.
+    v5('a shared subscription in the own namespace', () => subscribe(5, [['$share/g/hark/m/down/audio', 0]]), refusedAfterConnect(5, 0x9e)),
+    v5('a shared subscription outside the namespace', () => subscribe(5, [['hark/m/down/audio', 0], ['$share/g/hark/other/#', 1]]), refusedAfterConnect(5, 0x9e)),
+    // Already so before issue 33: a broken filter closes first, a Subscription Identifier before any authorization.
+    v5('a shared subscription with No Local and a filter that is not one', () => subscribe(5, [['$share/g/hark/m/#', NO_LOCAL], ['a/#/b', 0]]), refusedAfterConnect(5, 0x81)),
+    v5('a Subscription Identifier with a filter outside the namespace', () => subscribe(5, [['hark/other/#', 0]], SUBSCRIPTION_IDENTIFIER), refusedAfterConnect(5, 0xa1)),
+    v5('No Local on a filter of its own', () => subscribe(5, [['hark/m/down/audio', NO_LOCAL]]), { kind: 'answer', packets: [suback(5, [0])] }),
+    v5('No Local on a filter outside the namespace', () => subscribe(5, [['hark/other/#', NO_LOCAL]]), { kind: 'answer', packets: [suback(5, [0x87])] }),
+    // MQTT 3.1.1 has no shared subscriptions: `$share/…` is a filter outside the namespace like any other.
+    { name: 'a $share/ filter', version: 4, afterConnect: true, bytes: () => subscribe(4, [['$share/g/hark/m/down/audio', 0]]), outcome: { kind: 'answer', packets: [suback(4, [0x80])] } },
+  ])
+})
+
