@@ -103,3 +103,65 @@ describe('1. SUBSCRIBE: the packet is judged before the filters are authorized',
   ])
 })
 
+// ---- 3. QoS 2 flows after an error --------------------------------------------------------------
+
+describe('3. QoS 2 flows after an error code', () => {
+  // §3.5.2.1: the PUBREC reason codes of 0x80 and above. §4.3.3: the sender sends PUBREL only for a
+  // PUBREC below 0x80 [MQTT-4.3.3-4]; with 0x80 or above the flow ends and the identifier is free.
+  const PUBREC_ERRORS = [0x80, 0x83, 0x87, 0x90, 0x91, 0x97, 0x99]
+  seq.run([
+    ...PUBREC_ERRORS.map((code): Case => ({
+      name: `PUBREC with reason 0x${hex([code])}`,
+      version: 5,
+      afterConnect: true,
+      bytes: () => ack(PUBREC, 9, code),
+      outcome: { kind: 'answer', packets: [] },
+    })),
+    {
+      name: 'PUBREC with reason 0x80 and a Reason String',
+      version: 5,
+      afterConnect: true,
+      bytes: () => packet(PUBREC, cat(u16(9), [0x80], propertySet([0x1f, ...field('no')]))),
+      outcome: { kind: 'answer', packets: [] },
+    },
+    // Below 0x80 the flow goes on — and names nothing of the server's, which never sends QoS 2.
+    { name: 'PUBREC with reason 0x10 (No matching subscribers)', version: 5, afterConnect: true, bytes: () => ack(PUBREC, 9, 0x10), outcome: { kind: 'answer', packets: [ack(PUBREL, 9, NOT_FOUND)] } },
+    { name: 'PUBREL with reason 0x92 for an identifier never received', version: 5, afterConnect: true, bytes: () => ack(PUBREL, 9, NOT_FOUND), outcome: { kind: 'answer', packets: [ack(PUBCOMP, 9, NOT_FOUND)] } },
+    { name: 'PUBCOMP with reason 0x92', version: 5, afterConnect: true, bytes: () => ack(PUBCOMP, 9, NOT_FOUND), outcome: { kind: 'answer', packets: [] } },
+  ])
+
+  it('after PUBREC 0x87 the identifier is released: PUBREL gets PUBCOMP 0x92, the same PUBLISH again is a new message [MQTT-4.3.3-9]', async () => {
+    const wire = await seq.session(5)
+    await seq.answer(wire, publish2(elsewhere, 7), [ack(PUBREC, 7, 0x87)])
+    await seq.answer(wire, ack(PUBREL, 7), [ack(PUBCOMP, 7, NOT_FOUND)])
+    await seq.answer(wire, publish2(elsewhere, 7, AUDIO_FRAME, true), [ack(PUBREC, 7, 0x87)])
+    await wire.destroy()
+    await seq.stillWorking()
+  })
+
+  it('a PUBACK with an error code acknowledges its event all the same: the next event takes its place in the window [MQTT-4.4.0-2]', async () => {
+    const wire = await seq.open()
+    // Receive Maximum 1: the `session` event fills the window until it is acknowledged.
+    wire.write(packet(0x10, seq.connectBody(5, { properties: [0x21, ...u16(1)] })))
+    expect(hex((await wire.packet()).subarray(0, 4))).toMatch(/^20..0000$/)
+    const session = await wire.packet()
+    expect(session[0]).toBe(0x32)
+    wire.write(packet(0x30, cat(field(control), [0], utf8('{"type":"ping","id":"after"}'))))
+    wire.write(ack(0x40, publishIdentifier(session), 0x80))
+    const pong = await wire.packet()
+    expect(pong.toString('utf8')).toContain('"type":"pong"')
+    await wire.destroy()
+    await seq.stillWorking()
+  })
+
+  it('a control message refused with PUBREC 0x99 is a new message when it comes again, and its PUBREL names nothing', async () => {
+    const wire = await seq.session(5)
+    const refused = utf8('{"type":"nope","id":1}')
+    await seq.answer(wire, publish2(control, 8, refused), [ack(PUBREC, 8, 0x99)])
+    await seq.answer(wire, publish2(control, 8, refused, true), [ack(PUBREC, 8, 0x99)])
+    await seq.answer(wire, ack(PUBREL, 8), [ack(PUBCOMP, 8, NOT_FOUND)])
+    await wire.destroy()
+    await seq.stillWorking()
+  })
+})
+
