@@ -103,6 +103,35 @@ describe('1. SUBSCRIBE: the packet is judged before the filters are authorized',
   ])
 })
 
+// ---- 2. PUBLISH QoS 2: the flow's state before the topic's permission -----------------------------
+
+describe('2. PUBLISH at QoS 2: the packet identifier and Receive Maximum are checked before the topic is authorized', () => {
+  it('an identifier not yet released is a duplicate whatever its topic: PUBREC again, and PUBREL completes the first [MQTT-4.3.3-10]', async () => {
+    const wire = await seq.session(5)
+    await seq.answer(wire, publish2(audio, 5), [ack(PUBREC, 5)])
+    await seq.answer(wire, publish2(elsewhere, 5), [ack(PUBREC, 5)])
+    await seq.answer(wire, ack(PUBREL, 5), [ack(PUBCOMP, 5)])
+    await wire.destroy()
+    await seq.stillWorking()
+  })
+
+  it(`more unreleased QoS 2 publishes than Receive Maximum (${RECEIVE_MAXIMUM}) is DISCONNECT 0x93, whatever the topic of the one too many`, async () => {
+    const wire = await seq.session(5)
+    for (let id = 1; id <= RECEIVE_MAXIMUM; id++) await seq.answer(wire, publish2(audio, id), [ack(PUBREC, id)])
+    await seq.closes(wire, publish2(elsewhere, RECEIVE_MAXIMUM + 1), refusedAfterConnect(5, 0x93))
+    await seq.stillWorking()
+  })
+
+  it('a QoS 2 publish refused with PUBREC 0x87 holds no place in the Receive Maximum window (§4.9)', async () => {
+    const wire = await seq.session(5)
+    for (let id = 1; id < RECEIVE_MAXIMUM; id++) await seq.answer(wire, publish2(audio, id), [ack(PUBREC, id)])
+    await seq.answer(wire, publish2(elsewhere, 50), [ack(PUBREC, 50, 0x87)])
+    await seq.answer(wire, publish2(audio, 51), [ack(PUBREC, 51)])
+    await wire.destroy()
+    await seq.stillWorking()
+  })
+})
+
 // ---- 3. QoS 2 flows after an error --------------------------------------------------------------
 
 describe('3. QoS 2 flows after an error code', () => {
