@@ -194,3 +194,72 @@ describe('3. QoS 2 flows after an error code', () => {
   })
 })
 
+// ---- 4. packets pipelined behind CONNECT -------------------------------------------------------
+
+/** Every packet the server sent until it closed the connection. */
+const packetsUntilClosed = async (wire: Wire): Promise<Buffer[]> => {
+  await wire.closedWithin()
+  const packets: Buffer[] = []
+  for (;;) {
+    try {
+      packets.push(await wire.packet())
+    } catch {
+      return packets
+    }
+  }
+}
+
+describe('4. a packet pipelined behind CONNECT is judged after CONNECT is answered', () => {
+  const connectAnd = (v: Version, after: Bytes, password?: string) =>
+    cat(packet(0x10, seq.connectBody(v, password === undefined ? {} : { password })), after)
+
+  /** CONNACK 0 first; then `pings` PINGRESPs and event PUBLISHes (session, session.closing); MQTT 5 ends with DISCONNECT `reason`. */
+  const expectAcceptedThenClosed = (v: Version, packets: Buffer[], reason: number, pings = 0) => {
+    expect(hex(packets[0]!.subarray(0, 4))).toMatch(/^20..0000$/)
+    const between = v === 5 ? packets.slice(1, -1) : packets.slice(1)
+    if (v === 5) expect([packets.at(-1)![0], packets.at(-1)![2]]).toEqual([0xe0, reason])
+    expect(between.filter((p) => hex(p) === 'd000')).toHaveLength(pings)
+    const events = between.filter((p) => hex(p) !== 'd000')
+    expect(events.map((p) => p[0]! & 0xf0)).toEqual(events.map(() => 0x30))
+  }
+
+  for (const v of [4, 5] as const) {
+    const name = `MQTT ${v === 5 ? '5' : '3.1.1'}`
+    it(`${name}: CONNECT and a reserved packet type in one write: CONNACK 0, then ${v === 5 ? 'DISCONNECT 0x81' : 'closed'}`, async () => {
+      const wire = await seq.open()
+      wire.write(connectAnd(v, [0x00, 0x00]))
+      expectAcceptedThenClosed(v, await packetsUntilClosed(wire), 0x81)
+      await seq.stillWorking()
+    })
+
+    it(`${name}: CONNECT and a second CONNECT in one write: CONNACK 0, then ${v === 5 ? 'DISCONNECT 0x82 [MQTT-3.1.0-2]' : 'closed'}`, async () => {
+      const wire = await seq.open()
+      wire.write(connectAnd(v, packet(0x10, seq.connectBody(v))))
+      expectAcceptedThenClosed(v, await packetsUntilClosed(wire), 0x82)
+      await seq.stillWorking()
+    })
+
+    it(`${name}: a refused CONNECT with a malformed packet behind it gets its CONNACK refusal only`, async () => {
+      const wire = await seq.open()
+      wire.write(connectAnd(v, [0x00, 0x00], 'not-a-token'))
+      const packets = await packetsUntilClosed(wire)
+      expect(packets).toHaveLength(1)
+      expect(hex(packets[0]!.subarray(0, 4))).toMatch(v === 5 ? /^20..0086$/ : /^20020004$/)
+      await seq.stillWorking()
+    })
+  }
+
+  it('MQTT 5: more than 256 packets behind a CONNECT being decided: CONNACK 0, the 256 answered, then DISCONNECT 0x82', async () => {
+    const wire = await seq.open()
+    wire.write(connectAnd(5, Array.from({ length: 257 }, () => [0xc0, 0x00]).flat()))
+    expectAcceptedThenClosed(5, await packetsUntilClosed(wire), 0x82, 256)
+    await seq.stillWorking()
+  })
+
+  it('MQTT 5: CONNECT and a SUBSCRIBE with No Local on a shared subscription: CONNACK 0, then DISCONNECT 0x82', async () => {
+    const wire = await seq.open()
+    wire.write(connectAnd(5, subscribe(5, [['$share/g/hark/m/#', NO_LOCAL]])))
+    expectAcceptedThenClosed(5, await packetsUntilClosed(wire), 0x82)
+    await seq.stillWorking()
+  })
+})
