@@ -21,6 +21,7 @@ import {
   TerminalInput,
   type TerminalInputOptions,
   UnsupportedProtocolVersion,
+  isHarkError,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
@@ -145,7 +146,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   private readonly framer: PacketFramer
   private readonly out = new OutputBuffer()
-  private held: Packet[] | null = null
+  /** What arrived behind a CONNECT still being decided; a refusal of one of them ends it (see `fail`). */
+  private held: Array<Packet | HarkError> | null = null
   /**
    * The downlink audio template and the uplink audio prefix (topic length, topic, MQTT 5's empty
    * property list of a plain up/audio PUBLISH): made together on the first audio either way, so
@@ -333,9 +335,10 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.armKeepalive()
     const held = this.held ?? []
     this.held = null
-    for (const packet of held) {
+    for (const item of held) {
       if (this.state !== 'open') break
-      this.dispatch(packet)
+      if (isHarkError(item)) this.fail(item)
+      else this.dispatch(item)
     }
     if (this.state === 'open') this.socket.resume()
   }
@@ -543,6 +546,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   /** The client broke the protocol: MQTT 5 hears why, then the connection closes (will included). */
   fail(error: HarkError): void {
     if (this.state === 'closing') return
+    if (this.state === 'authenticating') {
+      // Behind a CONNECT not yet answered: judged after it, so CONNACK (or its refusal) comes first.
+      this.framer.stop()
+      this.held!.push(error)
+      return
+    }
     this.ctx.onProtocolError(error)
     this.ctx.log.debug({ clientId: this.identity?.clientId, code: wireCodesOf(error).code, reason: error.message }, 'mqtt connection failed')
     if (this.state === 'open') {

@@ -3,7 +3,9 @@
  * gets here: the connection recognises it by its bytes — see MqttConnection.received.) Audio on
  * `hark/{clientId}/up/audio` at other QoS or with properties goes into the hub session; control
  * messages on `up/control` are JSON; anything else is refused: MQTT 5 QoS 1/2 with PUBACK/PUBREC
- * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87).
+ * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87). The topic is authorized
+ * last, once the packet is valid and, at QoS 2, its place in the flow known (spec/mqtt.md, "Which
+ * check wins").
  */
 import type { IPublishPacket } from 'mqtt-packet'
 import {
@@ -36,23 +38,23 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
   } else if (topic === '') {
     return c.fail(new ProtocolError({ message: 'empty topic name without a topic alias' }))
   }
+  if (!isValidTopicName(topic)) return c.fail(new MalformedPacket({ message: 'topic name with a wildcard character' }))
+  // A resent QoS 2 publish, or one past Receive Maximum, is so whatever its topic [MQTT-4.3.3-10, MQTT-3.3.4-7].
+  if (qos === 2 && !admitQos2(c, packet)) return
   // Everything the terminal's topics take arrives as a Buffer from the parser.
   const payload = packet.payload as Buffer
 
   if (c.ns.isUpAudio(topic)) {
-    if (qos === 2 && !admitQos2(c, packet)) return
     c.uplinkAudio(payload, c.lastHeard)
     return acknowledge(c, packet, 0)
   }
 
   if (c.ns.isUpControl(topic)) {
-    if (qos === 2 && !admitQos2(c, packet)) return
     const refusal = handleControl(c, payload)
     if (refusal === 'closed') return
     return acknowledge(c, packet, refusal === null ? 0 : wireCodesOf(refusal).mqtt5)
   }
 
-  if (!isValidTopicName(topic)) return c.fail(new MalformedPacket({ message: 'topic name with a wildcard character' }))
   if (c.version === 5 && qos > 0) return acknowledge(c, packet, wireCodes.TopicNotAuthorized.mqtt5)
   c.fail(new TopicNotAuthorized({ message: `publishing is allowed on ${c.ns.upAudio} and ${c.ns.upControl} only` }))
 }
@@ -83,7 +85,6 @@ const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null 
 
 /** QoS 2: false when this is a resent PUBLISH already taken (only PUBREC is repeated) or the window is full. */
 const admitQos2 = (c: MqttConnection, packet: IPublishPacket): boolean => {
-  if (packet.qos !== 2) return true
   const id = packet.messageId!
   if (c.awaitingRelease.has(id)) {
     acknowledge(c, packet, 0)
