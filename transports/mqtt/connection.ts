@@ -1,7 +1,8 @@
 /**
  * One MQTT network connection: framing and parsing of what it receives, dispatch to the packet
- * handlers (handlers/), its batched output, keepalive, and its part as a `TerminalLink` of the
- * hub — downlink audio and events go out as PUBLISH packets on the terminal's own topics.
+ * handlers (handlers/, which see it as a PacketContext), its batched output, keepalive, and its
+ * part as a `TerminalLink` of the hub — downlink audio and events go out as PUBLISH packets on
+ * the terminal's own topics.
  *
  * Three ways a connection ends, each with its own rule:
  *   - the client breaks the protocol (`fail`): MQTT 5 hears DISCONNECT with the reason, the will goes out;
@@ -32,7 +33,6 @@ import {
   type HarkError,
   type Logger,
   type ServerEvent,
-  type TerminalCredential,
   type TerminalHub,
   type TerminalIdentity,
   type TerminalLink,
@@ -43,15 +43,15 @@ import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, 
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
+import type { OutboundEvents } from './outboundEvents.js'
 import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
-import { sessionKey, type LiveConnections } from './live.js'
+import { sessionKey } from './live.js'
 import { OutputBuffer } from './outputBuffer.js'
+import type { Admission, ConnectionState, HandlerServices, PacketContext } from './packetContext.js'
 import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
-import type { SessionStore } from './sessionStore.js'
-import type { MqttSettings } from './settings.js'
-import { Subscriptions } from './subscriptions.js'
+import type { SessionStore, StoredSession } from './sessionStore.js'
+import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
 import { varintSize } from './varint.js'
 import type { WillDelivery, WillMessage } from './will.js'
@@ -71,13 +71,10 @@ export interface MqttCounters {
   writes: number
 }
 
-/** What every connection of one transport shares. */
-export interface ConnectionContext {
+/** What every connection of one transport shares (the handlers see part of it: HandlerServices). */
+export interface ConnectionContext extends HandlerServices {
   readonly hub: TerminalHub
   readonly clock: ClockShape
-  /** Check a CONNECT's credential (token or device password). */
-  readonly authenticate: (credential: TerminalCredential) => Promise<TerminalIdentity>
-  readonly settings: MqttSettings
   /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
   readonly input: TerminalInputOptions
   readonly log: Logger
@@ -94,8 +91,6 @@ export interface ConnectionContext {
   /** The shared keepalive timers (keepalive.ts). */
   readonly keepalive: KeepaliveSweeps
   readonly wills: WillDelivery
-  /** Open connections by workspace and client id. */
-  readonly live: LiveConnections<MqttConnection>
   readonly counters: MqttCounters
   /** A connection was refused at CONNECT or closed for breaking the protocol. */
   onRefused(error: HarkError): void
@@ -103,8 +98,6 @@ export interface ConnectionContext {
   /** The socket is gone. */
   onClosed(connection: MqttConnection): void
 }
-
-export type ConnectionState = 'awaiting-connect' | 'authenticating' | 'open' | 'closing'
 
 /** How a connection ends, which decides whether its will is told to the room. */
 type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'
@@ -114,7 +107,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder, KeepaliveWatched {
+export class MqttConnection implements PacketContext, TerminalLink, Flushable, PacketSink, PacketReceiver, KeepaliveWatched {
   queued = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
@@ -307,18 +300,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   }
 
   /** CONNECT accepted: CONNACK (with anything a resumed session owes) and the hub session. */
-  admit(
-    identity: TerminalIdentity,
-    setup: {
-      readonly ns: TopicNamespace
-      readonly connack: Packet
-      readonly subscriptions: Subscriptions
-      readonly outbound: OutboundEvents
-      readonly keepaliveSeconds: number
-      readonly will: WillMessage | null
-      readonly sessionExpirySeconds: number
-    },
-  ): void {
+  admit(identity: TerminalIdentity, setup: Admission): void {
     this.identity = identity
     this.ns = setup.ns
     this.subscriptions = setup.subscriptions
@@ -360,7 +342,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   }
 
   /** Another connection of the same client takes this one's session state (if it keeps any). */
-  handOverSession(): { filters: ReadonlyMap<string, number>; outbound: OutboundEvents; protocolVersion: 4 | 5 } | undefined {
+  handOverSession(): StoredSession | undefined {
     if (this.state !== 'open') return undefined
     this.sessionHandedOver = true
     return { filters: this.subscriptions.filters, outbound: this.outbound, protocolVersion: this.version }
