@@ -9,9 +9,7 @@
  *   - the hub closes the session on purpose (`close`): MQTT 5 hears DISCONNECT with the reason, no will;
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
-import { writeSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import { TLSSocket } from 'node:tls'
 import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
@@ -39,6 +37,7 @@ import {
   type TerminalSession,
   type WriteBatch,
 } from '../../core/index.js'
+import { eventPublish, eventPublishSize } from './eventPublish.js'
 import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
@@ -51,9 +50,9 @@ import type { Admission, ConnectionState, HandlerServices, PacketContext } from 
 import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
 import type { SessionStore, StoredSession } from './sessionStore.js'
+import { attachSocket, directFd, writeToSocket, type SocketOwner } from './socket.js'
 import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
-import { varintSize } from './varint.js'
 import type { WillDelivery, WillMessage } from './will.js'
 
 /** Name in presence, metrics and logs. */
@@ -107,7 +106,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements PacketContext, TerminalLink, Flushable, PacketSink, PacketReceiver, KeepaliveWatched {
+export class MqttConnection implements PacketContext, TerminalLink, Flushable, PacketSink, PacketReceiver, SocketOwner, KeepaliveWatched {
   queued = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
@@ -171,11 +170,7 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
     this.fd = directFd(socket)
     this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, this)
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
-    // The listeners are shared by every connection (no closures per socket): they find theirs on the socket.
-    ;(socket as LinkedSocket)[CONNECTION] = this
-    socket.on('data', onData)
-    socket.on('error', ignore) // 'close' follows and does the work
-    socket.on('close', onClose)
+    attachSocket(socket, this)
   }
 
   /** Read off the prototype: the same for every connection, no field each. */
@@ -383,30 +378,14 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
     if (!this.write(full)) this.write(generate(packet, v5))
   }
 
-  /**
-   * Write everything queued as one buffer. On plain TCP with nothing waiting in the socket's
-   * stream, straight to the descriptor (one `write(2)`, none of the stream's per-write objects
-   * and callbacks); what the kernel does not take at once — a full socket buffer (EAGAIN), a
-   * partial write, a broken connection — goes to the stream, which keeps the order from then on
-   * (`writableLength` > 0 sends every later flush through it too), counts toward the audio
-   * backlog, and reports the error and the close as before.
-   */
+  /** Write everything queued as one buffer: on plain TCP straight to the descriptor when it can (socket.ts). */
   flush(): void {
     const socket = this.socket
     if (this.out.empty || socket.destroyed || socket.writableEnded) return
     if (this.out.hasAudio && this.ctx.audioHold !== null) this.audioSentAt = performance.now()
     const data = this.out.drain()
     this.ctx.counters.writes++
-    if (this.fd >= 0 && socket.writableLength === 0) {
-      let written = 0
-      try {
-        written = writeSync(this.fd, data)
-      } catch {
-        // EAGAIN, EPIPE, ECONNRESET: the stream retries, or fails the socket and closes it.
-      }
-      if (written === data.length) return
-      socket.write(written === 0 ? data : data.subarray(written))
-    } else socket.write(data)
+    if (writeToSocket(socket, this.fd, data)) return
     // Audio stops queueing at maxBufferedAudioBytes; what still piles up is control output of a
     // client that does not read (its own pings, acknowledgements, QoS 0 events): bounded here.
     // It would not take its last words either: the socket goes at once (not after the close grace).
@@ -418,19 +397,7 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
 
   /** EventEncoder: the QoS 1 PUBLISH of an event (a method, not a closure per connection). */
   encodeEvent(messageId: number, payload: Buffer): Buffer {
-    return generate(
-      {
-        cmd: 'publish',
-        topic: this.ns.downEvents,
-        payload,
-        qos: 1,
-        messageId,
-        dup: false,
-        retain: false,
-        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
-      },
-      { protocolVersion: this.version },
-    )
+    return eventPublish(this.ns.downEvents, payload, this.version, messageId)
   }
 
   // ---- TerminalLink -----------------------------------------------------------------------------
@@ -468,22 +435,14 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
     // The last word of a session never waits behind a full inflight window: the socket closes next.
     const qos = event.type === 'session.closing' ? 0 : subscribed
     const payload = Buffer.from(JSON.stringify(event))
-    if (this.eventPacketSize(payload.length, qos) > this.clientMaxPacketBytes) {
+    if (eventPublishSize(this.ns.downEvents, payload.length, qos, this.version) > this.clientMaxPacketBytes) {
       // Larger than the client takes: discarded, and as good as delivered — a QoS 1 event takes
       // no inflight slot it could never free [MQTT-3.1.2-25].
       this.ctx.counters.eventsDropped++
       return
     }
     if (qos === 0) {
-      this.send({
-        cmd: 'publish',
-        topic: this.ns.downEvents,
-        payload,
-        qos: 0,
-        dup: false,
-        retain: false,
-        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
-      })
+      this.write(eventPublish(this.ns.downEvents, payload, this.version))
       return
     }
     const packet = this.outbound.offer(payload, this)
@@ -502,12 +461,6 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
     this.downAudio = new PublishTemplate(down!, mqtt5)
     this.upAudioPrefix = up!
     return this
-  }
-
-  /** Size of the PUBLISH of an event (topic, identifier at QoS 1, MQTT 5's Payload Format Indicator). */
-  private eventPacketSize(payloadBytes: number, qos: number): number {
-    const remaining = 2 + this.ns.downEvents.length + (qos > 0 ? 2 : 0) + (this.version === 5 ? 3 : 0) + payloadBytes
-    return 1 + varintSize(remaining) + remaining
   }
 
   /** The hub ends the session on purpose (revocation, deletion, a newer session, shutdown). */
@@ -622,8 +575,6 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   }
 }
 
-const ignore = (): void => {}
-
 /**
  * A connection's entry in the audio budget's batch: a second Flushable, so that waiting audio and
  * the end-of-turn writes are queued apart. Either flush writes everything the connection has
@@ -635,25 +586,4 @@ class HeldAudio implements Flushable {
   flush(): void {
     this.connection.flush()
   }
-}
-
-/** The socket's own connection, for the shared listeners. */
-const CONNECTION = Symbol('mqttConnection')
-type LinkedSocket = Socket & { [CONNECTION]: MqttConnection }
-function onData(this: Socket, chunk: Buffer): void {
-  ;(this as LinkedSocket)[CONNECTION].received(chunk)
-}
-function onClose(this: Socket): void {
-  ;(this as LinkedSocket)[CONNECTION].closed()
-}
-
-/**
- * The descriptor to write to directly, or -1: only a plain TCP socket (TLS must go through its
- * stream) whose handle exposes its descriptor (libuv on POSIX; Windows has none).
- */
-const directFd = (socket: Socket): number => {
-  if (socket instanceof TLSSocket) return -1
-  // `_handle` is Node's TCP wrap (not typed): its `fd` getter is the libuv descriptor.
-  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd
-  return typeof fd === 'number' && fd >= 0 ? fd : -1
 }
