@@ -2,7 +2,7 @@
  * One MQTT network connection: framing and parsing of what it receives, dispatch to the packet
  * handlers (handlers/, which see it as a PacketContext), its batched output, keepalive, and its
  * part as a `TerminalLink` of the hub — downlink audio and events go out as PUBLISH packets on
- * the terminal's own topics.
+ * the terminal's own topics. What every connection shares is its ConnectionContext.
  *
  * Three ways a connection ends, each with its own rule:
  *   - the client breaks the protocol (`fail`): MQTT 5 hears DISCONNECT with the reason, the will goes out;
@@ -18,85 +18,37 @@ import {
   ProtocolError,
   ReceiverTooSlow,
   TerminalInput,
-  type TerminalInputOptions,
   UnsupportedProtocolVersion,
   isHarkError,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
-  type ClockShape,
   type Timer,
-  type DropCell,
   type Flushable,
   type HarkError,
-  type Logger,
   type ServerEvent,
-  type TerminalHub,
   type TerminalIdentity,
   type TerminalLink,
   type TerminalSession,
-  type WriteBatch,
 } from '../../core/index.js'
+import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
 import { eventPublish, eventPublishSize } from './eventPublish.js'
 import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
 import type { OutboundEvents } from './outboundEvents.js'
-import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
+import type { KeepaliveWatched } from './keepalive.js'
 import { sessionKey } from './live.js'
 import { OutputBuffer } from './outputBuffer.js'
-import type { Admission, ConnectionState, HandlerServices, PacketContext } from './packetContext.js'
-import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
+import type { Admission, ConnectionState, PacketContext } from './packetContext.js'
+import type { PacketError, PacketReceiver } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
-import type { SessionStore, StoredSession } from './sessionStore.js'
+import type { StoredSession } from './sessionStore.js'
 import { attachSocket, directFd, writeToSocket, type SocketOwner } from './socket.js'
 import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
-import type { WillDelivery, WillMessage } from './will.js'
-
-/** Name in presence, metrics and logs. */
-export const TRANSPORT_NAME = 'mqtt'
-
-/** Plain counters read by the metrics collectors (never a prom-client call per frame). */
-export interface MqttCounters {
-  /** Downlink audio not sent: the socket was backed up, or the frame exceeded the client's maximum. */
-  readonly audioBackpressure: DropCell
-  /** Uplink audio over the rate limit. */
-  readonly audioRate: DropCell
-  /** Events larger than the client's Maximum Packet Size. */
-  eventsDropped: number
-  /** Writes to sockets (one per flush: everything a connection had queued, in one buffer). */
-  writes: number
-}
-
-/** What every connection of one transport shares (the handlers see part of it: HandlerServices). */
-export interface ConnectionContext extends HandlerServices {
-  readonly hub: TerminalHub
-  readonly clock: ClockShape
-  /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
-  readonly input: TerminalInputOptions
-  readonly log: Logger
-  /** Writes at the end of the turn: control packets, and audio of a receiver not written to lately. */
-  readonly scheduler: WriteBatch
-  /**
-   * The audio budget (`mqtt.audioBatchMs`; null at 0): audio to a receiver that had audio
-   * written less than the budget ago waits here, at most the budget, for the frames after it.
-   */
-  readonly audioHold: WriteBatch | null
-  /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
-  readonly parser: StrictParser
-  readonly sessions: SessionStore
-  /** The shared keepalive timers (keepalive.ts). */
-  readonly keepalive: KeepaliveSweeps
-  readonly wills: WillDelivery
-  readonly counters: MqttCounters
-  /** A connection was refused at CONNECT or closed for breaking the protocol. */
-  onRefused(error: HarkError): void
-  onProtocolError(error: HarkError): void
-  /** The socket is gone. */
-  onClosed(connection: MqttConnection): void
-}
+import type { WillMessage } from './will.js'
 
 /** How a connection ends, which decides whether its will is told to the room. */
 type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'
