@@ -33,7 +33,7 @@ import {
 } from '../../core/index.js'
 import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
 import { eventPublish, eventPublishSize } from './eventPublish.js'
-import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
+import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
@@ -201,11 +201,7 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
       return new FrameTooLarge({ message: `packet of ${detail} bytes exceeds the maximum of ${this.ctx.settings.maxPacketBytes}` })
     }
     if (problem === 'bad-remaining-length') return new MalformedPacket({ message: 'invalid remaining length' })
-    const state = this.state === 'awaiting-connect' ? 'before-connect' : this.version
-    const message = firstByteRefusal(detail, state)
-    return state !== 'before-connect' && FIRST_BYTE[state][detail] === FIRST_BYTE_PROTOCOL
-      ? new ProtocolError({ message })
-      : new MalformedPacket({ message })
+    return firstByteError(detail, this.state === 'awaiting-connect' ? 'before-connect' : this.version)
   }
 
   /** PacketReceiver: mqtt-packet (made strict, parser.ts) refused a packet: a CONNECT is refused, anything later fails the connection. */
