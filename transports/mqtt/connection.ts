@@ -1,8 +1,8 @@
 /**
  * One MQTT network connection: framing and parsing of what it receives, dispatch to the packet
- * handlers (handlers/, which see it as a PacketContext), its batched output, keepalive, and its
- * part as a `TerminalLink` of the hub — downlink audio and events go out as PUBLISH packets on
- * the terminal's own topics. What every connection shares is its ConnectionContext.
+ * handlers (handlers/, which see it as a PacketContext), its batched output, and its part as a
+ * `TerminalLink` of the hub — downlink audio and events go out as PUBLISH packets on the
+ * terminal's own topics. What every connection shares is its ConnectionContext.
  *
  * Three ways a connection ends, each with its own rule:
  *   - the client breaks the protocol (`fail`): MQTT 5 hears DISCONNECT with the reason, the will goes out;
@@ -37,9 +37,9 @@ import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixe
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import type { OutboundEvents } from './outboundEvents.js'
 import type { KeepaliveWatched } from './keepalive.js'
 import { sessionKey } from './live.js'
+import type { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
 import type { Admission, ConnectionState, PacketContext } from './packetContext.js'
 import type { PacketError, PacketReceiver } from './parser.js'
@@ -104,9 +104,9 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   private keepaliveMs = 0
   /** The connect timeout (on the engine's clock); the keepalive is checked by the transport's shared timers. */
   private timer: Timer | undefined
-  /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
-  private lastSeen = 0
-  private silentChecks = 0
+  /** `lastHeard` as the keepalive last saw it, and how many looks in a row saw nothing new (keepalive.ts keeps them). */
+  lastSeen = 0
+  silentChecks = 0
   private sessionHandedOver = false
   /** When audio last left for this receiver (performance.now()), read only with an audio budget. */
   private audioSentAt = Number.NEGATIVE_INFINITY
@@ -257,7 +257,8 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
     for (const packet of this.outbound.resume(this)) this.sendBytes(packet)
     // The hub sends `session` (and replaces an older session of this client) inside open().
     this.session = this.ctx.hub.open(identity, this)
-    this.armKeepalive()
+    // From CONNECT on (the last packet heard so far): the keepalive looks every half period.
+    if (this.keepaliveMs > 0) this.ctx.keepalive.add(this, this.keepaliveMs)
     const held = this.held ?? []
     this.held = null
     for (const item of held) {
@@ -495,31 +496,10 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
 
   // ---- keepalive --------------------------------------------------------------------------------
 
-  /**
-   * From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so
-   * far). Joining a group whose timer already runs, the first look comes sooner than half a
-   * period and is not counted as a silent one (-1), so the close is never earlier than 1.5 ×.
-   */
-  private armKeepalive(): void {
-    if (this.keepaliveMs === 0) return
-    this.lastSeen = this.lastHeard
-    this.silentChecks = this.ctx.keepalive.add(this, this.keepaliveMs) ? 0 : -1
-  }
-
-  /**
-   * Keepalive on the engine's clock, without a clock read or a timer reset per packet: every half
-   * period it looks whether `lastHeard` moved (any packet stamps it). Three silent looks in a row
-   * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
-   * after the last packet [MQTT-3.1.2-24], never earlier.
-   */
-  checkKeepalive(): void {
+  /** Nothing heard for 1.5 × keepalive (keepalive.ts looks). */
+  keepaliveLost(): void {
     if (this.state !== 'open') return
-    if (this.lastHeard !== this.lastSeen) {
-      this.lastSeen = this.lastHeard
-      this.silentChecks = 0
-    } else if (++this.silentChecks === 3) {
-      this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
-    }
+    this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
   }
 }
 
