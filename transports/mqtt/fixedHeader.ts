@@ -5,6 +5,7 @@
  * remaining length — so a reserved type, a server-only packet or anything but CONNECT as the
  * first packet closes the connection at once instead of waiting for a body.
  */
+import { MalformedPacket, ProtocolError } from '../../core/index.js'
 
 export const FIRST_BYTE_OK = 0
 
@@ -95,4 +96,12 @@ export const firstByteRefusal = (byte: number, state: 4 | 5 | 'before-connect'):
     return ((byte >> 1) & 3) === 3 ? 'PUBLISH with QoS 3' : 'DUP set on a QoS 0 PUBLISH'
   }
   return `${rule.name} with reserved fixed-header flags ${(byte & 0x0f).toString(2).padStart(4, '0')}`
+}
+
+/** The error a refused first byte closes the connection with: Protocol Error for a type not allowed now, else Malformed Packet. */
+export const firstByteError = (byte: number, state: 4 | 5 | 'before-connect'): MalformedPacket | ProtocolError => {
+  const message = firstByteRefusal(byte, state)
+  return state !== 'before-connect' && FIRST_BYTE[state][byte] === FIRST_BYTE_PROTOCOL
+    ? new ProtocolError({ message })
+    : new MalformedPacket({ message })
 }

@@ -1,6 +1,6 @@
 /**
  * PUBLISH from a terminal, as parsed by mqtt-packet. (The plain QoS 0 uplink audio PUBLISH never
- * gets here: the connection recognises it by its bytes — see MqttConnection.received.) Audio on
+ * gets here: the connection recognises it by its bytes — see `packet` in connection.ts.) Audio on
  * `hark/{clientId}/up/audio` at other QoS or with properties goes into the hub session; control
  * messages on `up/control` are JSON; anything else is refused: MQTT 5 QoS 1/2 with PUBACK/PUBREC
  * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87). The topic is authorized
@@ -18,12 +18,12 @@ import {
   wireCodes,
   wireCodesOf,
 } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
 import { handleControl } from '../control.js'
+import type { PacketContext } from '../packetContext.js'
 import { isValidTopicName } from '../topics.js'
 import { TOPIC_ALIAS_MAXIMUM } from './connect.js'
 
-export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void => {
+export const handlePublish = (c: PacketContext, packet: IPublishPacket): void => {
   // QoS 3 and DUP on QoS 0 were refused on the first byte (fixedHeader.ts); packet identifier 0 and
   // the properties (table of properties.ts, Subscription Identifier included) while parsing.
   const qos = packet.qos
@@ -60,7 +60,7 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
 }
 
 /** MQTT 5 topic alias (3.3.2.3.4, 3.3.4); null when the connection was failed. */
-const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null => {
+const resolveTopic = (c: PacketContext, packet: IPublishPacket): string | null => {
   const alias = packet.properties!.topicAlias
   if (alias === undefined) {
     if (packet.topic !== '') return packet.topic
@@ -84,7 +84,7 @@ const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null 
 }
 
 /** QoS 2: false when this is a resent PUBLISH already taken (only PUBREC is repeated) or the window is full. */
-const admitQos2 = (c: MqttConnection, packet: IPublishPacket): boolean => {
+const admitQos2 = (c: PacketContext, packet: IPublishPacket): boolean => {
   const id = packet.messageId!
   if (c.awaitingRelease.has(id)) {
     acknowledge(c, packet, 0)
@@ -99,7 +99,7 @@ const admitQos2 = (c: MqttConnection, packet: IPublishPacket): boolean => {
 }
 
 /** PUBACK (QoS 1) or PUBREC (QoS 2) with a reason code (MQTT 5 only carries it). */
-const acknowledge = (c: MqttConnection, packet: IPublishPacket, reasonCode: number): void => {
+const acknowledge = (c: PacketContext, packet: IPublishPacket, reasonCode: number): void => {
   if (packet.qos === 0) return
   const cmd = packet.qos === 1 ? 'puback' : 'pubrec'
   if (packet.qos === 2 && reasonCode >= 0x80) c.awaitingRelease.delete(packet.messageId!)

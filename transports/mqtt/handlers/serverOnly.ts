@@ -6,7 +6,7 @@
  */
 import type { Packet } from 'mqtt-packet'
 import { ProtocolError } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 
-export const handleServerOnly = (c: MqttConnection, packet: Packet): void =>
+export const handleServerOnly = (c: PacketContext, packet: Packet): void =>
   c.fail(new ProtocolError({ message: `${packet.cmd.toUpperCase()} is not accepted from a client` }))

@@ -14,7 +14,7 @@ import {
   wireCodes,
   type HarkError,
 } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 import { filterProblem, isInNamespace } from '../topics.js'
 
 /** The one failure code MQTT 3.1.1 has in SUBACK. */
@@ -23,7 +23,7 @@ export const SUBACK_FAILURE_311 = 0x80
 /** MQTT 5 §4.8.2: a Shared Subscription's filter starts with `$share/` (3.1.1 has none: there it is an ordinary filter). */
 const isShared = (filter: string): boolean => filter.startsWith('$share/')
 
-export const handleSubscribe = (c: MqttConnection, packet: ISubscribePacket): void => {
+export const handleSubscribe = (c: PacketContext, packet: ISubscribePacket): void => {
   const problem = problemOf(c.version, packet)
   if (problem) return c.fail(problem)
   const v5 = c.version === 5
