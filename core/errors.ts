@@ -134,6 +134,11 @@ export class SubscriptionIdentifiersUnsupported extends Data.TaggedError('Subscr
   readonly message: string
 }> {}
 
+/** An MQTT 5 SUBSCRIBE to a shared subscription (`$share/…`), which the server announced it does not support. */
+export class SharedSubscriptionsUnsupported extends Data.TaggedError('SharedSubscriptionsUnsupported')<{
+  readonly message: string
+}> {}
+
 /** A cluster node could not reach the node that owns a room (or NATS) in time; the request may be retried. */
 export class ClusterUnavailable extends Data.TaggedError('ClusterUnavailable')<{ readonly message: string }> {}
 
@@ -218,6 +223,7 @@ export type HarkError =
   | ReceiveMaximumExceeded
   | AuthenticationMethodUnsupported
   | SubscriptionIdentifiersUnsupported
+  | SharedSubscriptionsUnsupported
   | StorageUnavailable
   | Unauthenticated
   | Forbidden
@@ -280,6 +286,7 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   ReceiveMaximumExceeded: { code: 'receive_maximum_exceeded', http: 400, mqtt5: 0x93, mqtt311: 0x01, ws: 1002 },
   AuthenticationMethodUnsupported: { code: 'bad_authentication_method', http: 400, mqtt5: 0x8c, mqtt311: 0x04, ws: 1002 },
   SubscriptionIdentifiersUnsupported: { code: 'subscription_identifiers_unsupported', http: 400, mqtt5: 0xa1, mqtt311: 0x01, ws: 1002 },
+  SharedSubscriptionsUnsupported: { code: 'shared_subscriptions_unsupported', http: 400, mqtt5: 0x9e, mqtt311: 0x01, ws: 1002 },
   StorageUnavailable: { code: 'storage_unavailable', http: 503, mqtt5: 0x89, mqtt311: 0x03, ws: 1013 },
   Unauthenticated: { code: 'unauthenticated', http: 401, mqtt5: 0x87, mqtt311: 0x05, ws: 4001 },
   Forbidden: { code: 'forbidden', http: 403, mqtt5: 0x87, mqtt311: 0x05, ws: 4403 },

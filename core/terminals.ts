@@ -134,7 +134,10 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     const context = this.context(workspaceId)
     const local = context ? roomView(context, room) : null
     if (!this.remote) return local
-    const participants = [...(local?.participants ?? []), ...this.remote.participants(workspaceId, room)]
+    // Another node's members are relayed into this node's copy of the room, whose actor hears their spurts too.
+    const speaking = (context && roomOf(context, room)?.getSnapshot().context.speaking) ?? new Set<string>()
+    const remote = this.remote.participants(workspaceId, room).map((p) => ({ ...p, speaking: speaking.has(p.id) }))
+    const participants = [...(local?.participants ?? []), ...remote]
     return participants.length > 0 ? { room, participants } : null
   }
 

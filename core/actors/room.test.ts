@@ -169,6 +169,49 @@ describe('room actor', () => {
     expect(clock.pendingTimers).toBe(0)
   })
 
+  it('holds who is speaking in its snapshot, as it announced it: on at the start of a spurt, off at its end or when the speaker leaves', () => {
+    const { ref, clock } = startRoom()
+    const speaking = () => [...ref.getSnapshot().context.speaking].sort()
+    const [a, b, c] = [member('a'), member('b'), member('c')]
+    for (const m of [a, b, c]) ref.send({ type: 'JOIN', member: m })
+    expect(speaking()).toEqual([])
+    const talk = (m: typeof a, t: number) => m.port!.router.forward(m.port!, uplink([1], 0x80 | 30), t)
+    talk(a, 0)
+    talk(a, 20)
+    talk(b, 20)
+    talk(b, 40)
+    expect(speaking()).toEqual(['a', 'b'])
+    // b keeps talking; a's spurt ends.
+    for (let t = 60; t <= 1500; t += 20) {
+      talk(b, t)
+      clock.advance(20)
+    }
+    expect(speaking()).toEqual(['b'])
+    // b leaves mid-spurt: it is no longer speaking in the room.
+    ref.send({ type: 'LEAVE', member: b })
+    expect(speaking()).toEqual([])
+  })
+
+  it('still ends a spurt that starts after a speaker left mid-spurt (the sweep runs again)', () => {
+    const { ref, clock } = startRoom()
+    const [a, b, c] = [member('a'), member('b'), member('c')]
+    for (const m of [a, b, c]) ref.send({ type: 'JOIN', member: m })
+    const talk = (m: typeof a, t: number) => m.port!.router.forward(m.port!, uplink([1], 0x80 | 30), t)
+    talk(a, 0)
+    talk(a, 20)
+    ref.send({ type: 'LEAVE', member: a })
+    // The sweep finds nobody speaking and stops; then b talks.
+    clock.advance(200)
+    talk(b, 200)
+    talk(b, 220)
+    expect([...ref.getSnapshot().context.speaking]).toEqual(['b'])
+    clock.advance(3000)
+    expect(c.events.filter((e) => e.type === 'speaking.stopped')).toEqual([{ type: 'speaking.stopped', room: 'lobby', participantId: 'b', sourceId: 2 }])
+    expect([...ref.getSnapshot().context.speaking]).toEqual([])
+    expect(ref.getSnapshot().matches({ occupied: 'quiet' })).toBe(true)
+    expect(clock.pendingTimers).toBe(0)
+  })
+
   it('announces its terminal count on every join and leave, and tells its host when it empties', () => {
     const told: string[] = []
     // The host stand-in: an actor that records what it is told.

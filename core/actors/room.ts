@@ -4,7 +4,8 @@
  * announces its terminal count with `emit` (`room.occupancy`); it tells its host (the workspace
  * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
  * events for its members and announces them (`room.speaking`), sweeping for ended talk spurts
- * while anyone speaks. The router is the room's own:
+ * while anyone speaks; who is speaking now is in its context (`speaking`), as it announced it, for
+ * views of the room opened mid-spurt. The router is the room's own:
  * created with the actor, disposed at close.
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
@@ -62,6 +63,8 @@ export interface RoomContext {
   readonly host: RoomHost | null
   /** Ends talk spurts while anyone speaks (a plain timer: no actor step per sweep). */
   readonly sweep: SpeakingSweep
+  /** Members whose talk spurt is on, as announced (room.speaking): started, not yet stopped, still here. */
+  readonly speaking: ReadonlySet<string>
 }
 
 export type RoomEvent =
@@ -161,6 +164,14 @@ export class SpeakingSweep {
 
 const isTerminal = (m: RoomMember): number => (m.kind === 'terminal' ? 1 : 0)
 
+/** The set without these ids (the same set when it holds none of them). */
+const without = (set: ReadonlySet<string>, ids: ReadonlyArray<string>): ReadonlySet<string> => {
+  if (!ids.some((id) => set.has(id))) return set
+  const next = new Set(set)
+  for (const id of ids) next.delete(id)
+  return next
+}
+
 const participants = (members: ReadonlyMap<string, MemberEntry>, except?: string): ParticipantInfo[] =>
   [...members.values()].filter((e) => e.member.id !== except).map((e) => e.info)
 
@@ -224,7 +235,8 @@ export const roomMachine = setup({
       members.set(event.member.id, { member: event.member, port, info })
       const terminals = context.terminals + isTerminal(event.member) - (previous ? isTerminal(previous.member) : 0)
       const occupiedSince = context.terminals === 0 && terminals > 0 ? context.clock.now() : context.occupiedSince
-      return { members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1 }
+      const speaking = previous ? without(context.speaking, [event.member.id]) : context.speaking
+      return { members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1, speaking }
     }),
     announceJoin: ({ context, event }) => {
       assertEvent(event, 'JOIN')
@@ -247,7 +259,7 @@ export const roomMachine = setup({
       assertEvent(event, 'LEAVE')
       const members = new Map(context.members)
       members.delete(event.member.id)
-      return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals }
+      return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals, speaking: without(context.speaking, [event.member.id]) }
     }),
     // The members hear it and so does whoever subscribed (emit). Both declared here, not built
     // per event with enqueueActions: SPEAKING_STARTED comes from the data plane, which may run
@@ -258,6 +270,15 @@ export const roomMachine = setup({
       const { room, members } = context
       broadcast(members, { type: 'speaking.started', room, participantId: speakerOf(context, event.sourceId)!.member.id, sourceId: event.sourceId })
     },
+    markSpeaking: assign(({ context, event }) => {
+      assertEvent(event, 'SPEAKING_STARTED')
+      return { speaking: new Set(context.speaking).add(speakerOf(context, event.sourceId)!.member.id) }
+    }),
+    markStopped: assign(({ context, event }) => {
+      assertEvent(event, 'SPEAKERS_STOPPED')
+      const ids = [...context.members.values()].filter((e) => event.ports.includes(e.port)).map((e) => e.member.id)
+      return { speaking: without(context.speaking, ids) }
+    }),
     announceSpeakingStarted: emit(({ context, event }) => {
       assertEvent(event, 'SPEAKING_STARTED')
       const { workspaceId, room } = context
@@ -333,6 +354,7 @@ export const roomMachine = setup({
       clock,
       host: input.host ?? null,
       sweep: new SpeakingSweep(clock, router, input.now, (ports) => self.send({ type: 'SPEAKERS_STOPPED', ports })),
+      speaking: new Set(),
     }
   },
   initial: 'empty',
@@ -359,7 +381,7 @@ export const roomMachine = setup({
         quiet: {
           on: {
             SPEAKING_STARTED: [
-              { guard: 'knownSpeaker', target: 'speaking', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] },
+              { guard: 'knownSpeaker', target: 'speaking', actions: ['markSpeaking', 'tellSpeakingStarted', 'announceSpeakingStarted'] },
               { target: 'speaking' },
             ],
           },
@@ -368,10 +390,11 @@ export const roomMachine = setup({
           entry: 'startSweep',
           exit: 'stopSweep',
           on: {
-            SPEAKING_STARTED: { guard: 'knownSpeaker', actions: ['tellSpeakingStarted', 'announceSpeakingStarted'] },
+            // The sweep may have stopped since this state was entered (its speaker left mid-spurt): start it again.
+            SPEAKING_STARTED: { guard: 'knownSpeaker', actions: ['markSpeaking', 'tellSpeakingStarted', 'announceSpeakingStarted', 'startSweep'] },
             SPEAKERS_STOPPED: [
-              { guard: 'nobodySpeaking', target: 'quiet', actions: 'announceSpeakersStopped' },
-              { actions: 'announceSpeakersStopped' },
+              { guard: 'nobodySpeaking', target: 'quiet', actions: ['markStopped', 'announceSpeakersStopped'] },
+              { actions: ['markStopped', 'announceSpeakersStopped'] },
             ],
           },
         },

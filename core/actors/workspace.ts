@@ -471,7 +471,8 @@ export const liveSession = (context: WorkspaceContext, clientId: string): Sessio
 /** A live view of a room for listings. */
 export interface RoomView {
   readonly room: string
-  readonly participants: ReadonlyArray<ParticipantInfo & { readonly transport: string | null }>
+  /** `speaking`: the room actor's own record (its talk spurt is on), so a view opened mid-spurt shows it. */
+  readonly participants: ReadonlyArray<ParticipantInfo & { readonly transport: string | null; readonly speaking: boolean }>
 }
 
 /** Who is in a room now, in the order they joined (null: nobody, the room is not open). */
@@ -479,10 +480,12 @@ export const roomView = (context: WorkspaceContext, room: string): RoomView | nu
   const ref = lookup(context.rooms, room)
   if (!ref) return null
   // Members relayed from other nodes (core/cluster) are listed by the node they are on.
-  const members = [...ref.getSnapshot().context.members.values()].filter(({ member }) => member.listens !== false)
+  const { members: all, speaking } = ref.getSnapshot().context
+  const members = [...all.values()].filter(({ member }) => member.listens !== false)
   const participants = members.map(({ info, member }) => ({
     ...info,
     transport: member.kind === 'terminal' ? (liveSession(context, member.id)?.link.transport ?? null) : null,
+    speaking: speaking.has(member.id),
   }))
   return { room, participants }
 }

@@ -25,6 +25,7 @@ const toJson = ({ agents, storage, presence }: Deps, workspaceId: string, r: Roo
       sourceId: p.sourceId,
       transport: p.transport,
       connectedAt: live ? isoTime(live.connectedAt) : null,
+      speaking: p.speaking,
     }
   }),
 })

@@ -66,6 +66,8 @@ export interface ParticipantView {
   readonly sourceId: number
   readonly transport: string | null
   readonly connectedAt: string | null
+  /** Its talk spurt is on now (the room actor's record; `speaking` live events follow it). */
+  readonly speaking: boolean
 }
 
 export interface RoomViewJson {

@@ -16,7 +16,7 @@ import type { WebhookEndpointRecord } from '../storage/webhookEndpoints.js'
 import type { WebhookDeliveryRecord } from '../storage/webhookOutbox.js'
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.js'
 import type { WebhookOutbox } from './outbox.js'
-import { checkWebhookUrl, type HostResolver, type UrlPolicy } from './urlGuard.js'
+import { checkWebhookUrl, urlRule, type HostResolver, type UrlPolicy } from './urlGuard.js'
 
 /** Endpoints per workspace; one more is refused with 400 limit_exceeded. */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 10
@@ -138,6 +138,11 @@ export interface WebhookEndpointsDeps {
 
 export class WebhookEndpoints {
   constructor(private readonly deps: WebhookEndpointsDeps) {}
+
+  /** The URL rule this engine applies, in words (what a form tells before it is refused). */
+  urlRule(): string {
+    return urlRule(this.deps.policy)
+  }
 
   private require(workspaceId: string, webhookId: string): WebhookEndpointRecord {
     const r = this.deps.storage.webhookEndpoints.get(workspaceId, webhookId)

@@ -17,6 +17,12 @@ export const MAX_URL_LENGTH = 2048
 
 const invalid = (message: string) => new ValidationFailed({ field: 'url', message })
 
+/** The rule in words, as the policy applies it (the console's hint; refusals use the same terms). */
+export const urlRule = (policy: UrlPolicy): string =>
+  policy.allowPrivateNetworks
+    ? 'an https:// or http:// URL, any host (webhooks.allowPrivateNetworks is on)'
+    : 'an https:// URL whose host resolves to public addresses only'
+
 /** Checks that need no network: syntax, scheme, credentials, length. Throws ValidationFailed (field url). */
 export const parseWebhookUrl = (raw: string, policy: UrlPolicy): URL => {
   if (raw.length > MAX_URL_LENGTH) throw invalid(`url: at most ${MAX_URL_LENGTH} characters`)
@@ -26,7 +32,9 @@ export const parseWebhookUrl = (raw: string, policy: UrlPolicy): URL => {
   } catch {
     throw invalid('url: not an absolute URL')
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('url: must be https')
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw invalid(policy.allowPrivateNetworks ? 'url: must be https or http (webhooks.allowPrivateNetworks is on)' : 'url: must be https')
+  }
   if (url.protocol === 'http:' && !policy.allowPrivateNetworks) {
     throw invalid('url: must be https (http only with webhooks.allowPrivateNetworks)')
   }

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { cliEnv, cliJson, repoRoot, runCli, tempDir } from '../../core/test/helpers.js'
+import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 
 let dir: ReturnType<typeof tempDir>
 beforeEach(() => (dir = tempDir()))
@@ -132,7 +133,10 @@ describe('hark CLI (real process)', () => {
     expect(await exited).toBe(0)
   })
 
-  it('hark start brings /healthz to 200 and exits 0 on SIGTERM (graceful stop inside its 4.5 s budget)', async () => {
+  it('hark start brings /healthz to 200, admits a WSS terminal without a word on stderr, and exits 0 on SIGTERM (graceful stop inside its 4.5 s budget)', async () => {
+    const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...data()])
+    expect((await runCli(['client', 'create', 't1', '--workspace', workspaceId, '--room', 'lobby', ...data()])).code).toBe(0)
+    const { token } = await cliJson<{ token: string }>(['token', 'issue', 't1', '--workspace', workspaceId, ...data()])
     const child = spawn(
       process.execPath,
       [join(repoRoot, 'bin/hark.js'), 'start', ...data(), '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'warn'],
@@ -140,23 +144,37 @@ describe('hark CLI (real process)', () => {
     )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     const lines = createInterface({ input: child.stderr! })
-    const restPort = await new Promise<number>((resolve, reject) => {
+    const said: string[] = []
+    lines.on('line', (line) => said.push(line))
+    const [restPort, gatewayPort] = await new Promise<[number, number]>((resolve, reject) => {
       lines.on('line', (line) => {
-        const m = /running on .*rest=(\d+)/.exec(line)
-        if (m) resolve(Number(m[1]))
+        const m = /running on .*rest=(\d+) gateway=(\d+)/.exec(line)
+        if (m) resolve([Number(m[1]), Number(m[2])])
       })
       void exited.then((code) => reject(new Error(`hark start exited early (${code})`)))
     })
     const res = await fetch(`http://127.0.0.1:${restPort}/healthz`)
     expect(res.status).toBe(200)
-    const said: string[] = []
-    lines.on('line', (line) => said.push(line))
+    // The first WSS session of a run: uWS once printed "writes must be made from within a corked callback" here.
+    const terminal = await TestTerminal.connect(gatewayPort, { token }, readFileSync(join(dir.path, 'tls-self-signed.crt'), 'utf8'))
+    expect(await terminal.event('session')).toMatchObject({ clientId: 't1', room: 'lobby' })
+    terminal.close()
+    await terminal.closed
+    const spoken = said.length
     const allRead = new Promise<void>((resolve) => lines.on('close', resolve))
     child.kill('SIGTERM')
     // Exit code 0 means the graceful stop finished before the 4.5 s watchdog (which exits 1).
     expect(await exited).toBe(0)
     // The operator sees the stop begin and end (stderr read to its end: 'exit' may come first).
     await allRead
+    const isJson = (l: string) => {
+      try {
+        return typeof JSON.parse(l) === 'object'
+      } catch {
+        return false
+      }
+    }
+    expect(said.slice(0, spoken).filter((l) => !l.startsWith('hark: ') && !isJson(l))).toEqual([])
     expect(said).toContain('hark: SIGTERM: stopping')
     expect(said.some((l) => /^hark: stopped in \d+ ms$/.test(l))).toBe(true)
   })

@@ -17,12 +17,11 @@
  * page conditions, never sleeps.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import defaultConfig from '../../engine.config.js'
 import { joinPcm, PcmSink, tonePower } from '../../core/test/audio.js'
@@ -34,9 +33,9 @@ import { pollOta, XiaozhiDevice } from '../../transports/xiaozhi/test/device.js'
 import { WebhookReceiver } from '../webhooks/test/receiver.js'
 import type { ConsolePlugin } from './index.js'
 import { bundleDir } from './server.js'
+import { checkA11y, focused, newContext as contextOf, step, tabTo } from './test/browser.js'
 import { ConsoleClient } from './test/consoleClient.js'
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const TONE_HZ = 1000
 const ADMIN = { email: 'admin@example.com', password: 'first admin passphrase' }
 const VIEWER = { email: 'viewer@example.com', password: 'viewer passphrase!' }
@@ -48,65 +47,7 @@ let adminContext: BrowserContext
 let page: Page
 let base: string
 const state = {} as { workspaceId: string; apiKey: string; devicePassword: string; device: MqttClient; inviteLink: string }
-
-const newContext = async () => {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } })
-  // axe-core comes in as an init script, like a test tool's: the page's CSP allows no inline script.
-  await context.addInitScript({ content: AXE_SOURCE })
-  // A wait that never ends fails in Playwright's words (which locator, on which page) before the
-  // test's own 30 s end it with nothing but "timed out".
-  context.setDefaultTimeout(STALL_MS)
-  return context
-}
-
-/** How long one Playwright wait may take before it fails and names what it waited for. */
-const STALL_MS = 20_000
-
-/** Run one step of a test; when it fails, say which step, on which page, and what the page showed. */
-const step = async <T>(p: Page, what: string, f: () => Promise<T>): Promise<T> => {
-  try {
-    return await f()
-  } catch (e) {
-    const headings = await p.getByRole('heading').allTextContents().catch(() => [])
-    throw new Error(`step "${what}" failed on ${p.url()} (headings: ${JSON.stringify(headings)}): ${e instanceof Error ? e.message : String(e)}`, { cause: e })
-  }
-}
-
-interface Axe {
-  run(context: unknown, options: object): Promise<{
-    passes: unknown[]
-    incomplete: unknown[]
-    violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }>
-  }>
-}
-
-/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now. */
-const checkA11y = async (p: Page, where: string) => {
-  const result = await p.evaluate(async () => {
-    // In the page: axe (the init script) and the document; this project's types have no DOM.
-    const page = globalThis as unknown as { axe: Axe; document: unknown }
-    const r = await page.axe.run(page.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-    return { ...r, checked: r.passes.length + r.violations.length + r.incomplete.length }
-  })
-  // axe really looked (a page with no rule applicable would pass vacuously).
-  expect(result.checked, where).toBeGreaterThan(10)
-  const bad = result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${where}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
-  expect(bad).toEqual([])
-}
-
-/** Whether the element is the page's focused one (keyboard use: focus order). */
-const focused = (l: Locator) => l.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)
-
-/** Press Tab until `target` has the focus (at most `max` times): the form is reachable in order. */
-const tabTo = async (p: Page, target: Locator, max = 30) => {
-  for (let i = 0; i < max; i++) {
-    if (await focused(target)) return
-    await p.keyboard.press('Tab')
-  }
-  throw new Error(`Tab never reached ${String(target)}`)
-}
+const newContext = () => contextOf(browser)
 
 const connectDevice = (password: string) =>
   mqtt.connectAsync(`mqtt://127.0.0.1:${t.engine.ports.mqtt}`, { clientId: 'dev-1', username: 'dev-1', password, reconnectPeriod: 0, connectTimeout: 10_000 })
@@ -463,9 +404,10 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Preset ID').fill('greeter')
     await page.getByLabel('Preset name').fill('Greeter')
     expect(await page.getByLabel('Provider').inputValue()).toBe('echo')
-    // One labelled control per property of the echo provider's config schema.
-    for (const field of ['silenceMs', 'thresholdDbov', 'prerollMs', 'minSpeechMs', 'maxUtteranceMs']) expect(await page.getByLabel(field, { exact: true }).count(), field).toBe(1)
-    await page.getByLabel('silenceMs', { exact: true }).fill('800')
+    // One control per property of the echo provider's config schema, labelled for people (the key in its hint).
+    for (const label of ['Silence (ms)', 'Threshold (dBov)', 'Preroll (ms)', 'Min speech (ms)', 'Max utterance (ms)']) expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1)
+    expect(await page.getByText('Key: silenceMs.').count()).toBe(1)
+    await page.getByLabel('Silence (ms)', { exact: true }).fill('800')
     await checkA11y(page, 'agents: new preset')
     await page.getByRole('button', { name: 'Save preset' }).click()
     await page.getByRole('cell', { name: 'greeter', exact: true }).waitFor()

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RoomMember } from '../../core/actors/room.js'
+import { ManualClock } from '../../core/clock.js'
+import { uplink } from '../../core/test/helpers.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
 
 let t: RestEngine
@@ -18,7 +20,7 @@ const agent = (id: string): RoomMember => ({
   joined: () => {},
 })
 
-type Room = { room: string; participants: Array<{ id: string; kind: string; transport: string | null; connectedAt: string | null; sourceId: number }> }
+type Room = { room: string; participants: Array<{ id: string; kind: string; transport: string | null; connectedAt: string | null; sourceId: number; speaking: boolean }> }
 
 describe('rooms', () => {
   it('lists occupied rooms with their live terminals and agents, per workspace', async () => {
@@ -131,5 +133,37 @@ describe('rooms', () => {
   it('needs an API key', async () => {
     expect((await t.anonymous.get('/rooms')).status).toBe(401)
     expect((await t.anonymous.get('/rooms/lobby')).status).toBe(401)
+  })
+})
+
+describe('a room read mid-spurt', () => {
+  it('shows a participant already talking as speaking (the room actor’s record), and silent once its spurt ended', async () => {
+    // The speaking sweep runs on the engine clock: here it runs only when the test advances it.
+    const clock = new ManualClock(Date.now())
+    const m = await startRestEngine({}, { clock })
+    try {
+      const w = m.workspace('talkers')
+      for (const id of ['a', 'b']) await w.api.post('/clients', { clientId: id, room: 'talk' })
+      const a = await m.connect(w.workspaceId, 'a')
+      const b = await m.connect(w.workspaceId, 'b')
+      const speakingOf = async () => {
+        const one = (await w.api.get<Room>('/rooms/talk')).body.participants.map((p) => [p.id, p.speaking])
+        const listed = (await w.api.get<{ rooms: Room[] }>('/rooms')).body.rooms[0]!.participants.map((p) => [p.id, p.speaking])
+        expect(listed).toEqual(one)
+        return one
+      }
+      expect(await speakingOf()).toEqual([['a', false], ['b', false]])
+      // Two voiced frames, stamped long ago on the data plane's time: the first sweep ends the spurt.
+      const t0 = performance.now() - 10_000
+      a.session.pushAudio(uplink([1], 0x80 | 30), t0)
+      a.session.pushAudio(uplink([1], 0x80 | 30), t0 + 20)
+      await b.link.event('speaking.started')
+      expect(await speakingOf()).toEqual([['a', true], ['b', false]])
+      clock.advance(100)
+      await b.link.event('speaking.stopped')
+      expect(await speakingOf()).toEqual([['a', false], ['b', false]])
+    } finally {
+      await m.stop()
+    }
   })
 })

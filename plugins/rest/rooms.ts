@@ -41,8 +41,12 @@ export const roomSchemas = [
         format: 'date-time',
         description: 'When the terminal’s session opened; null for an agent.',
       },
+      speaking: {
+        type: 'boolean',
+        description: 'Its talk spurt is on now: the room announced speaking.started for it and not yet speaking.stopped.',
+      },
     },
-    required: ['id', 'kind', 'name', 'sourceId', 'transport', 'connectedAt'],
+    required: ['id', 'kind', 'name', 'sourceId', 'transport', 'connectedAt', 'speaking'],
     additionalProperties: false,
   },
   {

@@ -1,16 +1,15 @@
 /**
  * One MQTT network connection: framing and parsing of what it receives, dispatch to the packet
- * handlers (handlers/), its batched output, keepalive, and its part as a `TerminalLink` of the
- * hub — downlink audio and events go out as PUBLISH packets on the terminal's own topics.
+ * handlers (handlers/, which see it as a PacketContext), its batched output, and its part as a
+ * `TerminalLink` of the hub — downlink audio and events go out as PUBLISH packets on the
+ * terminal's own topics. What every connection shares is its ConnectionContext.
  *
  * Three ways a connection ends, each with its own rule:
  *   - the client breaks the protocol (`fail`): MQTT 5 hears DISCONNECT with the reason, the will goes out;
  *   - the hub closes the session on purpose (`close`): MQTT 5 hears DISCONNECT with the reason, no will;
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
-import { writeSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import { TLSSocket } from 'node:tls'
 import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
@@ -19,91 +18,37 @@ import {
   ProtocolError,
   ReceiverTooSlow,
   TerminalInput,
-  type TerminalInputOptions,
   UnsupportedProtocolVersion,
+  isHarkError,
   mqtt5DisconnectReason,
   publicMessage,
   wireCodesOf,
-  type ClockShape,
   type Timer,
-  type DropCell,
   type Flushable,
   type HarkError,
-  type Logger,
   type ServerEvent,
-  type TerminalCredential,
-  type TerminalHub,
   type TerminalIdentity,
   type TerminalLink,
   type TerminalSession,
-  type WriteBatch,
 } from '../../core/index.js'
-import { FIRST_BYTE, FIRST_BYTE_PROTOCOL, firstByteRefusal, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
+import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
+import { eventPublish, eventPublishSize } from './eventPublish.js'
+import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
-import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
-import type { KeepaliveSweeps, KeepaliveWatched } from './keepalive.js'
-import { sessionKey, type LiveConnections } from './live.js'
+import type { KeepaliveWatched } from './keepalive.js'
+import { sessionKey } from './live.js'
+import type { OutboundEvents } from './outboundEvents.js'
 import { OutputBuffer } from './outputBuffer.js'
-import type { PacketError, PacketReceiver, StrictParser } from './parser.js'
+import type { Admission, ConnectionState, PacketContext } from './packetContext.js'
+import type { PacketError, PacketReceiver } from './parser.js'
 import { PUBLISH_QOS0, PublishTemplate } from './publishTemplate.js'
-import type { SessionStore } from './sessionStore.js'
-import type { MqttSettings } from './settings.js'
-import { Subscriptions } from './subscriptions.js'
+import type { StoredSession } from './sessionStore.js'
+import { attachSocket, directFd, writeToSocket, type SocketOwner } from './socket.js'
+import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
-import { varintSize } from './varint.js'
-import type { WillDelivery, WillMessage } from './will.js'
-
-/** Name in presence, metrics and logs. */
-export const TRANSPORT_NAME = 'mqtt'
-
-/** Plain counters read by the metrics collectors (never a prom-client call per frame). */
-export interface MqttCounters {
-  /** Downlink audio not sent: the socket was backed up, or the frame exceeded the client's maximum. */
-  readonly audioBackpressure: DropCell
-  /** Uplink audio over the rate limit. */
-  readonly audioRate: DropCell
-  /** Events larger than the client's Maximum Packet Size. */
-  eventsDropped: number
-  /** Writes to sockets (one per flush: everything a connection had queued, in one buffer). */
-  writes: number
-}
-
-/** What every connection of one transport shares. */
-export interface ConnectionContext {
-  readonly hub: TerminalHub
-  readonly clock: ClockShape
-  /** Check a CONNECT's credential (token or device password). */
-  readonly authenticate: (credential: TerminalCredential) => Promise<TerminalIdentity>
-  readonly settings: MqttSettings
-  /** What every connection's TerminalInput shares (the clock, the rate drop cell). */
-  readonly input: TerminalInputOptions
-  readonly log: Logger
-  /** Writes at the end of the turn: control packets, and audio of a receiver not written to lately. */
-  readonly scheduler: WriteBatch
-  /**
-   * The audio budget (`mqtt.audioBatchMs`; null at 0): audio to a receiver that had audio
-   * written less than the budget ago waits here, at most the budget, for the frames after it.
-   */
-  readonly audioHold: WriteBatch | null
-  /** The one packet parser of the transport (parser.ts): it keeps nothing between packets. */
-  readonly parser: StrictParser
-  readonly sessions: SessionStore
-  /** The shared keepalive timers (keepalive.ts). */
-  readonly keepalive: KeepaliveSweeps
-  readonly wills: WillDelivery
-  /** Open connections by workspace and client id. */
-  readonly live: LiveConnections<MqttConnection>
-  readonly counters: MqttCounters
-  /** A connection was refused at CONNECT or closed for breaking the protocol. */
-  onRefused(error: HarkError): void
-  onProtocolError(error: HarkError): void
-  /** The socket is gone. */
-  onClosed(connection: MqttConnection): void
-}
-
-export type ConnectionState = 'awaiting-connect' | 'authenticating' | 'open' | 'closing'
+import type { WillMessage } from './will.js'
 
 /** How a connection ends, which decides whether its will is told to the room. */
 type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'
@@ -113,7 +58,7 @@ const MAX_HELD_PACKETS = 256
 /** A closing socket that does not take its last bytes within this time is destroyed. */
 const CLOSE_GRACE_MS = 2000
 
-export class MqttConnection implements TerminalLink, Flushable, PacketSink, PacketReceiver, EventEncoder, KeepaliveWatched {
+export class MqttConnection implements PacketContext, TerminalLink, Flushable, PacketSink, PacketReceiver, SocketOwner, KeepaliveWatched {
   queued = false
   state: ConnectionState = 'awaiting-connect'
   /** 4 = MQTT 3.1.1, 5 = MQTT 5.0; known once CONNECT is parsed. */
@@ -145,7 +90,8 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   private readonly framer: PacketFramer
   private readonly out = new OutputBuffer()
-  private held: Packet[] | null = null
+  /** What arrived behind a CONNECT still being decided; a refusal of one of them ends it (see `fail`). */
+  private held: Array<Packet | HarkError> | null = null
   /**
    * The downlink audio template and the uplink audio prefix (topic length, topic, MQTT 5's empty
    * property list of a plain up/audio PUBLISH): made together on the first audio either way, so
@@ -158,9 +104,9 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   private keepaliveMs = 0
   /** The connect timeout (on the engine's clock); the keepalive is checked by the transport's shared timers. */
   private timer: Timer | undefined
-  /** `lastHeard` as the keepalive last saw it, and how many checks in a row saw nothing new. */
-  private lastSeen = 0
-  private silentChecks = 0
+  /** `lastHeard` as the keepalive last saw it, and how many looks in a row saw nothing new (keepalive.ts keeps them). */
+  lastSeen = 0
+  silentChecks = 0
   private sessionHandedOver = false
   /** When audio last left for this receiver (performance.now()), read only with an audio budget. */
   private audioSentAt = Number.NEGATIVE_INFINITY
@@ -176,11 +122,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     this.fd = directFd(socket)
     this.framer = new PacketFramer(ctx.settings.maxPacketBytes, FIRST_BYTE.beforeConnect, this)
     this.timer = ctx.clock.setTimeout(() => this.finish('ungraceful'), ctx.settings.connectTimeoutSeconds * 1000)
-    // The listeners are shared by every connection (no closures per socket): they find theirs on the socket.
-    ;(socket as LinkedSocket)[CONNECTION] = this
-    socket.on('data', onData)
-    socket.on('error', ignore) // 'close' follows and does the work
-    socket.on('close', onClose)
+    attachSocket(socket, this)
   }
 
   /** Read off the prototype: the same for every connection, no field each. */
@@ -259,11 +201,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
       return new FrameTooLarge({ message: `packet of ${detail} bytes exceeds the maximum of ${this.ctx.settings.maxPacketBytes}` })
     }
     if (problem === 'bad-remaining-length') return new MalformedPacket({ message: 'invalid remaining length' })
-    const state = this.state === 'awaiting-connect' ? 'before-connect' : this.version
-    const message = firstByteRefusal(detail, state)
-    return state !== 'before-connect' && FIRST_BYTE[state][detail] === FIRST_BYTE_PROTOCOL
-      ? new ProtocolError({ message })
-      : new MalformedPacket({ message })
+    return firstByteError(detail, this.state === 'awaiting-connect' ? 'before-connect' : this.version)
   }
 
   /** PacketReceiver: mqtt-packet (made strict, parser.ts) refused a packet: a CONNECT is refused, anything later fails the connection. */
@@ -305,18 +243,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   }
 
   /** CONNECT accepted: CONNACK (with anything a resumed session owes) and the hub session. */
-  admit(
-    identity: TerminalIdentity,
-    setup: {
-      readonly ns: TopicNamespace
-      readonly connack: Packet
-      readonly subscriptions: Subscriptions
-      readonly outbound: OutboundEvents
-      readonly keepaliveSeconds: number
-      readonly will: WillMessage | null
-      readonly sessionExpirySeconds: number
-    },
-  ): void {
+  admit(identity: TerminalIdentity, setup: Admission): void {
     this.identity = identity
     this.ns = setup.ns
     this.subscriptions = setup.subscriptions
@@ -330,12 +257,14 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     for (const packet of this.outbound.resume(this)) this.sendBytes(packet)
     // The hub sends `session` (and replaces an older session of this client) inside open().
     this.session = this.ctx.hub.open(identity, this)
-    this.armKeepalive()
+    // From CONNECT on (the last packet heard so far): the keepalive looks every half period.
+    if (this.keepaliveMs > 0) this.ctx.keepalive.add(this, this.keepaliveMs)
     const held = this.held ?? []
     this.held = null
-    for (const packet of held) {
+    for (const item of held) {
       if (this.state !== 'open') break
-      this.dispatch(packet)
+      if (isHarkError(item)) this.fail(item)
+      else this.dispatch(item)
     }
     if (this.state === 'open') this.socket.resume()
   }
@@ -357,7 +286,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   }
 
   /** Another connection of the same client takes this one's session state (if it keeps any). */
-  handOverSession(): { filters: ReadonlyMap<string, number>; outbound: OutboundEvents; protocolVersion: 4 | 5 } | undefined {
+  handOverSession(): StoredSession | undefined {
     if (this.state !== 'open') return undefined
     this.sessionHandedOver = true
     return { filters: this.subscriptions.filters, outbound: this.outbound, protocolVersion: this.version }
@@ -398,30 +327,14 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     if (!this.write(full)) this.write(generate(packet, v5))
   }
 
-  /**
-   * Write everything queued as one buffer. On plain TCP with nothing waiting in the socket's
-   * stream, straight to the descriptor (one `write(2)`, none of the stream's per-write objects
-   * and callbacks); what the kernel does not take at once — a full socket buffer (EAGAIN), a
-   * partial write, a broken connection — goes to the stream, which keeps the order from then on
-   * (`writableLength` > 0 sends every later flush through it too), counts toward the audio
-   * backlog, and reports the error and the close as before.
-   */
+  /** Write everything queued as one buffer: on plain TCP straight to the descriptor when it can (socket.ts). */
   flush(): void {
     const socket = this.socket
     if (this.out.empty || socket.destroyed || socket.writableEnded) return
     if (this.out.hasAudio && this.ctx.audioHold !== null) this.audioSentAt = performance.now()
     const data = this.out.drain()
     this.ctx.counters.writes++
-    if (this.fd >= 0 && socket.writableLength === 0) {
-      let written = 0
-      try {
-        written = writeSync(this.fd, data)
-      } catch {
-        // EAGAIN, EPIPE, ECONNRESET: the stream retries, or fails the socket and closes it.
-      }
-      if (written === data.length) return
-      socket.write(written === 0 ? data : data.subarray(written))
-    } else socket.write(data)
+    if (writeToSocket(socket, this.fd, data)) return
     // Audio stops queueing at maxBufferedAudioBytes; what still piles up is control output of a
     // client that does not read (its own pings, acknowledgements, QoS 0 events): bounded here.
     // It would not take its last words either: the socket goes at once (not after the close grace).
@@ -433,19 +346,7 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   /** EventEncoder: the QoS 1 PUBLISH of an event (a method, not a closure per connection). */
   encodeEvent(messageId: number, payload: Buffer): Buffer {
-    return generate(
-      {
-        cmd: 'publish',
-        topic: this.ns.downEvents,
-        payload,
-        qos: 1,
-        messageId,
-        dup: false,
-        retain: false,
-        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
-      },
-      { protocolVersion: this.version },
-    )
+    return eventPublish(this.ns.downEvents, payload, this.version, messageId)
   }
 
   // ---- TerminalLink -----------------------------------------------------------------------------
@@ -483,22 +384,14 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     // The last word of a session never waits behind a full inflight window: the socket closes next.
     const qos = event.type === 'session.closing' ? 0 : subscribed
     const payload = Buffer.from(JSON.stringify(event))
-    if (this.eventPacketSize(payload.length, qos) > this.clientMaxPacketBytes) {
+    if (eventPublishSize(this.ns.downEvents, payload.length, qos, this.version) > this.clientMaxPacketBytes) {
       // Larger than the client takes: discarded, and as good as delivered — a QoS 1 event takes
       // no inflight slot it could never free [MQTT-3.1.2-25].
       this.ctx.counters.eventsDropped++
       return
     }
     if (qos === 0) {
-      this.send({
-        cmd: 'publish',
-        topic: this.ns.downEvents,
-        payload,
-        qos: 0,
-        dup: false,
-        retain: false,
-        ...(this.version === 5 ? { properties: { payloadFormatIndicator: true } } : {}),
-      })
+      this.write(eventPublish(this.ns.downEvents, payload, this.version))
       return
     }
     const packet = this.outbound.offer(payload, this)
@@ -519,12 +412,6 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
     return this
   }
 
-  /** Size of the PUBLISH of an event (topic, identifier at QoS 1, MQTT 5's Payload Format Indicator). */
-  private eventPacketSize(payloadBytes: number, qos: number): number {
-    const remaining = 2 + this.ns.downEvents.length + (qos > 0 ? 2 : 0) + (this.version === 5 ? 3 : 0) + payloadBytes
-    return 1 + varintSize(remaining) + remaining
-  }
-
   /** The hub ends the session on purpose (revocation, deletion, a newer session, shutdown). */
   close(reason: HarkError): void {
     if (this.state === 'closing') return
@@ -543,6 +430,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
   /** The client broke the protocol: MQTT 5 hears why, then the connection closes (will included). */
   fail(error: HarkError): void {
     if (this.state === 'closing') return
+    if (this.state === 'authenticating') {
+      // Behind a CONNECT not yet answered: judged after it, so CONNACK (or its refusal) comes first.
+      this.framer.stop()
+      this.held!.push(error)
+      return
+    }
     this.ctx.onProtocolError(error)
     this.ctx.log.debug({ clientId: this.identity?.clientId, code: wireCodesOf(error).code, reason: error.message }, 'mqtt connection failed')
     if (this.state === 'open') {
@@ -603,35 +496,12 @@ export class MqttConnection implements TerminalLink, Flushable, PacketSink, Pack
 
   // ---- keepalive --------------------------------------------------------------------------------
 
-  /**
-   * From CONNECT on: the keepalive looks every half period (CONNECT is the last packet heard so
-   * far). Joining a group whose timer already runs, the first look comes sooner than half a
-   * period and is not counted as a silent one (-1), so the close is never earlier than 1.5 ×.
-   */
-  private armKeepalive(): void {
-    if (this.keepaliveMs === 0) return
-    this.lastSeen = this.lastHeard
-    this.silentChecks = this.ctx.keepalive.add(this, this.keepaliveMs) ? 0 : -1
-  }
-
-  /**
-   * Keepalive on the engine's clock, without a clock read or a timer reset per packet: every half
-   * period it looks whether `lastHeard` moved (any packet stamps it). Three silent looks in a row
-   * are at least 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive
-   * after the last packet [MQTT-3.1.2-24], never earlier.
-   */
-  checkKeepalive(): void {
+  /** Nothing heard for 1.5 × keepalive (keepalive.ts looks). */
+  keepaliveLost(): void {
     if (this.state !== 'open') return
-    if (this.lastHeard !== this.lastSeen) {
-      this.lastSeen = this.lastHeard
-      this.silentChecks = 0
-    } else if (++this.silentChecks === 3) {
-      this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
-    }
+    this.fail(new KeepAliveTimeout({ message: `nothing received for 1.5 × keepalive (${this.keepaliveMs / 1000} s)` }))
   }
 }
-
-const ignore = (): void => {}
 
 /**
  * A connection's entry in the audio budget's batch: a second Flushable, so that waiting audio and
@@ -644,25 +514,4 @@ class HeldAudio implements Flushable {
   flush(): void {
     this.connection.flush()
   }
-}
-
-/** The socket's own connection, for the shared listeners. */
-const CONNECTION = Symbol('mqttConnection')
-type LinkedSocket = Socket & { [CONNECTION]: MqttConnection }
-function onData(this: Socket, chunk: Buffer): void {
-  ;(this as LinkedSocket)[CONNECTION].received(chunk)
-}
-function onClose(this: Socket): void {
-  ;(this as LinkedSocket)[CONNECTION].closed()
-}
-
-/**
- * The descriptor to write to directly, or -1: only a plain TCP socket (TLS must go through its
- * stream) whose handle exposes its descriptor (libuv on POSIX; Windows has none).
- */
-const directFd = (socket: Socket): number => {
-  if (socket instanceof TLSSocket) return -1
-  // `_handle` is Node's TCP wrap (not typed): its `fd` getter is the libuv descriptor.
-  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd
-  return typeof fd === 'number' && fd >= 0 ? fd : -1
 }

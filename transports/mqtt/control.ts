@@ -5,13 +5,13 @@
  * reason); a refused but well-formed message gets an `error` event and the session goes on.
  */
 import type { HarkError } from '../../core/index.js'
-import type { MqttConnection } from './connection.js'
+import type { PacketContext } from './packetContext.js'
 
 /**
  * Apply one control payload. Returns null when it was taken, the error when it was refused with
  * an `error` event (the session goes on), or 'closed' when the connection was failed for it.
  */
-export const handleControl = (c: MqttConnection, payload: Buffer): HarkError | null | 'closed' => {
+export const handleControl = (c: PacketContext, payload: Buffer): HarkError | null | 'closed' => {
   const refusal = c.input.control(c.session, payload, c)
   if (refusal === null) return null
   if (!refusal.fatal) return refusal.error

@@ -5,6 +5,7 @@
  * remaining length — so a reserved type, a server-only packet or anything but CONNECT as the
  * first packet closes the connection at once instead of waiting for a body.
  */
+import { MalformedPacket, ProtocolError } from '../../core/index.js'
 
 export const FIRST_BYTE_OK = 0
 
@@ -12,9 +13,9 @@ export const FIRST_BYTE_OK = 0
 export const PINGREQ_FIRST_BYTE = 0xc0
 /** PINGRESP is the same two bytes in every version: encoded once, not per ping (the output copies them). */
 export const PINGRESP = Buffer.from([0xd0, 0x00])
-/** Reserved type or reserved flags: Malformed Packet (0x81) [MQTT-2.1.3-1, MQTT-3.3.1-4]. */
+/** Reserved type or invalid flags, of any type: Malformed Packet (0x81) [MQTT-2.1.3-1, MQTT-3.3.1-4]. */
 export const FIRST_BYTE_MALFORMED = 1
-/** A packet a client may not send in this state: Protocol Error (0x82). */
+/** A packet a client may not send in this state, with the flags of its type: Protocol Error (0x82). */
 export const FIRST_BYTE_PROTOCOL = 2
 
 export interface PacketTypeRule {
@@ -68,10 +69,11 @@ const tableFor = (state: 4 | 5 | 'before-connect'): Uint8Array => {
     if (state === 'before-connect') {
       // The first packet must be CONNECT [MQTT-3.1.0-1], with its reserved flags clear.
       table[byte] = byte === 0x10 ? FIRST_BYTE_OK : FIRST_BYTE_MALFORMED
-    } else if (!rule.fromClient[state]) {
-      table[byte] = isReservedType(rule.type, state) ? FIRST_BYTE_MALFORMED : FIRST_BYTE_PROTOCOL
+    } else if (isReservedType(rule.type, state) || !flagsValid(rule, byte & 0x0f)) {
+      // The byte as data first: invalid flags are a Malformed Packet whatever the type [MQTT-2.1.3-1].
+      table[byte] = FIRST_BYTE_MALFORMED
     } else {
-      table[byte] = flagsValid(rule, byte & 0x0f) ? FIRST_BYTE_OK : FIRST_BYTE_MALFORMED
+      table[byte] = rule.fromClient[state] ? FIRST_BYTE_OK : FIRST_BYTE_PROTOCOL
     }
   }
   return table
@@ -88,9 +90,18 @@ export const FIRST_BYTE = {
 export const firstByteRefusal = (byte: number, state: 4 | 5 | 'before-connect'): string => {
   const rule = PACKET_TYPES[byte >> 4]!
   if (state === 'before-connect') return byte >> 4 === 1 ? 'CONNECT with reserved fixed-header flags' : `first packet is ${rule.name}, not CONNECT`
-  if (!rule.fromClient[state]) return state === 4 && rule.type === 15 ? 'packet type 15 is reserved in MQTT 3.1.1' : rule.refusal!
+  if (isReservedType(rule.type, state)) return rule.type === 15 ? 'packet type 15 is reserved in MQTT 3.1.1' : rule.refusal!
+  if (flagsValid(rule, byte & 0x0f)) return rule.refusal!
   if (rule.flags === 'publish') {
     return ((byte >> 1) & 3) === 3 ? 'PUBLISH with QoS 3' : 'DUP set on a QoS 0 PUBLISH'
   }
   return `${rule.name} with reserved fixed-header flags ${(byte & 0x0f).toString(2).padStart(4, '0')}`
+}
+
+/** The error a refused first byte closes the connection with: Protocol Error for a type not allowed now, else Malformed Packet. */
+export const firstByteError = (byte: number, state: 4 | 5 | 'before-connect'): MalformedPacket | ProtocolError => {
+  const message = firstByteRefusal(byte, state)
+  return state !== 'before-connect' && FIRST_BYTE[state][byte] === FIRST_BYTE_PROTOCOL
+    ? new ProtocolError({ message })
+    : new MalformedPacket({ message })
 }

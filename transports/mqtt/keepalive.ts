@@ -5,15 +5,23 @@
  * ~0.4 KB per idle device (the Node timer, the clock's wrapper and their closures); a member of
  * a group costs a Set entry.
  *
- * A connection that joins a running group sees its first check anywhere within the next half
- * period, so that check does not count as a full silent one (`add` says which case it is); the
- * close then still comes between 1.5 and 2 × keepalive after the last packet (connection.ts).
+ * No clock read or timer reset per packet either: every half period a look asks whether the
+ * connection's `lastHeard` moved (any packet stamps it). Three silent looks in a row are at least
+ * 1.5 × keepalive of silence, so the close comes between 1.5 and 2 × keepalive after the last
+ * packet [MQTT-3.1.2-24], never earlier. A connection that joins a running group sees its first
+ * look anywhere within the next half period, so that look does not count as a silent one.
  */
 import type { ClockShape, Timer } from '../../core/index.js'
 
-/** What a group looks at every half period. */
+/** What a group looks at every half period; the looks keep their count on it (no object per member). */
 export interface KeepaliveWatched {
-  checkKeepalive(): void
+  /** When its last packet arrived. */
+  readonly lastHeard: number
+  /** `lastHeard` as the last look saw it, and how many looks in a row saw nothing new. */
+  lastSeen: number
+  silentChecks: number
+  /** Three silent looks in a row: it is closed. */
+  keepaliveLost(): void
 }
 
 interface Group {
@@ -27,19 +35,22 @@ export class KeepaliveSweeps {
   constructor(private readonly clock: ClockShape) {}
 
   /**
-   * Watch `c` every half of `periodMs` from now on. True when its group starts now (its first
-   * check is a whole half period away); false when it joined a running group.
+   * Watch `c` every half of `periodMs` from now on (its last packet just heard). Joining a group
+   * whose timer already runs, its first look comes sooner than half a period and is not counted
+   * as a silent one (-1), so the close is never earlier than 1.5 ×.
    */
-  add(c: KeepaliveWatched, periodMs: number): boolean {
+  add(c: KeepaliveWatched, periodMs: number): void {
+    c.lastSeen = c.lastHeard
     const group = this.groups.get(periodMs)
     if (group !== undefined) {
       group.members.add(c)
-      return false
+      c.silentChecks = -1
+      return
     }
+    c.silentChecks = 0
     const created: Group = { members: new Set([c]), timer: undefined }
     this.groups.set(periodMs, created)
     this.arm(created, periodMs)
-    return true
   }
 
   /** Stop watching `c` (harmless when it is not watched); a group left empty stops its timer. */
@@ -58,9 +69,16 @@ export class KeepaliveSweeps {
 
   private arm(group: Group, periodMs: number): void {
     group.timer = this.clock.setTimeout(() => {
-      // A check may close its connection, which removes it from the set: Set iteration allows that.
-      for (const c of group.members) c.checkKeepalive()
+      // A look may close its connection, which removes it from the set: Set iteration allows that.
+      for (const c of group.members) look(c)
       if (this.groups.get(periodMs) === group) this.arm(group, periodMs)
     }, periodMs / 2)
   }
+}
+
+const look = (c: KeepaliveWatched): void => {
+  if (c.lastHeard !== c.lastSeen) {
+    c.lastSeen = c.lastHeard
+    c.silentChecks = 0
+  } else if (++c.silentChecks === 3) c.keepaliveLost()
 }

@@ -82,6 +82,11 @@ const cases: Case[] = [
   { name: 'reserved packet type 0', beforeConnect: false, bytes: () => raw([0x00, 0x00]), v5Reason: 0x81 },
   { name: 'a CONNACK from the client', beforeConnect: false, bytes: (v) => raw([0x20, v === 5 ? 0x03 : 0x02, 0x00, 0x00, ...(v === 5 ? [0] : [])]), v5Reason: 0x82 },
   { name: 'AUTH (not in MQTT 3.1.1; not offered in 5)', beforeConnect: false, bytes: (v) => raw([0xf0, v === 5 ? 0x02 : 0x00, ...(v === 5 ? [0x00, 0x00] : [])]), v5Reason: 0x82 },
+  // Invalid flags are a Malformed Packet whatever the type (§2.1.3): judged before who may send it.
+  { name: 'a SUBACK from the client with reserved flags 0001', beforeConnect: false, bytes: (v) => raw([0x91, v === 5 ? 0x04 : 0x03, 0x00, 0x01, ...(v === 5 ? [0] : []), 0x00]), v5Reason: 0x81 },
+  { name: 'a PINGRESP from the client with reserved flags 1000', beforeConnect: false, bytes: () => raw([0xd8, 0x00]), v5Reason: 0x81 },
+  { name: 'AUTH with reserved flags 0010', beforeConnect: false, versions: [5], bytes: () => raw([0xf2, 0x02, 0x00, 0x00]), v5Reason: 0x81 },
+  { name: 'a second CONNECT with reserved flags 0001', beforeConnect: false, bytes: (v) => { const b = connectBytes({ version: v, clientId: 'm', username: 'm', password: 'x' }); b[0] = 0x11; return b }, v5Reason: 0x81 },
   { name: 'a topic alias of 0', beforeConnect: false, versions: [5], bytes: () => packetBytes(0x30, raw(s(audio), [3, 0x23, 0, 0], [0x80, 1])), v5Reason: 0x94 },
   { name: 'a topic alias above the maximum', beforeConnect: false, versions: [5], bytes: () => packetBytes(0x30, raw(s(audio), [3, 0x23, 0, 200], [0x80, 1])), v5Reason: 0x94 },
   { name: 'an empty topic with an alias never set', beforeConnect: false, versions: [5], bytes: () => packetBytes(0x30, raw(s(''), [3, 0x23, 0, 1], [0x80, 1])), v5Reason: 0x82 },

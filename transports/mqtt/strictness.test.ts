@@ -10,21 +10,38 @@
  * Each case sends raw bytes over its own TCP socket to a real engine and asserts the exact bytes
  * that come back — nothing, or one CONNACK / DISCONNECT with the reason code and a Reason String —
  * and that the server closes the socket; an accepted case gets its exact answer and a PINGRESP.
- * After every case a well-behaved mqtt.js client of the same engine still gets its pong.
+ * After every case a well-behaved mqtt.js client of the same engine is still served (the harness:
+ * test/sequences.ts).
  *
  * The expectations are written here from the spec statements, independently of the tables the
  * server uses (fixedHeader.ts, properties.ts); only the list of properties is shared.
  */
-import { generate } from 'mqtt-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROPERTY_TABLE, type PropertyRule, type PropertySet } from './properties.js'
-import { connectDevice, startMqttEngine, varint, type Device } from './test/helpers.js'
-import { Wire } from './test/wire.js'
+import { connectDevice, startMqttEngine, type Device } from './test/helpers.js'
+import {
+  cat,
+  field,
+  hex,
+  packet,
+  propertySet,
+  refusedAfterConnect,
+  refusedConnect,
+  Sequences,
+  silent,
+  u16,
+  u32,
+  utf8,
+  type Bytes,
+  type Case,
+  type Outcome,
+  type Version,
+} from './test/sequences.js'
 
 let t: Awaited<ReturnType<typeof startMqttEngine>>
 let bystander: Device
 let token = ''
-let pings = 0
+const seq = new Sequences()
 
 beforeAll(async () => {
   t = await startMqttEngine()
@@ -35,180 +52,34 @@ beforeAll(async () => {
   await bystander.event('session')
   // mqtt.js writes a PUBLISH in pieces: without this, Nagle and delayed ACKs add ~40 ms to every check.
   ;(bystander.client.stream as import('node:net').Socket).setNoDelay(true)
+  seq.attach({ port: t.port, token, bystander })
 })
 afterAll(async () => {
   await bystander.end()
   await t.stop()
 })
 
-// ---- bytes ------------------------------------------------------------------------------------
-
-type Bytes = ReadonlyArray<number> | Uint8Array
-const cat = (...parts: Bytes[]): number[] => parts.flatMap((p) => [...p])
-const u16 = (n: number): number[] => [(n >> 8) & 0xff, n & 0xff]
-const u32 = (n: number): number[] => [...u16(Math.floor(n / 0x10000)), ...u16(n & 0xffff)]
-const utf8 = (s: string): number[] => [...Buffer.from(s, 'utf8')]
-/** A length-prefixed string or binary field. */
-const field = (v: string | Bytes): number[] => {
-  const b = typeof v === 'string' ? utf8(v) : [...v]
-  return [...u16(b.length), ...b]
-}
-const packet = (first: number, body: Bytes): number[] => [first, ...varint(body.length), ...body]
-/** A property set: its length, then the properties. */
-const propertySet = (properties: Bytes): number[] => [...varint(properties.length), ...properties]
-const hex = (b: Bytes) => Buffer.from([...b]).toString('hex')
-
-type Version = 4 | 5
-
-interface ConnectOptions {
-  readonly properties?: Bytes
-  readonly will?: { readonly properties?: Bytes; readonly topic?: string | Bytes }
-  readonly clientId?: string | Bytes
-  readonly username?: string | Bytes
-  readonly password?: string
-}
-
-/** CONNECT's body: protocol name, level, flags, keepalive 60, (5.0) properties, then the payload fields. */
-const connectBody = (v: Version, o: ConnectOptions = {}): number[] => {
-  const username = o.username ?? 'm'
-  const flags = 0x80 | 0x40 | 0x02 | (o.will ? 0x04 : 0)
-  return cat(
-    field('MQTT'),
-    [v, flags],
-    u16(60),
-    v === 5 ? propertySet(o.properties ?? []) : [],
-    field(o.clientId ?? 'm'),
-    o.will ? cat(v === 5 ? propertySet(o.will.properties ?? []) : [], field(o.will.topic ?? 'hark/m/will'), field('bye')) : [],
-    field(username),
-    field(o.password ?? token),
-  )
-}
-
 const audio = 'hark/m/up/audio'
-const PINGREQ = [0xc0, 0x00]
-const PINGRESP = [0xd0, 0x00]
-
-/** What the server must do with a sequence. */
-type Outcome =
-  | { readonly kind: 'silent' } // nothing, then the socket closes
-  | { readonly kind: 'disconnect'; readonly reason: number } // MQTT 5: DISCONNECT with the reason, then close
-  | { readonly kind: 'connack'; readonly reason: number } // MQTT 5 CONNECT: CONNACK with the reason, then close
-  | { readonly kind: 'answer'; readonly packets: ReadonlyArray<Bytes> } // accepted: exactly these, and the connection stays
-  | { readonly kind: 'connected' } // an accepted CONNECT
-  | { readonly kind: 'goodbye' } // an accepted DISCONNECT: nothing, the socket closes
-
-const silent: Outcome = { kind: 'silent' }
-/** A refusal after CONNECT: 3.1.1 can only close; 5.0 says why first [MQTT-4.13.1-1]. */
-const refusedAfterConnect = (v: Version, reason: number): Outcome => (v === 5 ? { kind: 'disconnect', reason } : silent)
-/** A refusal of CONNECT itself: 3.1.1 closes without CONNACK; 5.0 answers CONNACK with the reason (§3.1.4). */
-const refusedConnect = (v: Version, reason: number): Outcome => (v === 5 ? { kind: 'connack', reason } : silent)
-
-/** The reason string inside a CONNACK / DISCONNECT the server sent (`skip` = bytes before the properties). */
-const reasonStringOf = (reply: Buffer, skip: number): string => {
-  let pos = 1
-  while (pos < reply.length && (reply[pos]! & 0x80) !== 0) pos++
-  pos += 1 + skip
-  if (reply[pos] === undefined || reply[pos] === 0) return ''
-  while (pos < reply.length && (reply[pos]! & 0x80) !== 0) pos++
-  pos++
-  if (reply[pos] !== 0x1f) return ''
-  const length = reply.readUInt16BE(pos + 1)
-  return reply.toString('utf8', pos + 3, pos + 3 + length)
-}
-
-/** A session of client `m` on a raw socket, CONNACK received, and nothing more to come (downlink unsubscribed). */
-const session = async (v: Version): Promise<Wire> => {
-  const wire = await Wire.open(t.port)
-  wire.write(packet(0x10, connectBody(v)))
-  const connack = await wire.packet()
-  expect(hex(connack.subarray(0, 4))).toMatch(/^20..0000$/)
-  wire.write(packet(0xa2, cat(u16(1), v === 5 ? [0] : [], field('hark/m/down/audio'), field('hark/m/down/events'))))
-  await wire.packetsUntil(0xb0)
-  return wire
-}
-
-/** Send `bytes` (before or after CONNECT) and hold the server to `outcome`; then the bystander must still be served. */
-const check = async (v: Version, afterConnect: boolean, bytes: Bytes, outcome: Outcome): Promise<void> => {
-  const wire = afterConnect ? await session(v) : await Wire.open(t.port)
-  const mark = wire.received
-  wire.skipReceived()
-  wire.write(Uint8Array.from(bytes))
-  if (outcome.kind === 'answer') {
-    wire.write(PINGREQ)
-    const answer = await wire.packetsUntil(0xd0)
-    expect(answer.map(hex)).toEqual([...outcome.packets, PINGRESP].map(hex))
-    expect(wire.ended).toBe(false)
-    await wire.destroy()
-  } else if (outcome.kind === 'connected') {
-    const connack = await wire.packet()
-    expect(hex(connack.subarray(0, 4))).toMatch(/^20..0000$/)
-    wire.write(PINGREQ)
-    await wire.packetsUntil(0xd0) // the session event may come first
-    await wire.destroy()
-  } else {
-    await wire.closedWithin()
-    const reply = wire.since(mark)
-    if (outcome.kind === 'silent' || outcome.kind === 'goodbye') {
-      expect(hex(reply)).toBe('')
-    } else {
-      const text = reasonStringOf(reply, outcome.kind === 'connack' ? 2 : 1)
-      expect(text.length).toBeGreaterThan(0)
-      const expected =
-        outcome.kind === 'connack'
-          ? generate({ cmd: 'connack', sessionPresent: false, reasonCode: outcome.reason, properties: { reasonString: text } }, { protocolVersion: 5 })
-          : generate({ cmd: 'disconnect', reasonCode: outcome.reason, properties: { reasonString: text } }, { protocolVersion: 5 })
-      expect(hex(reply)).toBe(hex(expected))
-    }
-  }
-  await stillWorking()
-}
-
-/**
- * The bystander's connection still works: a QoS 1 audio frame is acknowledged (the control topic
- * would do too, but its rate limit of 20 messages/s would end the bystander's session).
- */
-const stillWorking = async () => {
-  await bystander.client.publishAsync(bystander.ns.upAudio, Buffer.from([0x80, ++pings & 0xff]), { qos: 1 })
-  expect(bystander.client.connected).toBe(true)
-}
-
-interface Case {
-  readonly name: string
-  readonly version: Version
-  readonly afterConnect: boolean
-  /** Built when the case runs (a CONNECT carries the token issued in beforeAll). */
-  readonly bytes: () => Bytes
-  readonly outcome: Outcome
-}
-
-const run = (cases: Case[]) =>
-  it.each(cases.map((c) => [`MQTT ${c.version === 5 ? '5' : '3.1.1'}: ${c.name} → ${describeOutcome(c.outcome)}`, c] as const))('%s', (_name, c) =>
-    check(c.version, c.afterConnect, c.bytes(), c.outcome),
-  )
-
-const describeOutcome = (o: Outcome): string =>
-  o.kind === 'disconnect' || o.kind === 'connack'
-    ? `${o.kind.toUpperCase()} 0x${o.reason.toString(16)} and close`
-    : o.kind === 'silent'
-      ? 'closed without a word'
-      : o.kind === 'goodbye'
-        ? 'closed (normal DISCONNECT)'
-        : 'accepted'
+const connectBody = seq.connectBody.bind(seq)
+const check = seq.check.bind(seq)
+const stillWorking = seq.stillWorking.bind(seq)
+const run = seq.run.bind(seq)
 
 // ---- 1. the first byte ----------------------------------------------------------------------------
 
 /**
  * The verdict on a first byte after CONNECT, from MQTT 3.1.1 §2.2 / 5.0 §2.1.2-2.1.3: type 0 is
- * reserved (malformed), 15 is reserved in 3.1.1 and AUTH in 5.0 (a protocol error without an
- * Authentication Method [MQTT-4.12.0-7]), a second CONNECT and server-only packets are protocol
- * errors [MQTT-3.1.0-2]; SUBSCRIBE, UNSUBSCRIBE and PUBREL must carry flags 0010, PUBLISH must not
- * have QoS 3 [MQTT-3.3.1-4] nor DUP on QoS 0 [MQTT-3.3.1-2], the others flags 0000 [MQTT-2.2.2-1].
+ * reserved (malformed), 15 is reserved in 3.1.1; invalid flags are a Malformed Packet whatever
+ * the type (§2.1.3) — SUBSCRIBE, UNSUBSCRIBE and PUBREL must carry flags 0010, PUBLISH must not
+ * have QoS 3 [MQTT-3.3.1-4] nor DUP on QoS 0 [MQTT-3.3.1-2], the others flags 0000 [MQTT-2.2.2-1];
+ * with valid flags, a second CONNECT [MQTT-3.1.0-2], a server-only packet and AUTH in 5.0 (without
+ * an Authentication Method [MQTT-4.12.0-7]) are protocol errors.
  */
 const firstByteVerdict = (v: Version, byte: number): number => {
   const type = byte >> 4
   const flags = byte & 0x0f
   if (type === 0 || (type === 15 && v === 4)) return 0x81
-  if ([1, 2, 9, 11, 13, 15].includes(type)) return 0x82
+  if ([1, 2, 9, 11, 13, 15].includes(type)) return flags === 0 ? 0x82 : 0x81
   if (type === 3) return (flags & 0b0110) === 0b0110 || (flags & 0b1110) === 0b1000 ? 0x81 : 0
   if ([6, 8, 10].includes(type)) return flags === 0b0010 ? 0 : 0x81
   return flags === 0 ? 0 : 0x81
@@ -597,7 +468,7 @@ describe('5. MQTT 5 Maximum Packet Size smaller than what the server must send (
       [5, '2003008600'],
       [4, ''],
     ] as const) {
-      const wire = await Wire.open(t.port)
+      const wire = await seq.open()
       wire.write(connectWith(maximum(limit), 'not-a-token')())
       await wire.closedWithin()
       expect(hex(wire.bytes)).toBe(expected)
@@ -606,7 +477,7 @@ describe('5. MQTT 5 Maximum Packet Size smaller than what the server must send (
   })
 
   it('a DISCONNECT leaves its Reason String out when it would not fit [MQTT-3.14.2-3]', async () => {
-    const wire = await Wire.open(t.port)
+    const wire = await seq.open()
     wire.write(connectWith(maximum(CONNACK_BYTES))())
     expect(hex((await wire.packet()).subarray(0, 4))).toBe('20160000')
     const mark = wire.received
@@ -617,7 +488,7 @@ describe('5. MQTT 5 Maximum Packet Size smaller than what the server must send (
   })
 
   it('an event too large for the client is dropped as if delivered: it holds no inflight slot, the next event that fits arrives [MQTT-3.1.2-25]', async () => {
-    const wire = await Wire.open(t.port)
+    const wire = await seq.open()
     // Receive Maximum 1: one undelivered event holding the only slot would stop every later one.
     wire.write(connectWith([...maximum(120), 0x21, ...u16(1)])())
     expect(hex((await wire.packet()).subarray(0, 4))).toBe('20160000')

@@ -66,7 +66,7 @@ describe('namespace and ACL', () => {
       subscriptions: [
         { topic: 'hark/a/down/audio', qos: 1 },
         { topic: 'hark/b/#', qos: 0 },
-        { topic: '$share/g/hark/a/down/audio', qos: 0 },
+        { topic: '$SYS/#', qos: 0 },
       ],
     })
     const suback = await raw.next('suback')

@@ -23,13 +23,15 @@ import {
   type SecurityShape,
   type Settings,
   type TerminalHub,
+  type TerminalLink,
   type TlsMaterial,
   type Transport,
 } from '../../core/index.js'
 import { StrictParser } from './parser.js'
 import { KeepaliveSweeps } from './keepalive.js'
 import { LiveConnections } from './live.js'
-import { MqttConnection, TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connection.js'
+import { MqttConnection } from './connection.js'
+import { TRANSPORT_NAME, type ConnectionContext, type MqttCounters } from './connectionContext.js'
 import { SessionStore } from './sessionStore.js'
 import { mqttSettings, type MqttSettings } from './settings.js'
 import { WillDelivery } from './will.js'
@@ -40,7 +42,7 @@ const TCP_KEEPALIVE_MS = 60_000
 @injectable()
 export class MqttTransport implements Transport {
   private readonly servers: Server[] = []
-  private readonly connections = new Set<MqttConnection>()
+  private readonly connections = new Set<TerminalLink>()
   private readonly ctx: ConnectionContext
   private readonly counters: MqttCounters
 

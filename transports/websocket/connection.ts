@@ -277,16 +277,6 @@ export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
     if (refusal?.fatal) this.fail(refusal.error)
   }
 
-  /**
-   * Run `fn` inside this socket's cork (see WebSocketGateway.upgrade for why another socket's
-   * upgrade borrows it). False when this socket can no longer cork.
-   */
-  lendCork(fn: () => void): boolean {
-    if (!this.open) return false
-    this.ws.cork(fn)
-    return true
-  }
-
   /** The socket closed (either side); uWS calls this once per socket. */
   onClosed(): void {
     this.open = false

@@ -11,7 +11,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_sock
 import { Counter, type Registry } from 'prom-client'
 import {
   audioDrops,
-  errorEnvelope,
+  errorResponse,
   inject,
   injectable,
   isHarkError,
@@ -46,7 +46,8 @@ import {
   type SocketData,
 } from './connection.js'
 import { loadNativeUws, type UwsModule } from './native.js'
-import { serveRoute } from './routeServer.js'
+import { checkHandshake, headerLines, upgradeCorked } from './handshake.js'
+import { serveRoute, writeResponse } from './routeServer.js'
 import { gatewaySettings, type GatewaySettings } from './settings.js'
 import { upgradeToRoute, UwsGatewaySocket, type RouteSocketData } from './socketRoutes.js'
 
@@ -62,17 +63,6 @@ export const IDLE_TIMEOUT_SECONDS = 60
 export const MAX_BACKPRESSURE_BYTES = 1024 * 1024
 /** How long stop() waits for closing sockets before cutting the rest. */
 const STOP_GRACE_MS = 1000
-
-/** Status line for an HTTP status code. */
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: '400 Bad Request',
-  401: '401 Unauthorized',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  426: '426 Upgrade Required',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-}
 
 /**
  * HTTP status for a refused upgrade. Any credential problem is 401, including a token whose
@@ -221,7 +211,6 @@ export class WebSocketGateway implements Transport {
         upgradeToRoute(res, req, context, this.routes.matchSocket(req.getUrl()), {
           log: this.log,
           accepting: () => this.accepting,
-          upgradeLater: (upgrade) => this.upgradeLater(null, res, upgrade),
         }),
       open: (ws) => {
         const data = ws.getUserData()
@@ -248,9 +237,10 @@ export class WebSocketGateway implements Transport {
         }
       },
     })
-    app.any(CONNECT_PATH, (res) =>
-      this.answer(res, new ProtocolError({ message: `${CONNECT_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket)` }), 426),
-    )
+    app.any(CONNECT_PATH, (res) => {
+      const error = new ProtocolError({ message: `${CONNECT_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket)` })
+      writeResponse(res, { aborted: false, done: false }, errorResponse(error, 426, { upgrade: 'websocket' }), true)
+    })
     // Every other request goes to the engine's gateway routes (e.g. WebRTC signalling), looked
     // up when it arrives; an unknown path is 404 with the envelope.
     app.any('/*', (res, req) => serveRoute(res, req, this.routes, this.log))
@@ -298,73 +288,43 @@ export class WebSocketGateway implements Transport {
 
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     // HttpRequest is only valid until the first await: read everything now.
+    const headers = headerLines(req)
     const key = req.getHeader('sec-websocket-key')
     const protocol = req.getHeader('sec-websocket-protocol')
     const extensions = req.getHeader('sec-websocket-extensions')
     const query = new URLSearchParams(req.getQuery() ?? '')
-    let aborted = false
+    const exchange = { aborted: false, done: false }
     res.onAborted(() => {
-      aborted = true
+      exchange.aborted = true
     })
-    if (!this.accepting) {
-      this.refuse(res, new ServerShuttingDown({ message: 'server shutting down' }))
-      return
+    const refuse = (error: unknown, status = refusalStatus(error), extra?: Readonly<Record<string, string>>): void => {
+      this.upgrades.inc({ result: wireCodesOf(error).code })
+      writeResponse(res, exchange, errorResponse(error, status, extra), true)
     }
+    const handshake = checkHandshake(headers)
+    if (handshake) return refuse(handshake.error, handshake.status, handshake.headers)
+    if (!this.accepting) return refuse(new ServerShuttingDown({ message: 'server shutting down' }))
     const token = query.get('token')
     const mode = query.get('mode') ?? 'forward'
     if (mode !== 'forward' && mode !== 'mixed') {
-      this.refuse(res, new ValidationFailed({ field: 'mode', message: 'mode must be "forward" or "mixed"' }))
-      return
+      return refuse(new ValidationFailed({ field: 'mode', message: 'mode must be "forward" or "mixed"' }))
     }
-    if (!token) {
-      this.refuse(res, new TokenInvalid({ message: 'missing token query parameter' }))
-      return
-    }
+    if (!token) return refuse(new TokenInvalid({ message: 'missing token query parameter' }))
     this.security.authenticateTerminal({ token }).then(
       (identity) => {
-        if (aborted) return
-        if (!this.accepting) {
-          this.refuse(res, new ServerShuttingDown({ message: 'server shutting down' }))
-          return
-        }
+        if (exchange.aborted) return
+        if (!this.accepting) return refuse(new ServerShuttingDown({ message: 'server shutting down' }))
         this.upgrades.inc({ result: 'accepted' })
+        exchange.done = true
         const data: UpgradeData = { identity, audioMode: mode, terminal: null }
-        this.upgradeLater(identity, res, () => res.upgrade(data, key, protocol, extensions, context))
+        upgradeCorked(res, () => res.upgrade(data, key, protocol, extensions, context))
       },
       (error: unknown) => {
-        if (aborted) return
+        if (exchange.aborted) return
         if (!isHarkError(error)) this.log.error({ err: error }, 'terminal authentication failed unexpectedly')
-        this.refuse(res, error)
+        refuse(error)
       },
     )
-  }
-
-  /**
-   * Complete an upgrade after the asynchronous token check. The documented way,
-   * `res.cork(() => res.upgrade(…))`, is unsafe in this uWS build (20.30): when the upgrade
-   * reallocates the socket in place, HttpResponse.cork's epilogue reads HTTP state out of the new
-   * WebSocket's memory and may shut the fresh connection down (the client sees 1006; about one
-   * upgrade in fifty in our tests). While another socket is corked, `res.cork` only runs its
-   * callback (no epilogue) yet still counts as corked for uWS's "writes must be corked" check,
-   * so the upgrade borrows a live socket's cork. With no socket to borrow from (the first
-   * connection) it runs uncorked, and uWS prints its warning once for that upgrade.
-   */
-  private upgradeLater(identity: TerminalIdentity | null, res: HttpResponse, upgrade: () => void): void {
-    for (const t of this.terminals) {
-      // Not a session this upgrade will replace: its socket must outlive the cork.
-      const s = t.session
-      if (s && (identity === null || s.workspaceId !== identity.workspaceId || s.clientId !== identity.clientId)) {
-        if (t.lendCork(() => res.cork(upgrade))) return
-      }
-    }
-    // A route's socket lends its cork as well (routes open no session inside the upgrade).
-    for (const socket of this.routeSockets) {
-      if (socket.isOpen) {
-        socket.cork(() => res.cork(upgrade))
-        return
-      }
-    }
-    upgrade()
   }
 
   private opened(ws: WebSocket<UpgradeData>): void {
@@ -378,23 +338,6 @@ export class WebSocketGateway implements Transport {
       this.log.error({ err: error, clientId: data.identity.clientId }, 'could not open a terminal session')
       terminal.fail(isHarkError(error) ? error : new ProtocolError({ message: 'could not open a session' }))
     }
-  }
-
-  /** A refused upgrade: counted, then answered. */
-  private refuse(res: HttpResponse, error: unknown, status = refusalStatus(error)): void {
-    this.upgrades.inc({ result: wireCodesOf(error).code })
-    this.answer(res, error, status)
-  }
-
-  /** An HTTP error with the JSON error envelope; the connection is closed after it. */
-  private answer(res: HttpResponse, error: unknown, status = refusalStatus(error)): void {
-    const body = JSON.stringify(errorEnvelope(error))
-    res.cork(() => {
-      res
-        .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
-        .writeHeader('content-type', 'application/json; charset=utf-8')
-        .end(body, true)
-    })
   }
 }
 

@@ -20,6 +20,7 @@ import {
   type GatewaySocketRoute,
   type Logger,
 } from '../../core/index.js'
+import { checkHandshake, headerLines, upgradeCorked } from './handshake.js'
 import { writeResponse } from './routeServer.js'
 
 /** uWS send() result: the message was not queued because maxBackpressure is reached. */
@@ -73,8 +74,6 @@ export interface SocketUpgradeDeps {
   readonly log: Logger
   /** False once the gateway stops accepting connections. */
   readonly accepting: () => boolean
-  /** Complete an upgrade after an asynchronous decision (see WebSocketGateway.upgradeLater). */
-  readonly upgradeLater: (upgrade: () => void) => void
 }
 
 /**
@@ -104,12 +103,12 @@ export const upgradeToRoute = (
     writeResponse(res, exchange, errorResponse(new ServerShuttingDown({ message: 'server shutting down' })), true)
     return
   }
-  const headers = new Map<string, string[]>()
-  req.forEach((name, value) => {
-    const values = headers.get(name)
-    if (values) values.push(value)
-    else headers.set(name, [value])
-  })
+  const headers = headerLines(req)
+  const handshake = checkHandshake(headers)
+  if (handshake) {
+    writeResponse(res, exchange, errorResponse(handshake.error, handshake.status, handshake.headers), true)
+    return
+  }
   const request: GatewayRequest = {
     method: 'GET',
     path,
@@ -132,7 +131,7 @@ export const upgradeToRoute = (
       if (!deps.accepting()) return refuse(errorResponse(new ServerShuttingDown({ message: 'server shutting down' })))
       exchange.done = true
       const data: RouteSocketData = { open: answer.accept, socket: null, handler: null }
-      deps.upgradeLater(() => res.upgrade(data, key, protocol, extensions, context))
+      upgradeCorked(res, () => res.upgrade(data, key, protocol, extensions, context))
     },
     (error: unknown) => {
       if (exchange.aborted) return

@@ -8,6 +8,8 @@
  *         / turn.abort to the room; mcp = JSON-RPC to the room's agents and back
  *   room audio --> `tts start`, Opus packets of the announced frame duration, `tts stop` after
  *                  TTS_STOP_AFTER_MS without audio; agent transcripts --> `stt`, `tts sentence_start`
+ *   while the device listens (manual, auto): room audio held (heldAudio.ts) until its turn ends —
+ *                  `listen stop`, a switch to realtime, or in auto mode an agent's answer
  *
  * Bad input closes this socket only, with the close code of core/errors.ts; a refused message of
  * a known shape, or one of an unknown type, is answered with an `error` message and the session
@@ -31,6 +33,7 @@ import {
   type HarkError,
   type InputLimits,
   type Logger,
+  type ParticipantInfo,
   type ServerEvent,
   type TerminalHub,
   type TerminalIdentity,
@@ -41,6 +44,7 @@ import {
   type WriteBatch,
 } from '../../core/index.js'
 import { DownlinkShaper } from './downlinkShaper.js'
+import { HeldAudio } from './heldAudio.js'
 import {
   downlinkHeaderBytes,
   errorMessage,
@@ -55,6 +59,7 @@ import {
   ttsMessage,
   writeBinary,
   type DeviceMessage,
+  type ListenMode,
   type ProtocolVersion,
 } from './protocol.js'
 
@@ -114,11 +119,22 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   private features: Readonly<Record<string, unknown>> = {}
   /** Between `listen start` (or `detect`) and `listen stop`: the device's frames carry the voice bit. */
   private listening = false
+  /** The mode of the device's last `listen start` (a wake word's `detect` keeps it; the firmware's default is auto). */
+  private listenMode: ListenMode = 'auto'
+  /** Listening with its microphone off while it plays (manual, auto): room audio is held, not sent. */
+  private holding = false
+  private held: HeldAudio | null = null
+  /** Source ids of the agents in the device's room: in auto mode their audio is the answer that ends its turn. */
+  private readonly agentSources = new Set<number>()
+  /** Milliseconds the device plays behind the room after held audio was released: `tts stop` waits as much longer. */
+  private lagMs = 0
   /** Between `tts start` and `tts stop` as sent to the device. */
   private speaking = false
   /** After an abort, room audio is dropped until it pauses or the device ends its next turn (the reply it cut off). */
   private muted = false
   private lastRoomAudioAt = 0
+  /** When room audio was last held for the listening device (its talk spurt goes on while newer than TTS_STOP_AFTER_MS). */
+  private lastHeldAt = -Infinity
   /** Real time: it follows the room audio's own pauses (the data plane), not the engine's clock. */
   private ttsTimer: NodeJS.Timeout | undefined
   private helloTimer: Timer | undefined
@@ -214,6 +230,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     this.helloTimer = undefined
     this.frameDuration = message.audio_params.frame_duration
     this.shaper = new DownlinkShaper(this.frameDuration)
+    this.held = new HeldAudio(this.frameDuration * 10)
     this.features = message.features
     this.state = 'opening'
     try {
@@ -235,12 +252,17 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
           this.listening = false
           // Whatever the room says after the device's next turn is an answer to it, not the cut reply.
           this.muted = false
+          this.updateHold()
           this.tellRoom({ kind: 'turn.end' })
         } else {
+          if (message.state === 'start') this.listenMode = message.mode
           this.listening = true
+          this.updateHold()
         }
         return
       case 'abort':
+        // What was held for the device is dropped with what is queued: it stopped playing.
+        this.dropHeld()
         this.abortPlayback()
         this.tellRoom({ kind: 'turn.abort', reason: message.reason })
         return
@@ -274,15 +296,73 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     const now = performance.now()
     this.lastRoomAudioAt = now
     if (this.muted) return
-    if (!this.speaking) {
-      this.speaking = true
-      this.queue(ttsMessage(this.sessionId!, 'start'))
-      this.armTtsTimer(TTS_STOP_AFTER_MS)
+    if (this.holding) {
+      if (!this.answers(frame)) return this.hold(frame, now)
+      // Auto mode: an agent answers. `tts start` ends the device's turn (its microphone stops), as
+      // the firmware expects from its server.
+      this.listening = false
+      this.updateHold()
     }
+    this.startSpeaking()
     const packets = this.packets
     this.shaper!.push(frame.subarray(DOWNLINK_HEADER_BYTES), packets)
     for (let i = 0; i < packets.length; i++) this.queueAudio(packets[i]!)
     packets.length = 0
+  }
+
+  /** In auto mode, an agent's audio answers the device (a room without agents: anyone's). Per frame: no allocation. */
+  private answers(frame: Uint8Array): boolean {
+    if (this.listenMode !== 'auto') return false
+    return this.agentSources.size === 0 || this.agentSources.has((frame[2]! << 8) | frame[3]!)
+  }
+
+  /** The device listens: keep the latest HOLD_MS of this talk spurt, shaped, for the end of its turn. */
+  private hold(frame: Uint8Array, now: number): void {
+    // What was held is of a talk spurt that is over: it would reach the device late.
+    if (now - this.lastHeldAt >= TTS_STOP_AFTER_MS) this.dropHeld()
+    this.lastHeldAt = now
+    const packets = this.packets
+    this.shaper!.push(frame.subarray(DOWNLINK_HEADER_BYTES), packets)
+    for (let i = 0; i < packets.length; i++) this.held!.push(packets[i]!, now)
+    packets.length = 0
+  }
+
+  /** Hold room audio while the device listens with its microphone off during playback; release it when the turn ends. */
+  private updateHold(): void {
+    const holding = this.listening && this.listenMode !== 'realtime'
+    if (holding === this.holding) return
+    this.holding = holding
+    if (holding) {
+      // The device listens (it said so): it left its speaking state, and plays nothing more.
+      if (this.speaking) {
+        this.speaking = false
+        this.lagMs = 0
+        this.shaper!.reset()
+      }
+      return
+    }
+    const now = performance.now()
+    // A spurt that ended during the turn is over for the device too.
+    if (now - this.lastHeldAt >= TTS_STOP_AFTER_MS) return this.dropHeld()
+    const held = this.held!
+    if (held.size === 0) return
+    this.startSpeaking()
+    this.lagMs = held.release(now, this.sendHeld)
+  }
+
+  /** Forget the held audio and the frames the shaper still joins from it. */
+  private dropHeld(): void {
+    this.held!.clear()
+    this.shaper!.reset()
+  }
+
+  private readonly sendHeld = (packet: Uint8Array): void => this.queueAudio(packet)
+
+  private startSpeaking(): void {
+    if (this.speaking) return
+    this.speaking = true
+    this.queue(ttsMessage(this.sessionId!, 'start'))
+    if (this.ttsTimer === undefined) this.armTtsTimer(TTS_STOP_AFTER_MS)
   }
 
   sendEvent(event: ServerEvent): void {
@@ -291,16 +371,24 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
       case 'session':
         this.sessionId = event.sessionId
         this.state = 'open'
+        this.setAgents(event.participants)
         this.queue(serverHello(event.sessionId, this.frameDuration))
         return
       case 'room.changed':
+        this.setAgents(event.participants)
         this.endSpeaking()
+        this.dropHeld()
         // The agents of the room it moved to learn that they can call this device's tools.
         if (this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
         return
       case 'participant.joined':
+        if (event.participant.kind !== 'agent') return
+        this.agentSources.add(event.participant.sourceId)
         // An agent that comes later learns too that it can call this device's tools.
-        if (event.participant.kind === 'agent' && this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
+        if (this.features.mcp === true) this.tellRoom({ kind: 'mcp.ready' })
+        return
+      case 'participant.left':
+        if (event.participant.kind === 'agent') this.agentSources.delete(event.participant.sourceId)
         return
       case 'agent.event':
         this.fromAgent(event.event)
@@ -313,6 +401,11 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   close(reason: HarkError): void {
     const { ws, code } = wireCodesOf(reason)
     this.closeWith(ws, code)
+  }
+
+  private setAgents(participants: ReadonlyArray<ParticipantInfo>): void {
+    this.agentSources.clear()
+    for (const p of participants) if (p.kind === 'agent') this.agentSources.add(p.sourceId)
   }
 
   /** What an agent of the room tells the devices: transcripts, emotions, MCP requests. */
@@ -344,7 +437,8 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
     this.ttsTimer = undefined
     if (this.state !== 'open') return
     const idle = performance.now() - this.lastRoomAudioAt
-    if (idle < TTS_STOP_AFTER_MS) return this.armTtsTimer(TTS_STOP_AFTER_MS - idle)
+    const wait = TTS_STOP_AFTER_MS + this.lagMs
+    if (idle < wait) return this.armTtsTimer(wait - idle)
     this.muted = false
     this.endSpeaking()
   }
@@ -352,6 +446,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   private endSpeaking(): void {
     if (!this.speaking) return
     this.speaking = false
+    this.lagMs = 0
     this.shaper!.flush(this.packets)
     for (const p of this.packets) this.queueAudio(p)
     this.packets.length = 0
@@ -362,6 +457,7 @@ export class XiaozhiConnection implements GatewaySocketHandler, TerminalLink, Fl
   private abortPlayback(): void {
     if (!this.speaking) return
     this.speaking = false
+    this.lagMs = 0
     this.shaper!.reset()
     for (let i = this.pending.length - 1; i >= 0; i--) if (typeof this.pending[i] !== 'string') this.pending.splice(i, 1)
     this.pendingAudioBytes = 0

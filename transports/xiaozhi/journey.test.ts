@@ -120,6 +120,13 @@ describe('xiaozhi device journey', () => {
   it.each([1, 2, 3] as ProtocolVersion[])('carries a speak/reply turn over binary protocol %i', async (version) => {
     const device = newDevice(0x10 + version)
     const room = `proto-${version}`
+    // Only listen stop ends an utterance here: with the echo's default 500 ms of silence, a loaded
+    // machine's stall could split one into two echoes, whose second would then lead the next reply.
+    const now = t.engine.host.clock.now()
+    t.engine.host.storage.transaction(() => {
+      t.engine.host.storage.roomSettings.put({ workspaceId: seed.workspaceId, room, defaultAgent: { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 } }, now)
+      t.engine.host.storage.recordChange('room.updated', seed.workspaceId, room, now)
+    })
     const { url, token } = await activate(device, `speaker-${version}`, room)
     const xz = await XiaozhiDevice.connect({ url, token, device, ca, version })
     await agentIn(room, `observer-${version}`)

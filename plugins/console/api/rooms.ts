@@ -123,7 +123,8 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
     async (request) => agentView(await agents.stop(membershipOf(request).workspaceId, request.params.agentId)),
   )
 
-  app.get('/agent-providers', { config: { access: 'read' } }, async () => ({ providers: agents.providers() }))
+  // The default provider: what a dispatch without a preset runs (the page's overrides hint follows it).
+  app.get('/agent-providers', { config: { access: 'read' } }, async () => ({ providers: agents.providers(), defaultProvider: services.settings.agents.defaultProvider }))
 
   // ---- presets ----
 

@@ -48,12 +48,16 @@ export const webhookRoutes = (services: ConsoleServices) => async (app: FastifyI
   }
   const workspaceOf = (request: Parameters<typeof membershipOf>[0]) => membershipOf(request).workspaceId
 
-  app.get('/webhooks', { config: { access: 'operate' } }, async (request) => ({
-    webhooks: endpoints().list(workspaceOf(request)),
-    // What the page's events picker offers, and the cap it mentions.
-    eventTypes: WEBHOOK_EVENT_TYPES,
-    limit: MAX_WEBHOOKS_PER_WORKSPACE,
-  }))
+  app.get('/webhooks', { config: { access: 'operate' } }, async (request) => {
+    const service = endpoints()
+    return {
+      webhooks: service.list(workspaceOf(request)),
+      // What the page's events picker offers, the cap it mentions, and the URL rule its hint states.
+      eventTypes: WEBHOOK_EVENT_TYPES,
+      limit: MAX_WEBHOOKS_PER_WORKSPACE,
+      urlRule: service.urlRule(),
+    }
+  })
 
   app.post<{ Body: { url: string; events?: string[] | null; description?: string | null } }>(
     '/webhooks',

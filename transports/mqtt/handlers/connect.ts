@@ -19,9 +19,9 @@ import {
   type HarkError,
   type TerminalCredential,
 } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
 import { sessionKey } from '../live.js'
 import { OutboundEvents } from '../outboundEvents.js'
+import type { PacketContext } from '../packetContext.js'
 import { Subscriptions } from '../subscriptions.js'
 import { isInNamespace, isValidTopicName, topicNamespace } from '../topics.js'
 
@@ -50,7 +50,7 @@ export const connectPreamble = (bytes: Buffer): 'unknown-protocol' | 'unsupporte
   return level
 }
 
-export const handleConnect = (c: MqttConnection, packet: IConnectPacket): void => {
+export const handleConnect = (c: PacketContext, packet: IConnectPacket): void => {
   if (c.state !== 'awaiting-connect') {
     return c.fail(new ProtocolError({ message: 'a second CONNECT on one connection' }))
   }
@@ -60,7 +60,7 @@ export const handleConnect = (c: MqttConnection, packet: IConnectPacket): void =
   connect(c, packet).catch((e: unknown) => c.refuse(isHarkError(e) ? e : new Internal({ message: 'connect failed', cause: e })))
 }
 
-const problemOf = (c: MqttConnection, packet: IConnectPacket): HarkError | null => {
+const problemOf = (c: PacketContext, packet: IConnectPacket): HarkError | null => {
   const v5 = c.version === 5
   if (!v5 && packet.password !== undefined && packet.username === undefined) {
     return new MalformedPacket({ message: 'password without a user name' }) // [MQTT-3.1.2-22]
@@ -83,7 +83,7 @@ const problemOf = (c: MqttConnection, packet: IConnectPacket): HarkError | null 
   return null
 }
 
-async function connect(c: MqttConnection, packet: IConnectPacket): Promise<void> {
+async function connect(c: PacketContext, packet: IConnectPacket): Promise<void> {
   const problem = problemOf(c, packet)
   if (problem) return c.refuse(problem)
   const secret = packet.password!.toString('utf8')

@@ -5,11 +5,11 @@
  */
 import type { IDisconnectPacket } from 'mqtt-packet'
 import { ProtocolError } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 
 const DISCONNECT_WITH_WILL = 0x04
 
-export const handleDisconnect = (c: MqttConnection, packet: IDisconnectPacket): void => {
+export const handleDisconnect = (c: PacketContext, packet: IDisconnectPacket): void => {
   // A 3.1.1 DISCONNECT with a body was refused while parsing (parser.ts).
   if (c.version === 4) return c.disconnected(false)
   const expiry = packet.properties?.sessionExpiryInterval

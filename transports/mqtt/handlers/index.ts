@@ -1,6 +1,9 @@
-/** One handler per MQTT packet type (the aedes layout); the connection dispatches on `cmd`. */
+/**
+ * One handler per MQTT packet type (the aedes layout), each written against the connection's
+ * PacketContext (packetContext.ts); the connection dispatches on `cmd`.
+ */
 import type { Packet } from 'mqtt-packet'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 import { handleConnect } from './connect.js'
 import { handleDisconnect } from './disconnect.js'
 import { handlePingreq } from './pingreq.js'
@@ -14,7 +17,7 @@ import { handleSubscribe } from './subscribe.js'
 import { handleUnsubscribe } from './unsubscribe.js'
 
 export type PacketHandlers = {
-  readonly [C in Packet['cmd']]: (c: MqttConnection, packet: Extract<Packet, { cmd: C }>) => void
+  readonly [C in Packet['cmd']]: (c: PacketContext, packet: Extract<Packet, { cmd: C }>) => void
 }
 
 export const handlers: PacketHandlers = {

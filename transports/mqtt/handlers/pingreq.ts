@@ -1,8 +1,8 @@
 /** PINGREQ: answered with PINGRESP (any packet already counts for the keepalive; a body is refused while parsing). */
 import type { IPingreqPacket } from 'mqtt-packet'
-import type { MqttConnection } from '../connection.js'
 import { PINGRESP } from '../fixedHeader.js'
+import type { PacketContext } from '../packetContext.js'
 
-export const handlePingreq = (c: MqttConnection, _packet: IPingreqPacket): void => {
+export const handlePingreq = (c: PacketContext, _packet: IPingreqPacket): void => {
   c.sendBytes(PINGRESP)
 }

@@ -3,6 +3,6 @@
  * packet identifier and properties were checked while parsing (parser.ts).
  */
 import type { IPubcompPacket } from 'mqtt-packet'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 
-export const handlePubcomp = (_c: MqttConnection, _packet: IPubcompPacket): void => {}
+export const handlePubcomp = (_c: PacketContext, _packet: IPubcompPacket): void => {}

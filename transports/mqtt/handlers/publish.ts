@@ -1,9 +1,11 @@
 /**
  * PUBLISH from a terminal, as parsed by mqtt-packet. (The plain QoS 0 uplink audio PUBLISH never
- * gets here: the connection recognises it by its bytes — see MqttConnection.received.) Audio on
+ * gets here: the connection recognises it by its bytes — see `packet` in connection.ts.) Audio on
  * `hark/{clientId}/up/audio` at other QoS or with properties goes into the hub session; control
  * messages on `up/control` are JSON; anything else is refused: MQTT 5 QoS 1/2 with PUBACK/PUBREC
- * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87).
+ * 0x87, otherwise by closing the connection (MQTT 5 with DISCONNECT 0x87). The topic is authorized
+ * last, once the packet is valid and, at QoS 2, its place in the flow known (spec/mqtt.md, "Which
+ * check wins").
  */
 import type { IPublishPacket } from 'mqtt-packet'
 import {
@@ -16,12 +18,12 @@ import {
   wireCodes,
   wireCodesOf,
 } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
 import { handleControl } from '../control.js'
+import type { PacketContext } from '../packetContext.js'
 import { isValidTopicName } from '../topics.js'
 import { TOPIC_ALIAS_MAXIMUM } from './connect.js'
 
-export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void => {
+export const handlePublish = (c: PacketContext, packet: IPublishPacket): void => {
   // QoS 3 and DUP on QoS 0 were refused on the first byte (fixedHeader.ts); packet identifier 0 and
   // the properties (table of properties.ts, Subscription Identifier included) while parsing.
   const qos = packet.qos
@@ -36,29 +38,29 @@ export const handlePublish = (c: MqttConnection, packet: IPublishPacket): void =
   } else if (topic === '') {
     return c.fail(new ProtocolError({ message: 'empty topic name without a topic alias' }))
   }
+  if (!isValidTopicName(topic)) return c.fail(new MalformedPacket({ message: 'topic name with a wildcard character' }))
+  // A resent QoS 2 publish, or one past Receive Maximum, is so whatever its topic [MQTT-4.3.3-10, MQTT-3.3.4-7].
+  if (qos === 2 && !admitQos2(c, packet)) return
   // Everything the terminal's topics take arrives as a Buffer from the parser.
   const payload = packet.payload as Buffer
 
   if (c.ns.isUpAudio(topic)) {
-    if (qos === 2 && !admitQos2(c, packet)) return
     c.uplinkAudio(payload, c.lastHeard)
     return acknowledge(c, packet, 0)
   }
 
   if (c.ns.isUpControl(topic)) {
-    if (qos === 2 && !admitQos2(c, packet)) return
     const refusal = handleControl(c, payload)
     if (refusal === 'closed') return
     return acknowledge(c, packet, refusal === null ? 0 : wireCodesOf(refusal).mqtt5)
   }
 
-  if (!isValidTopicName(topic)) return c.fail(new MalformedPacket({ message: 'topic name with a wildcard character' }))
   if (c.version === 5 && qos > 0) return acknowledge(c, packet, wireCodes.TopicNotAuthorized.mqtt5)
   c.fail(new TopicNotAuthorized({ message: `publishing is allowed on ${c.ns.upAudio} and ${c.ns.upControl} only` }))
 }
 
 /** MQTT 5 topic alias (3.3.2.3.4, 3.3.4); null when the connection was failed. */
-const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null => {
+const resolveTopic = (c: PacketContext, packet: IPublishPacket): string | null => {
   const alias = packet.properties!.topicAlias
   if (alias === undefined) {
     if (packet.topic !== '') return packet.topic
@@ -82,8 +84,7 @@ const resolveTopic = (c: MqttConnection, packet: IPublishPacket): string | null 
 }
 
 /** QoS 2: false when this is a resent PUBLISH already taken (only PUBREC is repeated) or the window is full. */
-const admitQos2 = (c: MqttConnection, packet: IPublishPacket): boolean => {
-  if (packet.qos !== 2) return true
+const admitQos2 = (c: PacketContext, packet: IPublishPacket): boolean => {
   const id = packet.messageId!
   if (c.awaitingRelease.has(id)) {
     acknowledge(c, packet, 0)
@@ -98,7 +99,7 @@ const admitQos2 = (c: MqttConnection, packet: IPublishPacket): boolean => {
 }
 
 /** PUBACK (QoS 1) or PUBREC (QoS 2) with a reason code (MQTT 5 only carries it). */
-const acknowledge = (c: MqttConnection, packet: IPublishPacket, reasonCode: number): void => {
+const acknowledge = (c: PacketContext, packet: IPublishPacket, reasonCode: number): void => {
   if (packet.qos === 0) return
   const cmd = packet.qos === 1 ? 'puback' : 'pubrec'
   if (packet.qos === 2 && reasonCode >= 0x80) c.awaitingRelease.delete(packet.messageId!)

@@ -1,9 +1,9 @@
 /** PUBREL: the terminal releases a QoS 2 publish we took; PUBCOMP ends the exchange. */
 import type { IPubrelPacket } from 'mqtt-packet'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 import { PACKET_IDENTIFIER_NOT_FOUND } from './pubrec.js'
 
-export const handlePubrel = (c: MqttConnection, packet: IPubrelPacket): void => {
+export const handlePubrel = (c: PacketContext, packet: IPubrelPacket): void => {
   const known = c.awaitingRelease.delete(packet.messageId!)
   c.send(
     c.version === 5

@@ -5,13 +5,13 @@
  */
 import type { IUnsubscribePacket } from 'mqtt-packet'
 import { ProtocolError, wireCodes } from '../../../core/index.js'
-import type { MqttConnection } from '../connection.js'
+import type { PacketContext } from '../packetContext.js'
 import { filterProblem, isInNamespace } from '../topics.js'
 
 const UNSUBACK_SUCCESS = 0x00
 const UNSUBACK_NO_SUBSCRIPTION = 0x11
 
-export const handleUnsubscribe = (c: MqttConnection, packet: IUnsubscribePacket): void => {
+export const handleUnsubscribe = (c: PacketContext, packet: IUnsubscribePacket): void => {
   if (packet.unsubscriptions.length === 0) {
     return c.fail(new ProtocolError({ message: 'UNSUBSCRIBE without a topic filter' })) // [MQTT-3.10.3-2]
   }

@@ -115,6 +115,9 @@ export class XiaozhiDevice {
   serverAudio: { sample_rate: number; frame_duration: number } | null = null
   private readonly encoder = new Encoder({ channels: 1, sample_rate: 16000, application: 'voip' })
   private timestamp = 0
+  /** Where each JSON message stands in `order`. */
+  private readonly positions = new WeakMap<JsonMessage, number>()
+  private barriers = 0
 
   private constructor(
     readonly ws: WebSocket,
@@ -129,6 +132,7 @@ export class XiaozhiDevice {
         return
       }
       const message = JSON.parse(data.toString()) as JsonMessage
+      this.positions.set(message, this.order.length)
       this.order.push(message.type === 'tts' ? `tts:${String(message.state)}` : message.type)
       this.messages.push(message)
     })
@@ -244,6 +248,18 @@ export class XiaozhiDevice {
   /** The next JSON message of `type` (matching `predicate`). */
   message(type: string, predicate: (m: JsonMessage) => boolean = () => true, timeoutMs = 5000): Promise<JsonMessage> {
     return this.messages.next((m) => m.type === type && predicate(m), timeoutMs, `a ${type} message`)
+  }
+
+  /**
+   * A round trip on this connection: the server answers a message of an unknown type with an
+   * `error`, written after whatever it queued for the device before. Resolves with the index of
+   * that answer in `order`: everything before it was sent before the server read this message.
+   */
+  async barrier(): Promise<number> {
+    const type = `barrier-${++this.barriers}`
+    this.sendJson({ session_id: this.sessionId, type })
+    const answer = await this.message('error', (m) => typeof m.message === 'string' && m.message.includes(`"${type}"`))
+    return this.positions.get(answer)!
   }
 
   /** Index in `order` of the n-th (0-based) occurrence of `what`, or -1. */

@@ -2,9 +2,12 @@
  * A form generated from an agent provider's config schema (JSON Schema, as GET agent-providers
  * gives it): one labelled control per property — a select for an enum, a checkbox for a boolean,
  * a number field for a number, a text field otherwise; what is left empty is left out, so the
- * provider's default applies. Properties of other shapes are edited as JSON.
+ * provider's default applies. Properties of other shapes are edited as JSON. A control's label is
+ * the property's title, else one made from its key ("silenceMs" → "Silence (ms)"); its hint says
+ * the description, the default and the key a preset's config uses.
  */
 import { useId } from 'preact/hooks'
+import { labelOf, sentence } from './format'
 import type { JsonSchema } from './types'
 
 const typeOf = (s: JsonSchema): string => {
@@ -59,11 +62,17 @@ export const SchemaFields = ({
       <legend>{prefix}Provider settings</legend>
       {entries.map(([key, prop]) => {
         const id = `${base}-${key}`
-        const label = prop.title ?? key
+        const label = labelOf(key, prop)
         const set = (v: string | boolean) => onChange({ ...values, [key]: v })
-        const help = [prop.description, prop.default !== undefined ? `Default: ${JSON.stringify(prop.default)}.` : null].filter(Boolean).join(' ')
-        const hint = help ? <p class="hint" id={`${id}-hint`}>{help}</p> : null
-        const describedBy = help ? `${id}-hint` : undefined
+        const help = [prop.description ? sentence(prop.description) : null, prop.default !== undefined ? `Default: ${JSON.stringify(prop.default)}.` : null, `Key: ${key}.`]
+          .filter(Boolean)
+          .join(' ')
+        const hint = (
+          <p class="hint" id={`${id}-hint`}>
+            {help}
+          </p>
+        )
+        const describedBy = `${id}-hint`
         if (prop.enum) {
           return (
             <div class="field" key={key}>

@@ -32,6 +32,8 @@ export interface Participant {
   readonly kind: 'terminal' | 'agent'
   readonly name: string | null
   readonly transport: string | null
+  /** Talking now, as the room actor had it when the view was read; `speaking` live events follow. */
+  readonly speaking: boolean
 }
 
 export interface Room {

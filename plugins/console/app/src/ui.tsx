@@ -1,13 +1,15 @@
 /**
  * The console's small set of building blocks: links that route in place, labelled fields and
  * checkboxes, the server's error shown where the action was, a copy button, a value shown once
- * (a new key or secret), a data table with its caption and column heads, a confirmation dialog,
- * and times.
+ * (a new key or secret), a data table with its caption and column heads (scrolling sideways in
+ * its own region when it is wider than the screen), a confirmation dialog, times, key/value
+ * lists, and what an empty list says to do next.
  * Every control has a visible label or an accessible name; status changes are announced.
  */
-import type { AnchorHTMLAttributes, ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact'
-import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { Fragment, type AnchorHTMLAttributes, type ComponentChildren, type InputHTMLAttributes, type SelectHTMLAttributes } from 'preact'
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError } from './api'
+import { compactTime, entriesOf } from './format'
 import { navigate } from './router'
 
 export const Link = ({ href, children, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) => (
@@ -63,22 +65,102 @@ export const CheckField = ({ label, checked, onChange }: { label: string; checke
   )
 }
 
-/** A table with a caption for screen readers and one column head per name. */
-export const DataTable = ({ caption, columns, children }: { caption: string; columns: ReadonlyArray<string>; children: ComponentChildren }) => (
-  <table>
-    <caption class="sr-only">{caption}</caption>
-    <thead>
-      <tr>
-        {columns.map((c) => (
-          <th scope="col" key={c}>
-            {c}
-          </th>
-        ))}
-      </tr>
-    </thead>
-    <tbody>{children}</tbody>
-  </table>
+/** Whether the element is wider inside than it shows (it scrolls sideways), followed as either size changes. */
+const useOverflows = (ref: { readonly current: HTMLElement | null }) => {
+  const [overflows, setOverflows] = useState(false)
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const check = () => setOverflows(el.scrollWidth > el.clientWidth + 1)
+    check()
+    const observer = new ResizeObserver(check)
+    observer.observe(el)
+    if (el.firstElementChild) observer.observe(el.firstElementChild)
+    return () => observer.disconnect()
+  }, [])
+  return overflows
+}
+
+/**
+ * A table with a caption for screen readers and one column head per name. Wider than the screen,
+ * it scrolls sideways in its own region, which then takes the focus so arrow keys scroll it.
+ */
+export const DataTable = ({
+  caption,
+  columns,
+  children,
+  name,
+}: {
+  caption: string
+  columns: ReadonlyArray<string>
+  children: ComponentChildren
+  /** A class for the table's own column rules in styles.css. */
+  name?: string
+}) => {
+  const ref = useRef<HTMLDivElement>(null)
+  const scrolls = useOverflows(ref)
+  return (
+    <div ref={ref} class={name ? `table-scroll ${name}` : 'table-scroll'} {...(scrolls ? { role: 'region', 'aria-label': caption, tabIndex: 0 } : {})}>
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  )
+}
+
+/** A time in a table cell: short, with the full date and time as its title and machine value. */
+export const When = ({ iso, empty = '—' }: { iso: string | null; empty?: string }) => {
+  if (iso === null) return <>{empty}</>
+  const { short, full } = compactTime(iso)
+  return (
+    <time dateTime={iso} title={full}>
+      {short}
+    </time>
+  )
+}
+
+/** Text that may wrap after "@", ".", "_", "-", ":" and "/" (emails, ids, addresses) instead of widening its column. */
+export const Breakable = ({ text }: { text: string }) => (
+  <>
+    {text.split(/(?<=[@._:/-])/).map((part, i) => (
+      <Fragment key={i}>
+        {i > 0 && <wbr />}
+        {part}
+      </Fragment>
+    ))}
+  </>
 )
+
+/** An object's fields as "key: value" lines (an audit event's detail, a preset's settings). */
+export const KeyValues = ({ value }: { value: Readonly<Record<string, unknown>> | null }) => {
+  const entries = entriesOf(value)
+  if (entries.length === 0) return <>—</>
+  return (
+    <dl class="kv">
+      {entries.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>
+            <Breakable text={v} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  )
+}
+
+/** What an empty list says: that it is empty, and what to do next. */
+export const Empty = ({ children }: { children: ComponentChildren }) => <div class="empty">{children}</div>
 
 /**
  * A secret shown this once (a new API key, a webhook's signing secret): the warning, the value

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { post, type SessionInfo } from '../api'
 import { ErrorText, Field, PageTitle, useAction } from '../ui'
-import { TopBar } from './TopBar'
+import { Shell } from './Shell'
 
 export const AccountPage = ({ session }: { session: SessionInfo }) => {
   const [current, setCurrent] = useState('')
@@ -11,9 +11,7 @@ export const AccountPage = ({ session }: { session: SessionInfo }) => {
   const change = useAction()
   const everywhere = useAction()
   return (
-    <>
-      <TopBar session={session} workspace={null} />
-      <main class="narrow">
+    <Shell session={session} workspace={null}>
         <PageTitle>Account</PageTitle>
         <p>
           Signed in as <strong>{session.user.email}</strong>.
@@ -63,7 +61,6 @@ export const AccountPage = ({ session }: { session: SessionInfo }) => {
         >
           Sign out everywhere
         </button>
-      </main>
-    </>
+    </Shell>
   )
 }

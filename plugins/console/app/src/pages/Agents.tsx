@@ -6,9 +6,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
+import { exampleOf } from '../format'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
 import type { Agent, Preset, Provider, Room } from '../types'
-import { DataTable, ErrorText, Field, Link, PageTitle, SelectField, time, useAction } from '../ui'
+import { DataTable, Empty, ErrorText, Field, KeyValues, Link, PageTitle, SelectField, When, useAction } from '../ui'
 import { can, type PageProps } from './page'
 
 export const AgentsPage = (props: PageProps) => {
@@ -36,31 +37,52 @@ export const AgentsPage = (props: PageProps) => {
 const usePresets = (ws: string) => {
   const [presets, setPresets] = useState<ReadonlyArray<Preset>>([])
   const [providers, setProviders] = useState<ReadonlyArray<Provider>>([])
+  const [defaultProvider, setDefaultProvider] = useState<string | null>(null)
   const load = useAction()
   const refresh = () =>
     void load.run(async () => {
-      const [p, v] = await Promise.all([get<{ presets: Preset[] }>(`/workspaces/${ws}/agent-presets`), get<{ providers: Provider[] }>(`/workspaces/${ws}/agent-providers`)])
+      const [p, v] = await Promise.all([
+        get<{ presets: Preset[] }>(`/workspaces/${ws}/agent-presets`),
+        get<{ providers: Provider[]; defaultProvider: string }>(`/workspaces/${ws}/agent-providers`),
+      ])
       setPresets(p.presets)
       setProviders(v.providers)
+      setDefaultProvider(v.defaultProvider)
     })
   useEffect(refresh, [ws])
-  return { presets, providers, error: load.error, refresh }
+  return { presets, providers, defaultProvider, error: load.error, refresh }
 }
 
-const parseOverrides = (text: string): Record<string, unknown> | null => {
+/** What overrides of this provider look like: an example from its schema, and the keys it takes. */
+const overridesHint = (provider: Provider | undefined) => {
+  if (!provider) return { example: '{}', hint: 'Settings to change for this agent only, as a JSON object.' }
+  const example = exampleOf(provider.configSchema)
+  const keys = Object.keys(provider.configSchema.properties ?? {})
+  if (example === null) return { example: '{}', hint: `The ${provider.name} provider has no settings to override.` }
+  return { example, hint: `Settings of the ${provider.name} provider to change for this agent only, as a JSON object, e.g. ${example}. Keys: ${keys.join(', ')}.` }
+}
+
+const parseOverrides = (text: string, example: string): Record<string, unknown> | null => {
   if (text.trim() === '') return null
-  const value = JSON.parse(text) as unknown
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('Overrides must be a JSON object, e.g. {"voice": "alloy"}.')
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new Error(`Overrides are not JSON: write an object, e.g. ${example}.`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`Overrides must be a JSON object, e.g. ${example}.`)
   return value as Record<string, unknown>
 }
 
 const Running = ({ workspace, live }: PageProps) => {
   const ws = workspace.workspaceId
   const [agents, setAgents] = useState<ReadonlyArray<Agent> | null>(null)
-  const { presets } = usePresets(ws)
+  const { presets, providers, defaultProvider } = usePresets(ws)
   const [room, setRoom] = useState('')
   const [presetId, setPresetId] = useState('')
   const [overrides, setOverrides] = useState('')
+  const providerName = presetId === '' ? defaultProvider : presets.find((p) => p.presetId === presetId)?.provider
+  const { example, hint } = overridesHint(providers.find((p) => p.name === providerName))
   const load = useAction()
   const dispatch = useAction()
   const stop = useAction()
@@ -78,7 +100,17 @@ const Running = ({ workspace, live }: PageProps) => {
       {agents === null ? (
         <p>Loading…</p>
       ) : agents.length === 0 ? (
-        <p>No agents are running or ended lately.</p>
+        <Empty>
+          <p>No agents are running or ended lately.</p>
+          {operate ? (
+            <p>
+              Dispatch one into a room with the form below, or give a room a <Link href={`/w/${ws}/agents/defaults`}>default agent</Link> that joins with its first
+              terminal.
+            </p>
+          ) : (
+            <p>An admin or a developer of {workspace.name} dispatches them.</p>
+          )}
+        </Empty>
       ) : (
         <DataTable caption="Agents" columns={['Agent', 'Room', 'Preset', 'State', 'Started', ...(operate ? ['Actions'] : [])]}>
           {agents.map((a) => (
@@ -90,7 +122,9 @@ const Running = ({ workspace, live }: PageProps) => {
                 {a.state}
                 {a.reason ? ` (${a.reason})` : ''}
               </td>
-              <td>{time(a.startedAt)}</td>
+              <td>
+                <When iso={a.startedAt} />
+              </td>
               {operate && (
                 <td>
                   {(a.state === 'running' || a.state === 'starting') && (
@@ -121,7 +155,7 @@ const Running = ({ workspace, live }: PageProps) => {
             onSubmit={(e) => {
               e.preventDefault()
               void dispatch.run(async () => {
-                await post(`/workspaces/${ws}/agents`, { room: room.trim(), presetId: presetId || null, overrides: parseOverrides(overrides) })
+                await post(`/workspaces/${ws}/agents`, { room: room.trim(), presetId: presetId || null, overrides: parseOverrides(overrides, example) })
                 refresh()
               })
             }}
@@ -137,7 +171,10 @@ const Running = ({ workspace, live }: PageProps) => {
             </SelectField>
             <div class="field">
               <label for="overrides">Overrides (JSON)</label>
-              <textarea id="overrides" rows={3} value={overrides} onInput={(e) => setOverrides(e.currentTarget.value)} placeholder='{"voice": "alloy"}' />
+              <textarea id="overrides" rows={3} value={overrides} onInput={(e) => setOverrides(e.currentTarget.value)} placeholder={example} aria-describedby="overrides-hint" />
+              <p class="hint" id="overrides-hint">
+                {hint}
+              </p>
             </div>
             <ErrorText error={dispatch.error} />
             <button type="submit" disabled={dispatch.busy}>
@@ -183,7 +220,16 @@ const Presets = ({ workspace }: PageProps) => {
       <ErrorText error={error} />
       <ErrorText error={remove.error} />
       {presets.length === 0 ? (
-        <p>No presets yet.</p>
+        <Empty>
+          <p>No presets yet. A preset saves a provider and its settings under a name, for dispatching and room default agents.</p>
+          {operate ? (
+            <p>
+              Save one with the form below, or from a shell: <code>hark preset create PRESET-ID --workspace {ws} --provider {chosen?.name ?? 'echo'}</code>
+            </p>
+          ) : (
+            <p>An admin or a developer of {workspace.name} saves them.</p>
+          )}
+        </Empty>
       ) : (
         <DataTable caption="Presets" columns={['Preset', 'Name', 'Provider', 'Settings', ...(operate ? ['Actions'] : [])]}>
           {presets.map((p) => (
@@ -191,25 +237,29 @@ const Presets = ({ workspace }: PageProps) => {
               <td class="mono">{p.presetId}</td>
               <td>{p.name ?? '—'}</td>
               <td>{p.provider}</td>
-              <td class="mono small">{JSON.stringify(p.config)}</td>
+              <td>
+                <KeyValues value={p.config} />
+              </td>
               {operate && (
-                <td class="row">
-                  <button type="button" class="secondary small" aria-label={`Edit preset ${p.presetId}`} onClick={() => startEdit(p)}>
-                    Edit
-                  </button>
-                  <button
-                    type="button"
-                    class="danger small"
-                    aria-label={`Delete preset ${p.presetId}`}
-                    onClick={() =>
-                      void remove.run(async () => {
-                        await api('DELETE', `/workspaces/${ws}/agent-presets/${encodeURIComponent(p.presetId)}`)
-                        refresh()
-                      })
-                    }
-                  >
-                    Delete
-                  </button>
+                <td>
+                  <div class="row nowrap">
+                    <button type="button" class="secondary small" aria-label={`Edit preset ${p.presetId}`} onClick={() => startEdit(p)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="danger small"
+                      aria-label={`Delete preset ${p.presetId}`}
+                      onClick={() =>
+                        void remove.run(async () => {
+                          await api('DELETE', `/workspaces/${ws}/agent-presets/${encodeURIComponent(p.presetId)}`)
+                          refresh()
+                        })
+                      }
+                    >
+                      Delete
+                    </button>
+                  </div>
                 </td>
               )}
             </tr>

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
-import { Confirm, DataTable, ErrorText, Field, PageTitle, ShownOnce, time, useAction } from '../ui'
+import { Confirm, DataTable, Empty, ErrorText, Field, PageTitle, ShownOnce, When, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface ApiKey {
@@ -63,9 +63,21 @@ export const ApiKeysPage = ({ workspace }: PageProps) => {
               <tr key={k.keyId}>
                 <td>{k.name ?? '—'}</td>
                 <td class="mono">{k.keyId}</td>
-                <td>{time(k.createdAt)}</td>
-                <td>{k.lastUsedAt ? time(k.lastUsedAt) : 'never'}</td>
-                <td>{k.revokedAt ? `revoked ${time(k.revokedAt)}` : 'active'}</td>
+                <td>
+                  <When iso={k.createdAt} />
+                </td>
+                <td>
+                  <When iso={k.lastUsedAt} empty="never" />
+                </td>
+                <td>
+                  {k.revokedAt ? (
+                    <>
+                      revoked <When iso={k.revokedAt} />
+                    </>
+                  ) : (
+                    'active'
+                  )}
+                </td>
                 <td>
                   {!k.revokedAt && (
                     <button type="button" class="danger small" aria-label={`Revoke ${k.name ?? k.keyId}`} onClick={() => setRevoking(k)}>
@@ -77,7 +89,13 @@ export const ApiKeysPage = ({ workspace }: PageProps) => {
             ))}
         </DataTable>
       )}
-      {keys && keys.length === 0 && <p>No API keys yet.</p>}
+      {keys && keys.length === 0 && (
+        <Empty>
+          <p>
+            No API keys yet. Create one above for your back end, or from a shell: <code>hark apikey create --workspace {ws}</code>
+          </p>
+        </Empty>
+      )}
       <Confirm
         open={revoking !== null}
         title={`Revoke ${revoking?.name ?? revoking?.keyId ?? ''}?`}

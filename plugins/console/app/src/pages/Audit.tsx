@@ -1,7 +1,11 @@
-/** The audit log: who did what to which target, when, from which IP; newest first, page by page. */
+/**
+ * The audit log: when (short; in full as the time's title), what was done (second, so a phone
+ * shows it before the table scrolls), by whom, to which target, from which IP, and the event's
+ * detail as key/value lines; newest first, page by page.
+ */
 import { useEffect, useState } from 'preact/hooks'
 import { get } from '../api'
-import { DataTable, ErrorText, PageTitle, time, useAction } from '../ui'
+import { Breakable, DataTable, Empty, ErrorText, KeyValues, PageTitle, When, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface AuditEvent {
@@ -16,13 +20,13 @@ interface AuditEvent {
 
 export const AuditPage = ({ workspace }: PageProps) => {
   const ws = workspace.workspaceId
-  const [events, setEvents] = useState<ReadonlyArray<AuditEvent>>([])
+  const [events, setEvents] = useState<ReadonlyArray<AuditEvent> | null>(null)
   const [next, setNext] = useState<number | null>(null)
   const load = useAction()
   const page = (before: number | null) =>
     void load.run(async () => {
       const r = await get<{ events: AuditEvent[]; nextBefore: number | null }>(`/workspaces/${ws}/audit?limit=100${before === null ? '' : `&before=${before}`}`)
-      setEvents((e) => (before === null ? r.events : [...e, ...r.events]))
+      setEvents((e) => (before === null || e === null ? r.events : [...e, ...r.events]))
       setNext(r.nextBefore)
     })
   useEffect(() => page(null), [ws])
@@ -30,18 +34,34 @@ export const AuditPage = ({ workspace }: PageProps) => {
     <>
       <PageTitle workspace={workspace.name}>Audit log</PageTitle>
       <ErrorText error={load.error} />
-      <DataTable caption={`Security events of ${workspace.name}, newest first`} columns={['When', 'Who', 'What', 'Target', 'From', 'Detail']}>
+      {events === null ? (
+        <p>Loading…</p>
+      ) : events.length === 0 ? (
+        <Empty>
+          <p>No security events yet. Sign-ins, API keys, device passwords, members and secret rotations are recorded here as they happen.</p>
+        </Empty>
+      ) : (
+        <DataTable name="audit" caption={`Security events of ${workspace.name}, newest first`} columns={['When', 'What', 'Who', 'Target', 'From', 'Detail']}>
           {events.map((e) => (
             <tr key={e.id}>
-              <td>{time(e.at)}</td>
-              <td>{e.actor}</td>
+              <td>
+                <When iso={e.at} />
+              </td>
               <td class="mono">{e.action}</td>
-              <td>{e.target ?? '—'}</td>
+              <td>
+                <Breakable text={e.actor} />
+              </td>
+              <td>
+                <Breakable text={e.target ?? '—'} />
+              </td>
               <td class="mono">{e.ip ?? '—'}</td>
-              <td class="mono small">{e.detail ? JSON.stringify(e.detail) : ''}</td>
+              <td>
+                <KeyValues value={e.detail} />
+              </td>
             </tr>
           ))}
-      </DataTable>
+        </DataTable>
+      )}
       {next !== null && (
         <button type="button" class="secondary" onClick={() => page(next)} disabled={load.busy}>
           Show older events

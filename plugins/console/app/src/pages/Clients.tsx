@@ -9,7 +9,7 @@ import { api, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
 import { navigate } from '../router'
 import type { Client } from '../types'
-import { Confirm, DataTable, ErrorText, Field, Link, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
+import { Confirm, DataTable, Empty, ErrorText, Field, Link, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
 import { can, type PageProps } from './page'
 
 export const ClientsPage = (props: PageProps) =>
@@ -36,6 +36,12 @@ const ClientList = ({ workspace, live }: PageProps) => {
   const refresh = () => void load.run(async () => setClients((await get<{ clients: Client[] }>(`/workspaces/${ws}/clients?${query()}`)).clients))
   const soon = useDebounced(refresh)
   useEffect(refresh, [ws, status])
+  // Clearing the filters reads the list again once the cleared values are in place.
+  const [cleared, setCleared] = useState(0)
+  useEffect(() => {
+    if (cleared > 0) refresh()
+  }, [cleared])
+  const filtered = room !== '' || kind !== '' || status !== ''
   useLive(live, (e) => {
     if (e.type === 'presence' || e.type === 'client') soon()
   })
@@ -72,8 +78,34 @@ const ClientList = ({ workspace, live }: PageProps) => {
       <ErrorText error={load.error} />
       {clients === null ? (
         <p>Loading…</p>
+      ) : clients.length === 0 && filtered ? (
+        <Empty>
+          <p>No clients match these filters.</p>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => {
+              setRoom('')
+              setKind('')
+              setStatus('')
+              setCleared((n) => n + 1)
+            }}
+          >
+            Clear filters
+          </button>
+        </Empty>
       ) : clients.length === 0 ? (
-        <p>No clients{room || kind || status ? ' match these filters' : ' yet'}.</p>
+        <Empty>
+          <p>No clients yet. A client is a device, app or page that connects to the engine and talks in a room.</p>
+          {can(workspace, 'operate') ? (
+            <p>
+              <Link href={`/w/${ws}/clients/new`}>Create a client</Link> here, or from a shell:{' '}
+              <code>hark client create CLIENT-ID --workspace {ws} --room lobby</code>
+            </p>
+          ) : (
+            <p>An admin or a developer of {workspace.name} adds them.</p>
+          )}
+        </Empty>
       ) : (
         <DataTable caption={`Clients of ${workspace.name}`} columns={['Status', 'Client ID', 'Name', 'Kind', 'Room', 'Transport']}>
           {clients.map((c) => (

@@ -8,7 +8,7 @@
 import { useEffect, useId, useState } from 'preact/hooks'
 import { get, post } from '../api'
 import type { Client } from '../types'
-import { DataTable, ErrorText, Field, Link, PageTitle, time, useAction } from '../ui'
+import { DataTable, Empty, ErrorText, Field, Link, PageTitle, When, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface Device {
@@ -96,7 +96,9 @@ export const DevicesPage = ({ workspace }: PageProps) => {
       <h2>Devices added by code</h2>
       <ErrorText error={load.error} />
       {devices.length === 0 ? (
-        <p>None yet.</p>
+        <Empty>
+          <p>None yet. Enter a device’s 6-digit code above; from a shell it is <code>hark xiaozhi activate CODE --workspace {ws} --client CLIENT-ID</code>.</p>
+        </Empty>
       ) : (
         <DataTable caption="Devices added by code" columns={['Device', 'Client', 'Kind', 'Added']}>
           {devices.map((d) => (
@@ -104,7 +106,9 @@ export const DevicesPage = ({ workspace }: PageProps) => {
               <td class="mono">{d.deviceId}</td>
               <td>{d.clientId}</td>
               <td>{d.kind}</td>
-              <td>{time(d.boundAt)}</td>
+              <td>
+                <When iso={d.boundAt} />
+              </td>
             </tr>
           ))}
         </DataTable>

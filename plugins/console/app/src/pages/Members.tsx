@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
-import { DataTable, ErrorText, Field, PageTitle, SelectField, ShownValue, time, useAction } from '../ui'
+import { DataTable, ErrorText, Field, PageTitle, SelectField, ShownValue, When, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface Member {
@@ -83,7 +83,9 @@ export const MembersPage = ({ workspace, session, onChanged }: PageProps) => {
                 ))}
               </select>
             </td>
-            <td>{time(m.joinedAt)}</td>
+            <td>
+              <When iso={m.joinedAt} />
+            </td>
             <td>
               <button
                 type="button"
@@ -136,24 +138,17 @@ export const MembersPage = ({ workspace, session, onChanged }: PageProps) => {
           </div>
         )}
         {invitations.length > 0 && (
-          <table>
-            <caption>Invitations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
+          <>
+            <h3>Invitations</h3>
+            <DataTable caption="Invitations" columns={['Email', 'Role', 'State', 'Expires', 'Actions']}>
               {invitations.map((i) => (
                 <tr key={i.invitationId}>
                   <td>{i.email}</td>
                   <td>{i.role}</td>
                   <td>{i.state}</td>
-                  <td>{time(i.expiresAt)}</td>
+                  <td>
+                    <When iso={i.expiresAt} />
+                  </td>
                   <td>
                     {i.state === 'pending' && (
                       <button
@@ -173,8 +168,8 @@ export const MembersPage = ({ workspace, session, onChanged }: PageProps) => {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
+            </DataTable>
+          </>
         )}
       </section>
     </>

@@ -1,14 +1,18 @@
 /**
  * Rooms, live: who is in each occupied room, on which transport, who is speaking, and its agents.
- * Join a room from this browser over WebRTC with the microphone (an ephemeral client), and leave.
+ * Who is speaking comes with the rooms (the room actors' record, so a talk spurt that began before
+ * the page opened shows) and follows the `speaking` live events after that. Join a room from
+ * this browser over WebRTC with the microphone (an ephemeral client), and leave.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { get } from '../api'
 import { useDebounced, useLive } from '../live'
 import type { Room } from '../types'
 import { joinRoom, type Joined } from '../webrtc'
-import { ErrorText, Field, PageTitle, useAction } from '../ui'
+import { Empty, ErrorText, Field, Link, PageTitle, useAction } from '../ui'
 import { can, type PageProps } from './page'
+
+const keyOf = (room: string, participantId: string) => `${room}\u0000${participantId}`
 
 export const RoomsPage = ({ workspace, live }: PageProps) => {
   const ws = workspace.workspaceId
@@ -19,7 +23,25 @@ export const RoomsPage = ({ workspace, live }: PageProps) => {
   const [note, setNote] = useState('')
   const load = useAction()
   const join = useAction()
-  const refresh = () => void load.run(async () => setRooms((await get<{ rooms: Room[] }>(`/workspaces/${ws}/rooms`)).rooms))
+  // Live speaking events, numbered: a reading of the rooms started before one arrived keeps what the event said.
+  const heard = useRef({ count: 0, last: new Map<string, number>() })
+  const refresh = () =>
+    void load.run(async () => {
+      const since = heard.current.count
+      const fresh = (await get<{ rooms: Room[] }>(`/workspaces/${ws}/rooms`)).rooms
+      setRooms(fresh)
+      setSpeaking((now) => {
+        const next = new Set<string>()
+        for (const r of fresh) {
+          for (const p of r.participants) {
+            const key = keyOf(r.room, p.id)
+            const newer = (heard.current.last.get(key) ?? -1) >= since
+            if (newer ? now.has(key) : p.speaking) next.add(key)
+          }
+        }
+        return next
+      })
+    })
   const soon = useDebounced(refresh)
   useEffect(refresh, [ws])
   // Leaving the page leaves the room.
@@ -28,7 +50,8 @@ export const RoomsPage = ({ workspace, live }: PageProps) => {
   useEffect(() => () => void current.current?.leave(), [])
   useLive(live, (e) => {
     if (e.type === 'speaking') {
-      const key = `${e.room}\u0000${e.participantId}`
+      const key = keyOf(e.room, e.participantId)
+      heard.current.last.set(key, heard.current.count++)
       setSpeaking((s) => {
         const next = new Set(s)
         if (e.speaking) next.add(key)
@@ -85,7 +108,13 @@ export const RoomsPage = ({ workspace, live }: PageProps) => {
       {rooms === null ? (
         <p>Loading…</p>
       ) : rooms.length === 0 ? (
-        <p>Nobody is in any room right now.</p>
+        <Empty>
+          <p>Nobody is in any room right now. A room opens when a terminal connects to it: each client enters the room it is mapped to.</p>
+          <p>
+            Map clients to rooms on <Link href={`/w/${ws}/clients`}>Clients</Link>
+            {can(workspace, 'operate') ? ', or talk in a room from this browser above.' : '.'}
+          </p>
+        </Empty>
       ) : (
         <ul class="cards">
           {rooms.map((r) => (
@@ -93,7 +122,7 @@ export const RoomsPage = ({ workspace, live }: PageProps) => {
               <h2 id={`room-${r.room}`}>{r.room}</h2>
               <ul class="participants" aria-label={`In room ${r.room}`}>
                 {r.participants.map((p) => {
-                  const talking = speaking.has(`${r.room}\u0000${p.id}`)
+                  const talking = speaking.has(keyOf(r.room, p.id))
                   return (
                     <li key={p.id} data-participant={p.id} data-speaking={talking ? 'true' : 'false'}>
                       <span class={`speaking ${talking ? 'on' : ''}`} aria-hidden="true" /> <span class="mono">{p.id}</span>{' '}

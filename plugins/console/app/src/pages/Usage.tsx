@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import { get } from '../api'
-import { DataTable, ErrorText, PageTitle, useAction } from '../ui'
+import { DataTable, Empty, ErrorText, Link, PageTitle, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface UsageReport {
@@ -56,6 +56,14 @@ export const UsagePage = ({ workspace }: PageProps) => {
             {report.from} to {report.to} (UTC days): <strong>{report.totals.minutes.toLocaleString()}</strong> minutes,{' '}
             <strong>{report.totals.sessions.toLocaleString()}</strong> sessions. Agents are never counted.
           </p>
+          {report.totals.sessions === 0 && (
+            <Empty>
+              <p>
+                No usage yet: minutes are counted while terminals are connected. Connect a device or an app as one of the{' '}
+                <Link href={`/w/${ws}/clients`}>clients</Link> and its sessions show here.
+              </p>
+            </Empty>
+          )}
           <figure>
             <div ref={chart} class="chart" role="img" aria-label={`Minutes and sessions per day, ${report.from} to ${report.to}`} />
             <figcaption>Minutes (solid, left axis) and sessions (dashed, right axis) per day.</figcaption>

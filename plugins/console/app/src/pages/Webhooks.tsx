@@ -8,8 +8,9 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
+import { sentence } from '../format'
 import { navigate } from '../router'
-import { CheckField, Confirm, DataTable, ErrorText, Field, Link, PageTitle, ShownOnce, time, useAction } from '../ui'
+import { CheckField, Confirm, DataTable, Empty, ErrorText, Field, Link, PageTitle, ShownOnce, time, When, useAction } from '../ui'
 import type { PageProps } from './page'
 
 interface Webhook {
@@ -39,6 +40,8 @@ interface WebhookList {
   readonly webhooks: Webhook[]
   readonly eventTypes: string[]
   readonly limit: number
+  /** The URL rule the engine applies, in words (it depends on webhooks.allowPrivateNetworks). */
+  readonly urlRule: string
 }
 
 const DELIVERIES_REFRESH_MS = 5000
@@ -49,6 +52,7 @@ const eventsOf = (events: ReadonlyArray<string> | null) => (events === null ? 'e
 /** The endpoint's fields, shared by the create and the edit form. */
 const WebhookFields = ({
   eventTypes,
+  urlRule,
   url,
   setUrl,
   description,
@@ -57,6 +61,7 @@ const WebhookFields = ({
   setEvents,
 }: {
   eventTypes: ReadonlyArray<string>
+  urlRule: string
   url: string
   setUrl: (v: string) => void
   description: string
@@ -65,7 +70,7 @@ const WebhookFields = ({
   setEvents: (v: ReadonlyArray<string>) => void
 }) => (
   <>
-    <Field label="Endpoint URL" type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} hint="https://…; the engine POSTs signed events here." />
+    <Field label="Endpoint URL" type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} hint={`${sentence(urlRule)} The engine POSTs signed events here.`} />
     <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
     <fieldset>
       <legend>Event types</legend>
@@ -132,7 +137,7 @@ const WebhookList = ({ workspace }: PageProps) => {
           }}
         >
           <h2>New webhook</h2>
-          <WebhookFields eventTypes={list.eventTypes} {...{ url, setUrl, description, setDescription, events, setEvents }} />
+          <WebhookFields eventTypes={list.eventTypes} urlRule={list.urlRule} {...{ url, setUrl, description, setDescription, events, setEvents }} />
           <button type="submit" disabled={create.busy}>
             Create webhook
           </button>
@@ -150,12 +155,20 @@ const WebhookList = ({ workspace }: PageProps) => {
               <td>{eventsOf(w.events)}</td>
               <td>{w.description ?? '—'}</td>
               <td>{stateOf(w)}</td>
-              <td>{time(w.createdAt)}</td>
+              <td>
+                <When iso={w.createdAt} />
+              </td>
             </tr>
           ))}
         </DataTable>
       )}
-      {list && list.webhooks.length === 0 && <p>No webhooks yet.</p>}
+      {list && list.webhooks.length === 0 && (
+        <Empty>
+          <p>
+            No webhooks yet. Create one with the form above, or from a shell: <code>hark webhook create URL --workspace {ws}</code>
+          </p>
+        </Empty>
+      )}
     </>
   )
 }
@@ -165,6 +178,7 @@ const WebhookDetail = ({ workspace, webhookId }: PageProps & { webhookId: string
   const path = `/workspaces/${ws}/webhooks/${webhookId}`
   const [webhook, setWebhook] = useState<Webhook | null>(null)
   const [eventTypes, setEventTypes] = useState<ReadonlyArray<string>>([])
+  const [urlRule, setUrlRule] = useState('')
   const [url, setUrl] = useState('')
   const [description, setDescription] = useState('')
   const [events, setEvents] = useState<ReadonlyArray<string>>([])
@@ -188,6 +202,7 @@ const WebhookDetail = ({ workspace, webhookId }: PageProps & { webhookId: string
       const [w, list] = await Promise.all([get<Webhook>(path), get<WebhookList>(`/workspaces/${ws}/webhooks`)])
       show(w)
       setEventTypes(list.eventTypes)
+      setUrlRule(list.urlRule)
       await loadDeliveries()
     })
     const timer = setInterval(() => void loadDeliveries().catch(() => undefined), DELIVERIES_REFRESH_MS)
@@ -240,7 +255,9 @@ const WebhookDetail = ({ workspace, webhookId }: PageProps & { webhookId: string
         </button>
       </div>
       {deliveries.length === 0 ? (
-        <p>No deliveries yet.</p>
+        <Empty>
+          <p>No deliveries yet. Events of the chosen types are delivered as they happen; “Send test event” above sends one now.</p>
+        </Empty>
       ) : (
         <DataTable caption="Recent deliveries, newest first" columns={['Event', 'Status', 'Response', 'Latency', 'Attempts', 'Next retry', 'Created', 'Actions']}>
           {deliveries.map((d) => (
@@ -250,8 +267,12 @@ const WebhookDetail = ({ workspace, webhookId }: PageProps & { webhookId: string
               <td>{d.responseStatus ?? (d.error ? `no answer: ${d.error}` : '—')}</td>
               <td>{d.latencyMs === null ? '—' : `${d.latencyMs} ms`}</td>
               <td>{d.attempts}</td>
-              <td>{time(d.nextAttemptAt)}</td>
-              <td>{time(d.createdAt)}</td>
+              <td>
+                <When iso={d.nextAttemptAt} />
+              </td>
+              <td>
+                <When iso={d.createdAt} />
+              </td>
               <td>
                 {d.status !== 'pending' && (
                   <button
@@ -286,7 +307,7 @@ const WebhookDetail = ({ workspace, webhookId }: PageProps & { webhookId: string
         }}
       >
         <h2>Edit</h2>
-        <WebhookFields eventTypes={eventTypes} {...{ url, setUrl, description, setDescription, events, setEvents }} />
+        <WebhookFields eventTypes={eventTypes} urlRule={urlRule} {...{ url, setUrl, description, setDescription, events, setEvents }} />
         <CheckField label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <button type="submit" disabled={change.busy}>
           Save webhook

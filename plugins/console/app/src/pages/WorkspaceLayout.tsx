@@ -1,6 +1,6 @@
 /**
- * A workspace's frame: the top bar, the navigation to the pages its role may open, the live feed
- * for the pages, and the page itself. A page the role may not open says so (the server would
+ * A workspace's frame (Shell): the navigation to the pages its role may open, the live feed for
+ * the pages, and the page itself. A page the role may not open says so (the server would
  * refuse its calls with 403 anyway).
  */
 import { useEffect, useMemo } from 'preact/hooks'
@@ -8,7 +8,7 @@ import { get, type SessionInfo, type WorkspaceSummary } from '../api'
 import { LiveBus } from '../live'
 import { Link, PageTitle } from '../ui'
 import { can, PAGES } from './registry'
-import { TopBar } from './TopBar'
+import { Shell } from './Shell'
 
 export const WorkspaceLayout = ({
   session,
@@ -31,25 +31,24 @@ export const WorkspaceLayout = ({
   const page = PAGES.find((p) => p.slug === slug)
   const visible = PAGES.filter((p) => can(workspace, p.permission))
   const base = `/w/${workspace.workspaceId}`
-  return (
+  const nav = (
     <>
-      <TopBar session={session} workspace={workspace} />
-      <div class="layout">
-        <nav aria-label="Workspace pages" class="sidenav">
-          <p class="muted">
-            {workspace.name} · {workspace.role}
-          </p>
-          <ul>
-            {visible.map((p) => (
-              <li key={p.slug}>
-                <Link href={`${base}/${p.slug}`} aria-current={p.slug === slug ? 'page' : undefined}>
-                  {p.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <main>
+      <p class="muted">
+        {workspace.name} · {workspace.role}
+      </p>
+      <ul>
+        {visible.map((p) => (
+          <li key={p.slug}>
+            <Link href={`${base}/${p.slug}`} aria-current={p.slug === slug ? 'page' : undefined}>
+              {p.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+  return (
+    <Shell session={session} workspace={workspace} nav={nav}>
           {!page ? (
             <PageTitle>Not found</PageTitle>
           ) : !can(workspace, page.permission) ? (
@@ -60,8 +59,6 @@ export const WorkspaceLayout = ({
           ) : (
             <page.component key={`${workspace.workspaceId}/${slug}`} session={session} workspace={workspace} rest={sub} live={live} onChanged={onChanged} />
           )}
-        </main>
-      </div>
-    </>
+    </Shell>
   )
 }

@@ -6,16 +6,14 @@ import { useState } from 'preact/hooks'
 import { post, type SessionInfo, type WorkspaceSummary } from '../api'
 import { navigate } from '../router'
 import { ErrorText, Field, Link, PageTitle, useAction } from '../ui'
-import { TopBar } from './TopBar'
+import { Shell } from './Shell'
 
 export const WorkspacesPage = ({ session, onChanged }: { session: SessionInfo; onChanged: () => Promise<void> }) => {
   const [name, setName] = useState('')
   const create = useAction()
   const leave = useAction()
   return (
-    <>
-      <TopBar session={session} workspace={null} />
-      <main class="narrow">
+    <Shell session={session} workspace={null}>
         <PageTitle>Workspaces</PageTitle>
         {session.workspaces.length === 0 ? (
           <p>You do not belong to a workspace yet. Create one (you become its admin), or ask an admin of one to invite you.</p>
@@ -59,7 +57,6 @@ export const WorkspacesPage = ({ session, onChanged }: { session: SessionInfo; o
             Create workspace
           </button>
         </form>
-      </main>
-    </>
+    </Shell>
   )
 }
