@@ -71,8 +71,8 @@ def test_429_storm_without_retries(limited: Limited) -> None:
                 outcomes.append(e)
     errors = [o for o in outcomes if isinstance(o, RateLimitError)]
     assert len(outcomes) - len(errors) == 3 and len(errors) == 5
-    for e in errors:
-        assert (e.status, e.code, str(e), e.retry_after) == (429, "rate_limited", "rate limit exceeded, retry in 1 s", 1.0)
+    for error in errors:
+        assert (error.status, error.code, str(error), error.retry_after) == (429, "rate_limited", "rate limit exceeded, retry in 1 s", 1.0)
 
 
 def test_429_retried_after_retry_after(limited: Limited) -> None:

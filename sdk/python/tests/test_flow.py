@@ -102,8 +102,10 @@ def test_presets_rooms_and_validation(hark: HarkServer) -> None:
     assert hark.agent_presets.update("py-concierge", {"name": "Front desk"})["name"] == "Front desk"
     assert "py-concierge" in [p["presetId"] for p in hark.agent_presets.list({"limit": 1})]
     room = hark.rooms.put("py-hall", {"defaultAgent": {"presetId": "py-concierge"}})
-    assert room["room"] == "py-hall" and room["participants"] == [] and room["defaultAgent"]["presetId"] == "py-concierge"
-    assert hark.rooms.get("py-hall")["defaultAgent"]["presetId"] == "py-concierge"
+    assert room["room"] == "py-hall" and room["participants"] == []
+    assert room["defaultAgent"] is not None and room["defaultAgent"]["presetId"] == "py-concierge"
+    stored = hark.rooms.get("py-hall")["defaultAgent"]
+    assert stored is not None and stored["presetId"] == "py-concierge"
     assert hark.agent_presets.get("py-concierge")["name"] == "Front desk"
     assert hark.agent_presets.delete("py-concierge")["deleted"] is True
 
