@@ -80,7 +80,7 @@ describe('hark CLI on a libSQL server (real processes)', () => {
     expect(list.map((c) => [c.clientId, c.room])).toEqual([['dev-1', 'lobby'], ['via-rest', 'hall']])
 
     const heard = new Promise<void>((resolve) =>
-      engine.engine.host.storage.onChange((c) => c.kind === 'client.deleted' && c.subject === 'dev-1' && resolve()),
+      engine.engine.host.storage.feed.on('client.deleted', (c) => c.subject === 'dev-1' && resolve()),
     )
     await cliJson(['client', 'delete', 'dev-1', '--workspace', workspaceId, ...db], env)
     expect((await api.get('/clients/dev-1')).status).toBe(200)
