@@ -41,7 +41,7 @@ const countReads = (storage: StorageShape, workspaceId: string, clientId: string
 
 describe('a room change through REST', () => {
   it("reads the client from storage at most once from the PATCH to the terminal's room.changed", async () => {
-    const { api, workspaceId } = t.workspace()
+    const { api, workspaceId, keyId } = t.workspace()
     expect((await api.post('/clients', { clientId: 'mover', room: 'r1' })).status).toBe(201)
     const { token } = (await api.post<{ token: string }>('/clients/mover/token', {})).body
     const terminal = await TestTerminal.connect(t.engine.ports.gateway!, { token }, t.engine.host.tls.cert)
@@ -55,8 +55,8 @@ describe('a room change through REST', () => {
       expect(await terminal.event('room.changed')).toMatchObject({ from: 'r1', to: 'r2' })
       expect((await patched).status).toBe(200)
       expect(reads.count).toBeLessThanOrEqual(1)
-      // What every listener got instead: the client before and after.
-      expect(changes).toMatchObject([{ subject: 'mover', before: { room: 'r1' }, after: { room: 'r2' } }])
+      // What every listener got instead: the client before and after, and who changed it.
+      expect(changes).toMatchObject([{ subject: 'mover', before: { room: 'r1' }, after: { room: 'r2' }, by: { type: 'apiKey', keyId } }])
       // The counter does see reads of this client: a GET is one.
       const before = reads.count
       expect((await api.get('/clients/mover')).body).toMatchObject({ room: 'r2', connection: { room: 'r2' } })
