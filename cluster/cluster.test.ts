@@ -12,6 +12,7 @@ import { LEASE_BUCKET } from '../core/cluster/node.js'
 import type { ServerEvent } from '../core/events.js'
 import { ToneTalker } from '../core/test/audio.js'
 import { uplink } from '../core/test/helpers.js'
+import { httpRequest } from '../core/test/rawHttp.js'
 import { connectDevice } from '../transports/mqtt/test/helpers.js'
 import { WeriftTerminal } from '../transports/webrtc/test/weriftTerminal.js'
 import { WsTerminal } from '../transports/webrtc/test/wsTerminal.js'
@@ -370,6 +371,27 @@ describe('control through any node', () => {
     expect(await closing).toMatchObject({ code: 'device_password_reset' })
     await device.closed
     console.log(`cluster: device-password reset on node 1 -> close on node 3 in ${since(t0)}`)
+  })
+
+  it('a DELETE with Content-Type: application/json and no body through node 1 closes the session on node 2 (issue 33)', async () => {
+    // A back end that sets the JSON type on every request: fetch (no Content-Length on a bodiless
+    // DELETE) and node:http with Content-Length: 0. The spec's bound is 1 s; the figure is printed.
+    const calls: Array<[string, () => Promise<number>]> = [
+      ['k', async () => (await fetch(node(1).rest('/api/v1/clients/k'), { method: 'DELETE', headers: { authorization: `Bearer ${c.seed.apiKey}`, 'content-type': 'application/json' } })).status],
+      ['l', async () => (await httpRequest(node(1).engine.ports.rest!, '/api/v1/clients/l', { method: 'DELETE', headers: { authorization: `Bearer ${c.seed.apiKey}`, 'content-type': 'application/json', 'content-length': '0' } })).status],
+    ]
+    for (const [clientId, remove] of calls) {
+      const terminal = await ws(2, clientId)
+      await terminal.event('session')
+      const t0 = performance.now()
+      const closing = terminal.event('session.closing')
+      const closed = closeCode(terminal)
+      expect(await remove()).toBe(200)
+      expect(await closing).toMatchObject({ code: 'client_deleted' })
+      expect(await closed).toBe(4004)
+      console.log(`cluster: DELETE with a JSON Content-Type on node 1 -> close 4004 on node 2 in ${since(t0)} (${clientId})`)
+    }
+    expect((await api(2, 'GET', '/clients/k')).status).toBe(404)
   })
 
   it('a newer session of the same client on node 2 replaces the one on node 1', async () => {

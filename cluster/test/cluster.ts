@@ -42,7 +42,7 @@ export const startCluster = async (n: number, { leaseTtlMs = 3000 } = {}) => {
   await seeding.start()
   const seed = seedWorkspace(seeding)
   const { security } = seeding.host
-  const clientIds = ['ws1', 'ws2', 'mq1', 'mq2', 'rtc1', 'a', 'b', 'c', 'd', 'e', 'f', 'g']
+  const clientIds = ['ws1', 'ws2', 'mq1', 'mq2', 'rtc1', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'k', 'l']
   for (const id of clientIds) seed.addClient(id, 'lobby')
   // Clients of the member-list test, in a room of their own.
   for (const id of ['h', 'i', 'j']) seed.addClient(id, 'atrium')

@@ -54,12 +54,23 @@ const safeHostname = (hostname: string): string | null => (/^([A-Za-z0-9.-]{1,25
 
 export const createConsoleServer = async (services: ConsoleServices): Promise<{ app: FastifyInstance; routes: ConsoleRoute[] }> => {
   const { tls } = services
+  const { headersTimeoutMs } = services.console
   warmSchemaCompilers()
   const app = fastify({
     // An HTTPS server under fastify's default (HTTP/1.1) types: the route modules are plain FastifyInstances.
     serverFactory: (handler) => {
-      const server = createServer({ cert: tls.cert, key: tls.key }, handler)
-      server.headersTimeout = 10_000
+      const server = createServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          // A socket that never sends a ClientHello is held 120 s by default: bound it as every listener is (README, Ports).
+          handshakeTimeout: headersTimeoutMs,
+          // Node looks for late heads every 30 s by default, which held a silent connection 10–40 s.
+          connectionsCheckingInterval: Math.min(1000, Math.floor(headersTimeoutMs / 2)),
+        },
+        handler,
+      )
+      server.headersTimeout = headersTimeoutMs
       server.requestTimeout = 30_000
       return server as unknown as import('node:http').Server
     },

@@ -119,7 +119,7 @@ export const errorResponses = (...extra: Array<400 | 404 | 409 | 413 | 415 | 502
     404: 'No such resource in this workspace (another workspace’s resource looks exactly the same).',
     409: 'Conflict with the current state (for example a duplicate clientId).',
     413: 'Request body larger than rest.bodyLimitBytes.',
-    415: 'Request body is not application/json.',
+    415: 'A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body).',
     502: 'The agent provider failed to start the agent (the reason is in the message; no secrets).',
     503:
       'server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; ' +

@@ -58,3 +58,16 @@ describe('MQTT over TLS', () => {
     await device.end()
   })
 })
+
+describe('MQTT over TLS: a socket that never starts TLS', () => {
+  it('is closed at the CONNECT deadline (mqtt.connectTimeoutSeconds), not after Node’s 120 s handshake timeout', async () => {
+    const e = await startMqttEngine({ tlsPort: 0, connectTimeoutSeconds: 1 })
+    try {
+      const silent = await RawClient.open(e.engine.ports['mqtt-tls']!, 4)
+      // Before, Node held it 120 s: far past this test's own timeout.
+      await expect(silent.closed).resolves.toBeUndefined()
+    } finally {
+      await e.stop()
+    }
+  })
+})

@@ -139,7 +139,9 @@ export class MqttTransport implements Transport {
     const plain = createServer({ noDelay: true }, this.accept)
     await this.listen(plain, bindHost, mqtt.port, 'mqtt', 'mqtt.port')
     if (mqtt.tlsPort !== null) {
-      const secure = createTlsServer({ cert: this.tls.cert, key: this.tls.key }, this.accept)
+      // A socket that never starts TLS gets the CONNECT deadline too (Node's default holds it 120 s).
+      const handshakeTimeout = mqtt.connectTimeoutSeconds * 1000
+      const secure = createTlsServer({ cert: this.tls.cert, key: this.tls.key, handshakeTimeout }, this.accept)
       // A failed handshake only ends that socket.
       secure.on('tlsClientError', (_error, socket) => socket.destroy())
       await this.listen(secure, bindHost, mqtt.tlsPort, 'mqtt-tls', 'mqtt.tlsPort')

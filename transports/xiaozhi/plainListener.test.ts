@@ -4,11 +4,12 @@
  * without a close frame — while one that answers stays, and so does its room.
  */
 import { randomUUID } from 'node:crypto'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/index.js'
 import { Inbox, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { websocketTransport } from '../websocket/index.js'
-import { xiaozhi } from './index.js'
+import { defineXiaozhi, xiaozhi } from './index.js'
 import { PING_INTERVAL_MS } from './plainListener.js'
 import { XiaozhiDevice } from './test/device.js'
 
@@ -61,5 +62,17 @@ describe('the plain listener on the engine clock', () => {
     await roundTrip(alive)
     expect(t.engine.host.terminals.roomView(seed.workspaceId, 'lan')!.participants.map((p) => p.id)).toEqual(['lan-alive'])
     alive.close()
+  })
+})
+
+describe('the plain listener and a connection that says nothing', () => {
+  it('closes it at xiaozhi.helloTimeoutMs without a request head (Node held it 60–90 s)', async () => {
+    const e = await startTestEngine({ extensions: [websocketTransport, ...defineXiaozhi({ helloTimeoutMs: 1000 })], xiaozhi: { plainPort: 0, autoAgent: false } })
+    try {
+      const socket = connect(e.engine.ports['xiaozhi-plain']!, '127.0.0.1')
+      await expect(new Promise((resolve) => socket.on('close', resolve))).resolves.toBe(false)
+    } finally {
+      await e.stop()
+    }
   })
 })

@@ -77,11 +77,15 @@ export class PlainListener {
     private readonly route: GatewaySocketRoute,
     private readonly clock: ClockShape,
     private readonly log: Logger,
+    /** A connection that has not sent its whole request head within this is closed (real time: it bounds real I/O). */
+    private readonly headTimeoutMs: number,
   ) {}
 
   /** Listen on `host:port`; resolves with the bound port. */
   async listen(host: string, port: number): Promise<number> {
-    const server = createServer((req, res) => {
+    // Node's own defaults hold a silent connection 60–90 s; the device says who it is in its head.
+    const bounds = { headersTimeout: this.headTimeoutMs, requestTimeout: this.headTimeoutMs + 1000, connectionsCheckingInterval: 1000 }
+    const server = createServer(bounds, (req, res) => {
       const error = new ProtocolError({ message: `${this.route.path} takes a WebSocket upgrade (GET with Upgrade: websocket)` })
       const notFound = new NotFound({ message: `no route ${req.method} ${req.url}` })
       const e = (req.url ?? '').split('?')[0] === this.route.path ? error : notFound

@@ -147,7 +147,7 @@ export class XiaozhiTransport implements Transport {
     this.accepting = true
     this.autoAgents?.start()
     if (this.settings.plainPort !== null) {
-      const plain = new PlainListener(this.route, this.clock, this.log)
+      const plain = new PlainListener(this.route, this.clock, this.log, this.ctx.limits.helloTimeoutMs)
       const { host } = this.engineSettings
       try {
         this.listeners.listening(PLAIN_LISTENER, await plain.listen(host, this.settings.plainPort))

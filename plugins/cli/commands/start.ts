@@ -43,6 +43,27 @@ const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, s
  */
 export const ENGINE_V8_FLAGS = '--no-allocation-site-pretenuring'
 
+/** How often `hark start` run by npm looks whether npm (or npm's shell) is still its parent. */
+export const LAUNCHER_POLL_MS = 250
+
+/**
+ * Run by npm (`npx hark start`, or a script without `exec`), the engine is the child of npm's
+ * `sh -c`; npm forwards a SIGTERM to that shell, and dash dies of it without passing it on (it
+ * does not exec the last command), which left the engine running with parent PID 1. So, under
+ * npm only (npm_lifecycle_event set; `hark start &` by hand stays free to outlive its shell), a
+ * parent that goes away stops the engine as a SIGTERM would. Node has no parent-death signal.
+ */
+const stopWhenLauncherExits = (stop: (reason: string) => void): void => {
+  if (process.env.npm_lifecycle_event === undefined) return
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    stop(`its parent (PID ${parent}, run by npm ${process.env.npm_lifecycle_event}) exited`)
+  }, LAUNCHER_POLL_MS)
+  timer.unref()
+}
+
 export const startCommand = (program: Command) => {
   const cmd = withCommon(
     program
@@ -89,6 +110,7 @@ export const startCommand = (program: Command) => {
     }
     process.on('SIGINT', () => shutdown('SIGINT'))
     process.on('SIGTERM', () => shutdown('SIGTERM'))
+    stopWhenLauncherExits(shutdown)
     await engine.start()
     const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
     const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
