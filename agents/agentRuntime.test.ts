@@ -328,25 +328,12 @@ describe('agents in rooms', () => {
 })
 
 describe('room default agent', () => {
-  const setDefault = (room: string, defaultAgent: { presetId?: string | null; overrides?: Record<string, unknown> | null; stopDelaySeconds?: number | null } | null) => {
-    const { storage } = engine.host
-    const now = Date.now()
-    storage.transaction(() => {
-      storage.roomSettings.put(
-        {
-          workspaceId: seed.workspaceId,
-          room,
-          defaultAgent: defaultAgent && {
-            presetId: defaultAgent.presetId ?? null,
-            overrides: defaultAgent.overrides ?? null,
-            stopDelaySeconds: defaultAgent.stopDelaySeconds ?? null,
-          },
-        },
-        now,
-      )
-      storage.recordChange('room.updated', seed.workspaceId, room, now)
+  const setDefault = (room: string, defaultAgent: { presetId?: string | null; overrides?: Record<string, unknown> | null; stopDelaySeconds?: number | null } | null) =>
+    seed.setDefaultAgent(room, defaultAgent && {
+      presetId: defaultAgent.presetId ?? null,
+      overrides: defaultAgent.overrides ?? null,
+      stopDelaySeconds: defaultAgent.stopDelaySeconds ?? null,
     })
-  }
 
   it('starts with the first terminal, stays while terminals come and go, stops when the room empties', async () => {
     await start()

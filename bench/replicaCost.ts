@@ -25,7 +25,7 @@ const file = openStorage(join(dir, 'hark.db'))
 const write = (s: StorageShape, id: string, at: number) =>
   s.transaction(() => {
     s.workspaces.insert({ workspaceId: id, name: 'cost', createdAt: at })
-    s.recordChange('workspace.created', id, null, at)
+    s.feed.record({ kind: 'workspace.created', workspaceId: id, subject: null, at })
   })
 const samples = {
   writeReplica: createLatencyHistogram(),
@@ -45,11 +45,11 @@ try {
     await timed(samples.writeFile, () => write(file, `ws_f${i}`, i))
     await timed(samples.syncWithChange, async () => {
       await b.refresh()
-      if (b.pollRemoteChanges() !== 1) throw new Error('the poll did not bring the change')
+      if (b.feed.poll() !== 1) throw new Error('the poll did not bring the change')
     })
     await timed(samples.syncIdle, async () => {
       await b.refresh()
-      b.pollRemoteChanges()
+      b.feed.poll()
     })
     await timed(samples.readReplica, () => b.workspaces.get(`ws_r${i}`))
   }

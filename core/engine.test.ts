@@ -209,7 +209,7 @@ describe('sharing the data dir with the CLI', () => {
       const authenticate = () => t.engine.host.security.apiKeys.authenticate(`Bearer ${seed.apiKey}`)
       expect(authenticate().workspaceId).toBe(seed.workspaceId)
       const heard: string[] = []
-      t.engine.host.storage.onChange((c) => c.kind === 'apikey.revoked' && heard.push(c.subject!))
+      t.engine.host.storage.feed.on('apikey.revoked', (c) => heard.push(c.subject))
       await cliJson(['apikey', 'revoke', seed.keyId, '--workspace', seed.workspaceId, '--data', t.dir])
       // The engine polls the shared file every storage.changePollMs of its clock, which has not moved.
       expect(authenticate().workspaceId).toBe(seed.workspaceId)

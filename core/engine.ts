@@ -128,12 +128,12 @@ const baseLayer = (settings: Settings, options: EngineOptions) => {
 const cacheInvalidation = Effect.gen(function* () {
   const storage = yield* Storage
   const security = yield* Security
-  const unsubscribe = storage.onChange((change) => {
-    if (change.kind === 'apikey.revoked' && change.subject) security.apiKeys.forget(change.subject)
-    else if (change.kind === 'secret.rotated' && change.workspaceId) security.keyring.invalidate(change.workspaceId)
-    else if (change.kind === 'token.revoked' && change.subject) security.revocations.add(change.subject)
-  })
-  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+  const offs = [
+    storage.feed.on('apikey.revoked', (change) => security.apiKeys.forget(change.subject)),
+    storage.feed.on('secret.rotated', (change) => security.keyring.invalidate(change.workspaceId)),
+    storage.feed.on('token.revoked', (change) => security.revocations.add(change.subject)),
+  ]
+  yield* Effect.addFinalizer(() => Effect.sync(() => offs.forEach((off) => off())))
 })
 
 /** Background chores: poll the change log, flush batched writes, prune expired records. */
@@ -162,7 +162,7 @@ const housekeeping = (settings: Settings) =>
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     yield* Effect.forkScoped(
       Effect.promise(() => storage.refresh()).pipe(
-        Effect.andThen(guarded('change poll', () => storage.pollRemoteChanges())),
+        Effect.andThen(guarded('change poll', () => storage.feed.poll())),
         Effect.repeat(Schedule.spaced(settings.storage.changePollMs)),
       ),
     )

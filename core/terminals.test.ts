@@ -59,10 +59,7 @@ describe('terminal hub', () => {
     a.session.pushAudio(uplink([2]))
     expect(lonely.link.frames.items).toHaveLength(0)
     expect(a.link.frames.items).toHaveLength(0)
-    engine.host.storage.transaction(() => {
-      engine.host.storage.clients.update(seed.workspaceId, 'lonely', { room: 'lobby' }, Date.now())
-      engine.host.storage.recordChange('client.updated', seed.workspaceId, 'lonely', Date.now())
-    })
+    seed.moveClient('lonely', 'lobby')
     expect(await lonely.link.event('room.changed')).toMatchObject({ from: null, to: 'lobby', participants: [{ id: 'a' }] })
     lonely.session.pushAudio(uplink([3]))
     expect([...parseDownlink(await a.link.frames.next())!.opus]).toEqual([3])
@@ -74,10 +71,7 @@ describe('terminal hub', () => {
     const x = await connect('x')
     const y = await connect('y')
     await mover.link.event('session')
-    engine.host.storage.transaction(() => {
-      engine.host.storage.clients.update(seed.workspaceId, 'mover', { room: 'r2' }, Date.now())
-      engine.host.storage.recordChange('client.updated', seed.workspaceId, 'mover', Date.now())
-    })
+    seed.moveClient('mover', 'r2')
     expect(await mover.link.event('room.changed')).toMatchObject({ from: 'r1', to: 'r2', participants: [{ id: 'y' }] })
     expect(await x.link.event('participant.left')).toMatchObject({ room: 'r1', participant: { id: 'mover' } })
     expect(await y.link.event('participant.joined')).toMatchObject({ room: 'r2', participant: { id: 'mover' } })
@@ -135,16 +129,13 @@ describe('terminal hub', () => {
     engine.host.terminals.open(await engine.host.security.authenticateTerminal({ devicePassword: password }), devLink)
 
     const { storage } = engine.host
-    storage.transaction(() => {
-      storage.clients.delete(seed.workspaceId, 'del')
-      storage.recordChange('client.deleted', seed.workspaceId, 'del', Date.now())
-    })
+    seed.deleteClient('del')
     expect((await del.link.closed)._tag).toBe('ClientDeleted')
     engine.host.security.tokens.revoke(seed.workspaceId, rev.identity.credential.kind === 'token' ? rev.identity.credential.jti : '')
     expect((await rev.link.closed)._tag).toBe('TokenRevoked')
     storage.transaction(() => {
       storage.clients.revokeAllTokens(seed.workspaceId, 'all', Date.now())
-      storage.recordChange('client.tokensRevoked', seed.workspaceId, 'all', Date.now())
+      storage.feed.record({ kind: 'client.tokensRevoked', workspaceId: seed.workspaceId, subject: 'all', at: Date.now() })
     })
     expect((await all.link.closed)._tag).toBe('TokenRevoked')
     engine.host.security.devicePasswords.reset(seed.workspaceId, 'dev')

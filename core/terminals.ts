@@ -1,8 +1,8 @@
 /**
  * The terminal hub: a thin facade over the workspace actors (core/actors/workspace.ts), which own
  * every session and room. A transport hands an authenticated terminal to `open` and gets its
- * session back; agents join and leave rooms through it; committed storage changes become events
- * to the workspace concerned. What it answers (rooms, sessions, presence) is read from the
+ * session back; agents join and leave rooms through it; the committed changes it subscribes to
+ * (a client's room, deletion, revocations) become events to the workspace concerned. What it answers (rooms, sessions, presence) is read from the
  * actors' snapshots, and `on` subscribes to what they emit: it keeps no state of its own beyond
  * the directory of workspace actors.
  */
@@ -22,9 +22,13 @@ import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
 import { Session, type OpenOptions, type TerminalLink, type TerminalSession } from './session.js'
-import type { ChangeRecord } from './storage/changes.js'
-import { Storage, type StorageShape } from './storage/storage.js'
+import type { Change } from './storage/changes.js'
+import type { ChangeFeed } from './storage/changeFeed.js'
+import { Storage } from './storage/storage.js'
 import { installTerminalMetrics } from './terminalMetrics.js'
+
+/** The changes that reach live sessions. */
+const TERMINAL_CHANGES = ['client.updated', 'client.deleted', 'client.tokensRevoked', 'devicePassword.reset', 'token.revoked'] as const
 
 export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly workspaces = new Map<string, ActorRefFrom<typeof workspaceMachine>>()
@@ -35,11 +39,11 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   remote: RemoteDirectory | null = null
 
   constructor(
-    private readonly storage: StorageShape,
+    changes: ChangeFeed,
     readonly clock: ClockShape,
     private readonly log: Logger,
   ) {
-    this.unsubscribe = storage.onChange((change) => this.applyChange(change))
+    this.unsubscribe = changes.on(TERMINAL_CHANGES, (change) => this.applyChange(change))
   }
 
   /** Hear what every workspace actor announces (now and later ones). Returns the unsubscribe function. */
@@ -177,19 +181,27 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /**
    * A committed change (from this process, another one, or another node) as an event to its
-   * workspace. `room`: a client's room as the node that wrote it read it (cluster), so a replica
-   * that has not caught up yet does not move the terminal back.
+   * workspace. A room change moves the client to the room the change carries (as its writer
+   * wrote it), never one read here: a replica that has not caught up yet would move it back.
+   * Other kinds are not the hub's.
    */
-  applyChange({ kind, workspaceId, subject }: Pick<ChangeRecord, 'kind' | 'workspaceId' | 'subject'>, room?: string | null): void {
-    if (!workspaceId || !subject) return
-    if (kind === 'client.updated' && this.session(workspaceId, subject)) {
-      const to = room !== undefined ? room : this.storage.clients.get(workspaceId, subject)?.room
-      if (to !== null && to !== undefined) this.remote?.prepareRoom(workspaceId, to, subject)
-      if (to !== undefined) this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: to })
-    } else if (kind === 'client.deleted') this.send(workspaceId, { type: 'CLIENT_DELETED', clientId: subject })
-    else if (kind === 'client.tokensRevoked') this.send(workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId: subject })
-    else if (kind === 'devicePassword.reset') this.send(workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId: subject })
-    else if (kind === 'token.revoked') this.send(workspaceId, { type: 'TOKEN_REVOKED', jti: subject })
+  applyChange(change: Change): void {
+    switch (change.kind) {
+      case 'client.updated': {
+        const { workspaceId, subject, after } = change
+        if (!this.session(workspaceId, subject)) return
+        if (after.room !== null) this.remote?.prepareRoom(workspaceId, after.room, subject)
+        return this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: after.room })
+      }
+      case 'client.deleted':
+        return this.send(change.workspaceId, { type: 'CLIENT_DELETED', clientId: change.subject })
+      case 'client.tokensRevoked':
+        return this.send(change.workspaceId, { type: 'CLIENT_TOKENS_REVOKED', clientId: change.subject })
+      case 'devicePassword.reset':
+        return this.send(change.workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId: change.subject })
+      case 'token.revoked':
+        return this.send(change.workspaceId, { type: 'TOKEN_REVOKED', jti: change.subject })
+    }
   }
 }
 
@@ -200,7 +212,7 @@ export const terminalsLayer = Layer.effect(
   Terminals,
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const hub = new TerminalHub(yield* Storage, yield* Clock, yield* Log)
+      const hub = new TerminalHub((yield* Storage).feed, yield* Clock, yield* Log)
       return { hub, uninstallMetrics: installTerminalMetrics(hub, yield* Metrics) }
     }),
     ({ hub, uninstallMetrics }) => Effect.sync(() => (uninstallMetrics(), hub.stop())),

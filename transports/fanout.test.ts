@@ -131,11 +131,7 @@ describe('native fan-out of WebSocket rooms', () => {
     x.sendAudio(uplink([1]))
     await mover.frames.next((f) => parseDownlink(f)!.opus[0] === 1)
 
-    const { storage } = t.engine.host
-    storage.transaction(() => {
-      storage.clients.update(t.seed.workspaceId, 'mover', { room: 'r2' }, Date.now())
-      storage.recordChange('client.updated', t.seed.workspaceId, 'mover', Date.now())
-    })
+    t.seed.moveClient('mover', 'r2')
     const changed = await mover.event('room.changed')
     expect(changed).toMatchObject({ from: 'r1', to: 'r2' })
     await y.event('participant.joined', (e) => e.participant.id === 'mover')

@@ -48,7 +48,7 @@ try {
   op.storage.transaction(() => {
     for (const r of records) {
       op.storage.clients.insert(r)
-      op.storage.recordChange('client.created', workspaceId, r.clientId, now)
+      op.storage.feed.record({ kind: 'client.created', workspaceId, subject: r.clientId, at: now, client: r })
     }
   })
   const clients = []

@@ -42,11 +42,7 @@ export class RoomDefaultAgents {
   start(): void {
     this.unsubscribe.push(
       this.hub.on('room.occupancy', (e) => this.schedule(e.workspaceId, e.room, false)),
-      this.storage.onChange((change) => {
-        if (change.kind === 'room.updated' && change.workspaceId && change.subject) {
-          this.schedule(change.workspaceId, change.subject, true)
-        }
-      }),
+      this.storage.feed.on('room.updated', (change) => this.schedule(change.workspaceId, change.subject, true)),
     )
   }
 

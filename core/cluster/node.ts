@@ -44,7 +44,7 @@ import type { ParticipantInfo } from '../events.js'
 import type { Logger } from '../log.js'
 import type { PresenceEntry, RemoteDirectory } from '../presence.js'
 import type { SecurityShape } from '../security/security.js'
-import type { ChangeRecord } from '../storage/changes.js'
+import { asChangeRow, changeRow } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { KeyLeases } from './keyLeases.js'
@@ -329,7 +329,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     })
     on(S.dirAll, (m) => this.unitIn(m as Unit))
     on(S.session, (m) => this.sessionIn(m as { node: string; workspaceId: string; clientId: string; sessionId: string; connectedAt: number }))
-    on(S.change, (m) => this.changeIn(m as { node: string; change: ChangeRecord; room?: string | null }))
+    on(S.change, (m) => this.changeIn(m as { node: string; change: unknown }))
     on(S.agent(this.nodeId), (m, reply) => void this.agentIn(m as AgentRequest, reply))
     on(S.agents(this.nodeId), (m, reply) => void this.agentQueryIn(m as AgentQuery, reply))
 
@@ -340,14 +340,11 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
       hub.on('session.opened', ({ session: s }) => {
         this.publish(S.session, { node: this.nodeId, workspaceId: s.workspaceId, clientId: s.clientId, sessionId: s.sessionId, connectedAt: s.connectedAt })
       }),
-      storage.onChange((change) => {
+      storage.feed.onAny((change) => {
         // This node's writes, and those of a process beside it (the CLI); not another node's (it says them).
         if (change.origin !== storage.origin && this.peerOrigins.has(change.origin)) return
-        const room =
-          change.kind === 'client.updated' && change.workspaceId && change.subject
-            ? (storage.clients.get(change.workspaceId, change.subject)?.room ?? null)
-            : undefined
-        this.publish(S.change, { node: this.nodeId, change, room })
+        // As its row: what it carries (a client's room as written …) travels as the change log holds it.
+        this.publish(S.change, { node: this.nodeId, change: changeRow(change) })
       }),
     )
     hub.attachRemote(this)
@@ -904,16 +901,19 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
     }
   }
 
-  private changeIn(m: { node: string; change: ChangeRecord; room?: string | null }): void {
+  private changeIn(m: { node: string; change: unknown }): void {
     if (m.node === this.nodeId) return
-    const { change } = m
     const { security, storage } = this.o
-    if (change.workspaceId && change.subject && change.kind.startsWith('client.')) storage.clients.invalidate(change.workspaceId, change.subject)
-    if (change.kind === 'apikey.revoked' && change.subject) security.apiKeys.forget(change.subject)
-    else if (change.kind === 'secret.rotated' && change.workspaceId) security.keyring.invalidate(change.workspaceId)
-    else if (change.kind === 'token.revoked' && change.subject) security.revocations.add(change.subject)
-    else if (change.kind === 'room.updated' && change.workspaceId && change.subject) this.agents?.roomSettingsChanged(change.workspaceId, change.subject)
-    this.o.hub.applyChange(change, m.room)
+    const row = asChangeRow(m.change)
+    if (row === null) return
+    if (row.workspaceId && row.subject && row.kind.startsWith('client.')) storage.clients.invalidate(row.workspaceId, row.subject)
+    const change = storage.feed.read(row)
+    if (change === null) return
+    if (change.kind === 'apikey.revoked') security.apiKeys.forget(change.subject)
+    else if (change.kind === 'secret.rotated') security.keyring.invalidate(change.workspaceId)
+    else if (change.kind === 'token.revoked') security.revocations.add(change.subject)
+    else if (change.kind === 'room.updated') this.agents?.roomSettingsChanged(change.workspaceId, change.subject)
+    this.o.hub.applyChange(change)
   }
 
   // ---- RemoteDirectory: what the other nodes announced, for listings and presence ----

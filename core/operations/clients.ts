@@ -1,10 +1,12 @@
 /**
- * Clients of a workspace, as every front door manages them (REST, console): list with filters
+ * Clients of a workspace, as every front door manages them (REST, console, CLI): list with filters
  * and a clientId cursor, create, read, update (a room change reaches live sessions through the
- * change log: the terminal hub applies `client.updated`), delete (the hub closes live sessions on
- * `client.deleted`; the client's tokens stop working because admission loads the client).
+ * change feed: the terminal hub applies `client.updated`, which carries the client before and
+ * after), delete (the hub closes live sessions on `client.deleted`; the client's tokens stop
+ * working because admission loads the client). `by`: who asks, recorded with the change.
  */
 import { ClientExists, ClientNotFound, StorageFailure } from '../errors.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { ClientPatch, ClientRecord } from '../storage/clients.js'
 import { isUniqueViolation } from '../storage/db.js'
 import type { OperationServices } from './services.js'
@@ -73,7 +75,7 @@ export const listClients = (
   }
 }
 
-export const createClient = ({ storage, clock }: Deps, workspaceId: string, input: NewClient): ClientRecord => {
+export const createClient = ({ storage, clock }: Deps, workspaceId: string, input: NewClient, by: ChangeAuthor | null = null): ClientRecord => {
   const now = clock.now()
   const record: ClientRecord = {
     workspaceId, clientId: input.clientId, name: input.name ?? null, kind: input.kind ?? null, room: input.room ?? null,
@@ -82,7 +84,7 @@ export const createClient = ({ storage, clock }: Deps, workspaceId: string, inpu
   try {
     storage.transaction(() => {
       storage.clients.insert(record)
-      storage.recordChange('client.created', workspaceId, record.clientId, now)
+      storage.feed.record({ kind: 'client.created', workspaceId, subject: record.clientId, at: now, by, client: record })
     })
   } catch (e) {
     if (e instanceof StorageFailure && isUniqueViolation(e.cause)) {
@@ -94,24 +96,29 @@ export const createClient = ({ storage, clock }: Deps, workspaceId: string, inpu
 }
 
 /** Set name, kind and/or room (null clears); a room change moves a connected terminal at once. */
-export const updateClient = ({ storage, clock }: Deps, workspaceId: string, id: string, patch: ClientPatch): ClientRecord => {
+export const updateClient = (
+  { storage, clock }: Deps, workspaceId: string, id: string, patch: ClientPatch, by: ChangeAuthor | null = null,
+): ClientRecord => {
   const now = clock.now()
   return storage.transaction(() => {
-    const current = storage.clients.get(workspaceId, id)
-    if (!current || !isLive(current, now)) throw missing(id)
-    const record = storage.clients.update(workspaceId, id, { name: patch.name, kind: patch.kind, room: patch.room }, now)
-    if (!record) throw missing(id)
-    storage.recordChange('client.updated', workspaceId, id, now)
-    return record
+    // The one read of the client on a room change's way to its terminal: the change carries both records.
+    const before = storage.clients.get(workspaceId, id)
+    if (!before || !isLive(before, now)) throw missing(id)
+    const after = storage.clients.update(workspaceId, id, { name: patch.name, kind: patch.kind, room: patch.room }, now)
+    if (!after) throw missing(id)
+    storage.feed.record({ kind: 'client.updated', workspaceId, subject: id, at: now, by, before, after })
+    return after
   })
 }
 
-export const deleteClient = ({ storage, clock }: Deps, workspaceId: string, id: string): { clientId: string; deleted: true } => {
+export const deleteClient = (
+  { storage, clock }: Deps, workspaceId: string, id: string, by: ChangeAuthor | null = null,
+): { clientId: string; deleted: true } => {
   const now = clock.now()
   storage.transaction(() => {
     const current = storage.clients.get(workspaceId, id)
     if (!current || !isLive(current, now) || !storage.clients.delete(workspaceId, id)) throw missing(id)
-    storage.recordChange('client.deleted', workspaceId, id, now)
+    storage.feed.record({ kind: 'client.deleted', workspaceId, subject: id, at: now, by })
   })
   return { clientId: id, deleted: true }
 }

@@ -5,7 +5,7 @@
  * secret rotation, and adding a device by the code it shows (its credential is the client's device
  * password). The console and the operator CLI both call these.
  */
-import { recordAudit, type Actor } from '../people/audit.js'
+import { authorOf, recordAudit, type Actor } from '../people/audit.js'
 import type { ApiKeyInfo } from '../security/apiKeys.js'
 import type { ClaimRequest } from '../security/deviceEnrollment.js'
 import { requireClient } from './clients.js'
@@ -31,7 +31,7 @@ export const createApiKey = ({ storage, clock, security }: Deps, workspaceId: st
 
 export const revokeApiKey = ({ storage, clock, security }: Deps, workspaceId: string, keyId: string, actor: Actor) =>
   storage.transaction(() => {
-    security.apiKeys.revoke(workspaceId, keyId)
+    security.apiKeys.revoke(workspaceId, keyId, authorOf(actor))
     recordAudit(storage, clock, actor, { action: 'apikey.revoked', workspaceId, target: keyId })
     return { keyId, revoked: true as const }
   })
@@ -45,7 +45,7 @@ export const revealDevicePassword = (deps: Deps, workspaceId: string, clientId: 
   requireClient(deps, workspaceId, clientId)
   return storage.transaction(() => {
     const generated = options.generate && storage.devicePasswords.get(workspaceId, clientId) === null
-    const r = generated ? security.devicePasswords.reset(workspaceId, clientId) : security.devicePasswords.show(workspaceId, clientId)
+    const r = generated ? security.devicePasswords.reset(workspaceId, clientId, authorOf(actor)) : security.devicePasswords.show(workspaceId, clientId)
     recordAudit(storage, clock, actor, { action: 'device_password.revealed', workspaceId, target: clientId, detail: { generated } })
     return r
   })
@@ -56,7 +56,7 @@ export const resetDevicePassword = (deps: Deps, workspaceId: string, clientId: s
   const { storage, clock, security } = deps
   requireClient(deps, workspaceId, clientId)
   return storage.transaction(() => {
-    const r = security.devicePasswords.reset(workspaceId, clientId)
+    const r = security.devicePasswords.reset(workspaceId, clientId, authorOf(actor))
     recordAudit(storage, clock, actor, { action: 'device_password.reset', workspaceId, target: clientId })
     return r
   })
@@ -65,7 +65,7 @@ export const resetDevicePassword = (deps: Deps, workspaceId: string, clientId: s
 /** A new signing secret; the previous one verifies until its grace period ends. */
 export const rotateSigningSecret = ({ storage, clock, security }: Deps, workspaceId: string, actor: Actor) =>
   storage.transaction(() => {
-    const r = security.keyring.rotate(workspaceId)
+    const r = security.keyring.rotate(workspaceId, authorOf(actor))
     recordAudit(storage, clock, actor, { action: 'secret.rotated', workspaceId, target: r.kid, detail: { previousRetiresAt: isoTime(r.previousRetiresAt) } })
     return { kid: r.kid, previousRetiresAt: isoTime(r.previousRetiresAt) }
   })
@@ -77,7 +77,7 @@ export const rotateSigningSecret = ({ storage, clock, security }: Deps, workspac
  */
 export const claimDevice = ({ storage, clock, security }: Deps, workspaceId: string, request: Omit<ClaimRequest, 'workspaceId'>, actor: Actor) =>
   storage.transaction(() => {
-    const r = security.deviceEnrollment.claim({ ...request, workspaceId })
+    const r = security.deviceEnrollment.claim({ ...request, workspaceId }, authorOf(actor))
     recordAudit(storage, clock, actor, {
       action: 'device.added',
       workspaceId,

@@ -5,6 +5,7 @@
  * room name, validated like a dispatch and applied at once to an occupied room through the
  * `room.updated` change (spec/agents.md).
  */
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { DefaultAgentSetting } from '../storage/roomSettings.js'
 import type { RoomView } from '../actors/workspace.js'
 import type { OperationServices } from './services.js'
@@ -57,6 +58,7 @@ export const putRoomSettings = (
   workspaceId: string,
   room: string,
   defaultAgent: DefaultAgentInput | null,
+  by: ChangeAuthor | null = null,
 ): RoomViewJson => {
   const { storage, clock, agents } = deps
   let setting: DefaultAgentSetting | null = null
@@ -71,7 +73,7 @@ export const putRoomSettings = (
   const now = clock.now()
   storage.transaction(() => {
     storage.roomSettings.put({ workspaceId, room, defaultAgent: setting }, now)
-    storage.recordChange('room.updated', workspaceId, room, now)
+    storage.feed.record({ kind: 'room.updated', workspaceId, subject: room, at: now, by, defaultAgent: setting })
   })
   return getRoom(deps, workspaceId, room)
 }

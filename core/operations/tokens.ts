@@ -1,10 +1,12 @@
 /**
  * Client tokens, as every front door issues them: a token for a client (never outliving an
  * ephemeral client), an ephemeral client with its token in one step, and revoking every token of
- * a client. Revocations reach live sessions through the change log (`token.revoked`,
+ * a client. Revocations reach live sessions through the change feed (`token.revoked`,
  * `client.tokensRevoked`), which the terminal hub applies by closing the sessions that used them.
+ * `by`: who asks, recorded with the change.
  */
 import { newEphemeralClientId } from '../ids.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { ClientRecord } from '../storage/clients.js'
 import { requireClient } from './clients.js'
 import type { OperationServices } from './services.js'
@@ -42,6 +44,7 @@ export const createEphemeralClient = async (
   deps: Deps,
   workspaceId: string,
   input: { readonly room: string; readonly kind?: string | null; readonly ttlSeconds: number },
+  by: ChangeAuthor | null = null,
 ): Promise<IssuedTokenView & { room: string; expiresAt: string }> => {
   const { storage, clock, security } = deps
   const now = clock.now()
@@ -53,14 +56,16 @@ export const createEphemeralClient = async (
   }
   storage.transaction(() => {
     storage.clients.insert(record)
-    storage.recordChange('client.created', workspaceId, record.clientId, now)
+    storage.feed.record({ kind: 'client.created', workspaceId, subject: record.clientId, at: now, by, client: record })
   })
   const t = await security.tokens.issue(workspaceId, record.clientId, ttlUntil(expiresAt, clock.now()))
   return { token: t.token, clientId: record.clientId, room: input.room, jti: t.jti, expiresAt: isoTime(expiresAt) }
 }
 
 /** Every token of the client issued up to now stops working, and its live token session is closed. */
-export const revokeAllClientTokens = (deps: Deps, workspaceId: string, clientId: string): { clientId: string; tokensNotBefore: string } => {
+export const revokeAllClientTokens = (
+  deps: Deps, workspaceId: string, clientId: string, by: ChangeAuthor | null = null,
+): { clientId: string; tokensNotBefore: string } => {
   const { storage, clock, security } = deps
   const client = requireClient(deps, workspaceId, clientId)
   const notBefore = clock.now()
@@ -68,9 +73,9 @@ export const revokeAllClientTokens = (deps: Deps, workspaceId: string, clientId:
     storage.clients.revokeAllTokens(workspaceId, client.clientId, notBefore)
     // Tokens minted earlier in this same millisecond pass the not-before check: revoke them by jti.
     for (const jti of storage.issuedTokens.mintedSince(workspaceId, client.clientId, notBefore)) {
-      security.tokens.revoke(workspaceId, jti)
+      security.tokens.revoke(workspaceId, jti, by)
     }
-    storage.recordChange('client.tokensRevoked', workspaceId, client.clientId, notBefore)
+    storage.feed.record({ kind: 'client.tokensRevoked', workspaceId, subject: client.clientId, at: notBefore, by })
   })
   return { clientId: client.clientId, tokensNotBefore: isoTime(notBefore) }
 }

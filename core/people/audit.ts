@@ -5,6 +5,7 @@
  */
 import type { ClockShape } from '../clock.js'
 import type { AuditEventRecord } from '../storage/auditEvents.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 
 export type AuditAction =
@@ -40,6 +41,13 @@ export interface Actor {
 }
 
 export const OPERATOR: Actor = { userId: null, label: 'operator', ip: null }
+
+/** The operator at the CLI, as the change feed records them. */
+export const OPERATOR_CHANGES: ChangeAuthor = { type: 'operator' }
+
+/** Who made a change, as the change feed records it (no IP: that stays in the audit log). */
+export const authorOf = (actor: Actor): ChangeAuthor =>
+  actor.userId === null ? OPERATOR_CHANGES : { type: 'user', userId: actor.userId, email: actor.label }
 
 export interface AuditEntry {
   readonly action: AuditAction

@@ -16,7 +16,7 @@ import type { Role } from '../storage/memberships.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { UserRecord } from '../storage/users.js'
 import type { WorkspaceRecord } from '../storage/workspaces.js'
-import { recordAudit, type Actor } from './audit.js'
+import { authorOf, recordAudit, type Actor } from './audit.js'
 import { checkPasswordPolicy, hashPassword } from './passwords.js'
 import { isRole } from './roles.js'
 
@@ -113,7 +113,7 @@ export class People {
     return this.storage.transaction(() => {
       this.storage.users.setPasswordHash(userId, passwordHash, now)
       const ended = this.storage.userSessions.deleteForUser(userId, options.keepSession ?? '')
-      this.storage.recordChange('user.accessChanged', null, userId, now)
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId: null, subject: userId, at: now, by: authorOf(actor) })
       recordAudit(this.storage, this.clock, actor, { action: options.action, workspaceId: null, target: user.email, subjectUserId: userId })
       return { userId, sessionsEnded: ended }
     })
@@ -126,7 +126,7 @@ export class People {
     return this.storage.transaction(() => {
       const changed = this.storage.users.disable(userId, now)
       const ended = this.storage.userSessions.deleteForUser(userId)
-      this.storage.recordChange('user.accessChanged', null, userId, now)
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId: null, subject: userId, at: now, by: authorOf(actor) })
       if (changed) recordAudit(this.storage, this.clock, actor, { action: 'user.disabled', workspaceId: null, target: user.email, subjectUserId: userId })
       return { userId, disabled: true as const, sessionsEnded: ended }
     })
@@ -162,28 +162,29 @@ export class People {
 
   /**
    * Delete a workspace: its API keys are revoked and its clients deleted (live terminals are
-   * disconnected through the change log, tokens and device passwords stop working), members and
+   * disconnected through the change feed, tokens and device passwords stop working), members and
    * pending invitations go; the row stays, hidden, for its audit log and usage history.
    * Running agents are the engine's to stop (the console does it after this).
    */
   deleteWorkspace(workspaceId: string, actor: Actor): void {
     const w = this.requireWorkspace(workspaceId)
     const now = this.clock.now()
+    const by = authorOf(actor)
     this.storage.transaction(() => {
       for (const key of this.storage.apiKeys.list(workspaceId)) {
-        if (key.revokedAt === null) this.security.apiKeys.revoke(workspaceId, key.keyId)
+        if (key.revokedAt === null) this.security.apiKeys.revoke(workspaceId, key.keyId, by)
       }
       for (;;) {
         const batch = this.storage.clients.list(workspaceId, { room: null, kind: null, after: '', limit: 500, activeAt: null })
         if (batch.length === 0) break
         for (const c of batch) {
           this.storage.clients.delete(workspaceId, c.clientId)
-          this.storage.recordChange('client.deleted', workspaceId, c.clientId, now)
+          this.storage.feed.record({ kind: 'client.deleted', workspaceId, subject: c.clientId, at: now, by })
         }
       }
       for (const i of this.storage.invitations.list(workspaceId)) this.storage.invitations.revoke(workspaceId, i.invitationId, now)
       this.storage.memberships.deleteAll(workspaceId)
-      this.storage.recordChange('user.accessChanged', workspaceId, null, now)
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId, subject: null, at: now, by })
       this.storage.workspaces.markDeleted(workspaceId, now)
       recordAudit(this.storage, this.clock, actor, { action: 'workspace.deleted', workspaceId, target: w.name })
     })
@@ -222,7 +223,7 @@ export class People {
       if (!current) throw new NotFound({ message: `no member ${userId} in this workspace` })
       this.keepAnAdmin(workspaceId, userId, null)
       this.storage.memberships.delete(workspaceId, userId)
-      this.storage.recordChange('user.accessChanged', workspaceId, userId, this.clock.now())
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId, subject: userId, at: this.clock.now(), by: authorOf(actor) })
       const user = this.storage.users.get(userId)
       recordAudit(this.storage, this.clock, actor, {
         action: 'member.removed', workspaceId, target: user?.email ?? userId, subjectUserId: userId, detail: { role: current.role },

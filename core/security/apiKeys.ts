@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { ApiKeyInvalid, ApiKeyNotFound } from '../errors.js'
 import { newKeyId, randomBase64Url } from '../ids.js'
 import type { ClockShape } from '../clock.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { ApiKeyRecord } from '../storage/apiKeys.js'
 import { parseBearer } from './bearer.js'
@@ -57,10 +58,10 @@ export class ApiKeys {
     return this.storage.apiKeys.list(workspaceId).map((r) => info(r, this.pendingLastUsed.get(r.keyId)))
   }
 
-  revoke(workspaceId: string, keyId: string): void {
+  revoke(workspaceId: string, keyId: string, by: ChangeAuthor | null = null): void {
     const result = this.storage.transaction(() => {
       const r = this.storage.apiKeys.revoke(workspaceId, keyId, this.clock.now())
-      if (r === 'revoked') this.storage.recordChange('apikey.revoked', workspaceId, keyId, this.clock.now())
+      if (r === 'revoked') this.storage.feed.record({ kind: 'apikey.revoked', workspaceId, subject: keyId, at: this.clock.now(), by })
       return r
     })
     if (result === 'missing') throw new ApiKeyNotFound({ message: `no API key ${keyId} in this workspace` })

@@ -10,6 +10,7 @@ import { errors as joseErrors, jwtVerify, SignJWT, type JWTHeaderParameters } fr
 import type { ClockShape } from '../clock.js'
 import { NotFound, TokenExpired, TokenInvalid, TokenRevoked, WorkspaceNotFound } from '../errors.js'
 import { jtiTime, newJti } from '../ids.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { IssuedTokenRecord } from '../storage/issuedTokens.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { Revocations } from './revocations.js'
@@ -166,11 +167,11 @@ export class ClientTokens {
   }
 
   /** Revoke one token of a workspace by jti; NotFound when the jti is not one of this workspace's. */
-  revoke(workspaceId: string, jti: string): { jti: string; clientId: string; expiresAt: number | null } {
+  revoke(workspaceId: string, jti: string, by: ChangeAuthor | null = null): { jti: string; clientId: string; expiresAt: number | null } {
     const now = this.clock.now()
     const record = this.storage.transaction(() => {
       const r = this.storage.issuedTokens.revoke(workspaceId, jti, now)
-      if (r) this.storage.recordChange('token.revoked', workspaceId, jti, now)
+      if (r) this.storage.feed.record({ kind: 'token.revoked', workspaceId, subject: jti, at: now, by, clientId: r.clientId })
       return r
     })
     if (!record) throw new NotFound({ message: `no token ${jti} in this workspace` })

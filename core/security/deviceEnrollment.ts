@@ -14,6 +14,7 @@ import { randomInt } from 'node:crypto'
 import type { ClockShape } from '../clock.js'
 import { Conflict, NotFound, ValidationFailed, WorkspaceNotFound } from '../errors.js'
 import { isClientId, isDisplayName, isKind, isRoomName } from '../naming.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { DeviceBindingRecord } from '../storage/deviceEnrollments.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { DevicePasswords } from './devicePasswords.js'
@@ -110,7 +111,7 @@ export class DeviceEnrollment {
    * Bind the device waiting with `code` to a client of a workspace (creating the client if needed).
    * NotFound when no device waits with that code; Conflict when the client already has another device.
    */
-  claim(r: ClaimRequest): ClaimResult {
+  claim(r: ClaimRequest, by: ChangeAuthor | null = null): ClaimResult {
     if (!ENROLLMENT_CODE_PATTERN.test(r.code)) throw new ValidationFailed({ field: 'code', message: 'code: exactly 6 digits, the number the device shows' })
     if (!isClientId(r.clientId)) {
       throw new ValidationFailed({ field: 'clientId', message: 'clientId: 1-128 letters, digits, ".", "_", ":" or "-", not starting with eph_' })
@@ -132,15 +133,19 @@ export class DeviceEnrollment {
       let client = this.storage.clients.get(r.workspaceId, r.clientId)
       const clientCreated = client === null
       if (client === null) {
-        this.storage.clients.insert({
+        client = {
           workspaceId: r.workspaceId, clientId: r.clientId, name: r.name ?? null, kind: pending.kind, room: r.room ?? null,
           ephemeral: false, expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
-        })
-        this.storage.recordChange('client.created', r.workspaceId, r.clientId, now)
-        client = this.storage.clients.get(r.workspaceId, r.clientId)!
+        }
+        this.storage.clients.insert(client)
+        this.storage.feed.record({ kind: 'client.created', workspaceId: r.workspaceId, subject: r.clientId, at: now, by, client })
       } else if (r.room !== undefined && r.room !== client.room) {
-        client = this.storage.clients.update(r.workspaceId, r.clientId, { room: r.room }, now) ?? client
-        this.storage.recordChange('client.updated', r.workspaceId, r.clientId, now)
+        const before = client
+        const after = this.storage.clients.update(r.workspaceId, r.clientId, { room: r.room }, now)
+        if (after) {
+          client = after
+          this.storage.feed.record({ kind: 'client.updated', workspaceId: r.workspaceId, subject: r.clientId, at: now, by, before, after })
+        }
       }
       // A device bound elsewhere before (another workspace, another client) moves here.
       this.storage.deviceEnrollments.putBinding({
@@ -148,7 +153,7 @@ export class DeviceEnrollment {
         kind: pending.kind, info: pending.info, boundAt: now,
       })
       this.storage.deviceEnrollments.deletePending(pending.deviceId)
-      if (!this.storage.devicePasswords.get(r.workspaceId, r.clientId)) this.devicePasswords.reset(r.workspaceId, r.clientId)
+      if (!this.storage.devicePasswords.get(r.workspaceId, r.clientId)) this.devicePasswords.reset(r.workspaceId, r.clientId, by)
       return {
         deviceId: pending.deviceId, workspaceId: r.workspaceId, clientId: r.clientId, kind: pending.kind,
         room: client.room, clientCreated, boundAt: now,

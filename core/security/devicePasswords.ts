@@ -6,6 +6,7 @@
 import type { ClockShape } from '../clock.js'
 import { ClientNotFound, DevicePasswordInvalid } from '../errors.js'
 import { randomBase62 } from '../ids.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { MasterKeyShape } from './masterKey.js'
 
@@ -22,7 +23,7 @@ export class DevicePasswords {
   ) {}
 
   /** Generate (or replace) a device's password and return it. */
-  reset(workspaceId: string, clientId: string): { clientId: string; password: string } {
+  reset(workspaceId: string, clientId: string, by: ChangeAuthor | null = null): { clientId: string; password: string } {
     const password = DEVICE_PASSWORD_PREFIX + randomBase62(24)
     const now = this.clock.now()
     this.storage.transaction(() => {
@@ -36,7 +37,7 @@ export class DevicePasswords {
         lookupHash: this.masterKey.lookupHash('device-password', password),
         createdAt: now,
       })
-      this.storage.recordChange('devicePassword.reset', workspaceId, clientId, now)
+      this.storage.feed.record({ kind: 'devicePassword.reset', workspaceId, subject: clientId, at: now, by })
     })
     return { clientId, password }
   }

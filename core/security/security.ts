@@ -106,7 +106,7 @@ export const makeSecurity = (
       storage.transaction(() => {
         storage.workspaces.insert(record)
         keyring.createInitial(record.workspaceId)
-        storage.recordChange('workspace.created', record.workspaceId, null, record.createdAt)
+        storage.feed.record({ kind: 'workspace.created', workspaceId: record.workspaceId, subject: null, at: record.createdAt })
       })
       return record
     },

@@ -8,6 +8,7 @@
 import { randomBytes, webcrypto } from 'node:crypto'
 import type { ClockShape } from '../clock.js'
 import { newSecretKid } from '../ids.js'
+import type { ChangeAuthor } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { MasterKeyShape } from './masterKey.js'
 
@@ -56,12 +57,12 @@ export class SigningKeyring {
   }
 
   /** Rotate: returns the new kid. Tokens signed before keep verifying for the grace period. */
-  rotate(workspaceId: string): { kid: string; previousRetiresAt: number } {
+  rotate(workspaceId: string, by: ChangeAuthor | null = null): { kid: string; previousRetiresAt: number } {
     const secret = this.newSecret(workspaceId)
     const retireAt = this.clock.now() + this.graceMs
     this.storage.transaction(() => {
       this.storage.signingSecrets.rotate(secret, retireAt)
-      this.storage.recordChange('secret.rotated', workspaceId, secret.kid, this.clock.now())
+      this.storage.feed.record({ kind: 'secret.rotated', workspaceId, subject: secret.kid, at: this.clock.now(), by })
     })
     this.invalidate(workspaceId)
     return { kid: secret.kid, previousRetiresAt: retireAt }

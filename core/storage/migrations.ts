@@ -328,6 +328,17 @@ export const migrations: ReadonlyArray<Migration> = [
       INSERT INTO webhook_sequence_fold (only, through_id) SELECT 1, coalesce(max(id), 0) FROM webhook_deliveries;
     `,
   },
+  {
+    // A change carries what its listeners act on (core/storage/changes.ts), so none reads back what
+    // was just written. Rows already there, and rows a node of an older release still writes, keep
+    // format 0 and no payload: the feed reads what they lack from storage, as listeners did before.
+    version: 11,
+    name: 'changes carry their payload (typed by kind, JSON, versioned by format)',
+    sql: `
+      ALTER TABLE changes ADD COLUMN format INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE changes ADD COLUMN payload TEXT;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -35,7 +35,7 @@ const node = (sqld: Sqld, authToken: string | null = sqld.authToken): StorageSha
 const workspace = (s: StorageShape, workspaceId: string) =>
   s.transaction(() => {
     s.workspaces.insert({ workspaceId, name: workspaceId, createdAt: 1 })
-    s.recordChange('workspace.created', workspaceId, null, 1)
+    s.feed.record({ kind: 'workspace.created', workspaceId, subject: null, at: 1 })
   })
 
 const unavailable = (f: () => unknown): string => {
@@ -64,20 +64,20 @@ describe('storage on a libSQL server', () => {
     const a = node(sqld)
     const b = node(sqld)
     const heard: string[] = []
-    b.onChange((c) => heard.push(`${c.kind}:${c.workspaceId}`))
+    b.feed.onAny((c) => heard.push(`${c.kind}:${c.workspaceId}`))
     workspace(a, 'ws_a')
     // Read back on the writing node right away, twice (a statement is reused).
     expect(a.workspaces.get('ws_a')).toMatchObject({ workspaceId: 'ws_a' })
     expect(a.workspaces.get('ws_a')).toMatchObject({ workspaceId: 'ws_a' })
     // The other node's replica has not pulled it yet.
     expect(b.workspaces.get('ws_a')).toBeNull()
-    expect(b.pollRemoteChanges()).toBe(0)
+    expect(b.feed.poll()).toBe(0)
     await b.refresh()
     expect(b.workspaces.get('ws_a')).toMatchObject({ workspaceId: 'ws_a' })
-    expect(b.pollRemoteChanges()).toBe(1)
+    expect(b.feed.poll()).toBe(1)
     expect(heard).toEqual(['workspace.created:ws_a'])
     // Its own changes reach its listeners on commit, never again through the poll.
-    expect(a.pollRemoteChanges()).toBe(0)
+    expect(a.feed.poll()).toBe(0)
   })
 
   it('runs a transaction on the primary: its reads see its writes, a throw rolls it back', async () => {

@@ -2,7 +2,7 @@
  * The storage service: the only place in Hark that speaks SQL. It opens the libSQL file in the
  * data dir — or, with `storage.url`, this node's replica of the database on a libSQL server
  * (replica.ts) — applies migrations, and exposes one repository per table. Writes that other
- * processes must notice go through `recordChange`.
+ * parts of the engine or other processes must notice record a change on its `feed` (changeFeed.ts).
  */
 import { hostname } from 'node:os'
 import * as Context from 'effect/Context'
@@ -12,7 +12,8 @@ import { randomBase62 } from '../ids.js'
 import { agentPresetsRepo } from './agentPresets.js'
 import { apiKeysRepo } from './apiKeys.js'
 import { auditEventsRepo } from './auditEvents.js'
-import { changesRepo, type ChangeKind, type ChangeRecord } from './changes.js'
+import { makeChangeFeed, type ChangeFeed } from './changeFeed.js'
+import { changesRepo } from './changes.js'
 import { clientsRepo } from './clients.js'
 import { atomically, openDb, type Db } from './db.js'
 import { deviceEnrollmentsRepo } from './deviceEnrollments.js'
@@ -54,15 +55,6 @@ export const makeRepositories = (db: Db) => ({
 
 export type Repositories = ReturnType<typeof makeRepositories>
 
-/** A committed control-relevant change, from this process or (via polling) another one. */
-export type ChangeListener = (change: ChangeRecord) => void
-
-/**
- * Hears a change as it is written, inside its transaction (the webhook outbox writes the
- * change's event there, so both commit or neither). A throw rolls the transaction back.
- */
-export type ChangeWriter = (change: ChangeRecord) => void
-
 export interface StorageShape extends Repositories {
   readonly db: Db
   /** The libSQL file: the database itself, or this node's replica of the server's. */
@@ -74,26 +66,15 @@ export interface StorageShape extends Repositories {
   /** Run `f` in one transaction (nested calls join the outer one); rolls back on throw. */
   transaction<A>(f: () => A): A
   /**
-   * Append a change row. Listeners in this process hear it once it is committed (right away
-   * outside a transaction); other processes hear it through `pollRemoteChanges`.
-   */
-  recordChange(kind: ChangeKind, workspaceId: string | null, subject: string | null, at: number): void
-  /**
    * Group commit: run `f` with the other writes queued in this event-loop turn, in one
    * transaction, and resolve once it is committed. Cheaper than a commit per request under load.
    */
   batch<A>(f: () => A): Promise<A>
-  /** Listen to committed changes (local and polled). Returns the unsubscribe function. */
-  onChange(listener: ChangeListener): () => void
-  /** Add a writer that runs with every recordChange, in its transaction. Returns the removal function. */
-  onRecord(writer: ChangeWriter): () => void
-  /** Read rows other processes committed since the last call and tell listeners; returns how many. */
-  pollRemoteChanges(): number
-  /** Hear every change poll end (after its sync, on a libSQL server): other processes' writes are readable. Returns the unsubscribe function. */
-  onPolled(listener: () => void): () => void
+  /** Committed changes, typed by kind: record them with their writes, subscribe to the kinds you act on. */
+  readonly feed: ChangeFeed
   /**
    * Bring the replica up to date with the primary (off the event loop), before
-   * `pollRemoteChanges`; resolves at once for a local file. Never rejects: an unreachable primary
+   * `feed.poll`; resolves at once for a local file. Never rejects: an unreachable primary
    * shows in `primary`.
    */
   refresh(): Promise<void>
@@ -124,13 +105,13 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
   }
   const repos = makeRepositories(db)
   const origin = `${hostname()}:${process.pid}:${randomBase62(8)}`
-  const listeners = new Set<ChangeListener>()
-  const polled = new Set<() => void>()
-  const writers = new Set<ChangeWriter>()
-  let pending: ChangeRecord[] = []
   let depth = 0
-  let cursor = repos.changes.lastId()
-  let dataVersion = repos.changes.dataVersion()
+  const { feed, committed, rolledBack } = makeChangeFeed(
+    repos,
+    origin,
+    { inTransaction: () => depth > 0, transaction: (f) => storage.transaction(f) },
+    { replica: replica !== null },
+  )
   let open = true
 
   let queued: Array<{ run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
@@ -151,32 +132,6 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
     jobs.forEach((job, i) => job.resolve(results[i]))
   }
 
-  const notify = (changes: ReadonlyArray<ChangeRecord>) => {
-    for (const change of changes) for (const listener of listeners) listener(change)
-  }
-
-  const pollChanges = (): number => {
-    // A replica's data_version does not follow what its sync pulls in: read past the cursor.
-    if (!replica) {
-      const version = repos.changes.dataVersion()
-      if (version === dataVersion) return 0
-      dataVersion = version
-    }
-    let seen = 0
-    for (;;) {
-      const rows = repos.changes.since(cursor)
-      if (rows.length === 0) break
-      cursor = rows[rows.length - 1]!.id
-      const remote = rows.filter((r) => r.origin !== origin)
-      for (const r of remote) {
-        if (r.kind.startsWith('client.') && r.workspaceId && r.subject) repos.clients.invalidate(r.workspaceId, r.subject)
-      }
-      seen += remote.length
-      notify(remote)
-    }
-    return seen
-  }
-
   const storage: StorageShape = {
     ...repos,
     db,
@@ -190,54 +145,22 @@ export const openStorage = (file: string, remote: RemoteDatabase | null = null):
       try {
         result = atomically(db, f)
       } catch (e) {
-        pending = []
-        // Records read inside the transaction (the webhook outbox reads the client it writes about) are gone.
+        rolledBack()
+        // Clients read inside the transaction (and cached) may have been read as it wrote them: gone.
         repos.clients.invalidateAll()
         throw e
       } finally {
         depth--
       }
-      const committed = pending
-      pending = []
-      notify(committed)
+      committed()
       return result
-    },
-    recordChange: (kind, workspaceId, subject, at) => {
-      if (writers.size > 0 && depth === 0) {
-        // The writers' rows and the change row commit together.
-        storage.transaction(() => storage.recordChange(kind, workspaceId, subject, at))
-        return
-      }
-      const id = repos.changes.append({ origin, kind, workspaceId, subject, at })
-      const change = { id, origin, kind, workspaceId, subject, at }
-      for (const writer of writers) writer(change)
-      if (depth > 0) pending.push(change)
-      else notify([change])
     },
     batch: <A>(f: () => A) =>
       new Promise<A>((resolve, reject) => {
         if (queued.length === 0) setImmediate(flushQueued)
         queued.push({ run: f, resolve: resolve as (v: unknown) => void, reject })
       }),
-    onChange: (listener) => {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
-    onRecord: (writer) => {
-      writers.add(writer)
-      return () => writers.delete(writer)
-    },
-    pollRemoteChanges: () => {
-      try {
-        return pollChanges()
-      } finally {
-        for (const listener of polled) listener()
-      }
-    },
-    onPolled: (listener) => {
-      polled.add(listener)
-      return () => polled.delete(listener)
-    },
+    feed,
     refresh: () => (replica ? replica.refresh() : Promise.resolve()),
     get primary() {
       return replica ? replica.primary : LOCAL

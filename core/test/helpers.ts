@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createEngine, type Engine, type EngineConfig, type EngineOptions, type Extension } from '../index.js'
 import type { ServerEvent } from '../events.js'
+import { deleteClient, updateClient } from '../operations/clients.js'
+import type { DefaultAgentSetting } from '../storage/roomSettings.js'
 import type { HarkError } from '../errors.js'
 import type { TerminalIdentity } from '../security/security.js'
 import type { TerminalLink } from '../session.js'
@@ -111,15 +113,35 @@ export const seedWorkspace = (engine: Engine, name = 'acme') => {
   const key = security.apiKeys.create(workspace.workspaceId, 'test')
   const addClient = (clientId: string, room: string | null = null) => {
     const now = clock.now()
+    const client = {
+      workspaceId: workspace.workspaceId, clientId, name: null, kind: null, room, ephemeral: false,
+      expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
+    }
     storage.transaction(() => {
-      storage.clients.insert({
-        workspaceId: workspace.workspaceId, clientId, name: null, kind: null, room, ephemeral: false,
-        expiresAt: null, tokensNotBefore: now, createdAt: now, updatedAt: now,
-      })
-      storage.recordChange('client.created', workspace.workspaceId, clientId, now)
+      storage.clients.insert(client)
+      storage.feed.record({ kind: 'client.created', workspaceId: workspace.workspaceId, subject: clientId, at: now, client })
     })
   }
-  return { workspaceId: workspace.workspaceId, apiKey: key.apiKey, keyId: key.keyId, addClient }
+  const workspaceId = workspace.workspaceId
+  const deps = { storage, clock }
+  return {
+    workspaceId,
+    apiKey: key.apiKey,
+    keyId: key.keyId,
+    addClient,
+    /** Set a client's room as a PATCH does (and `hark client` beside a running engine): a `client.updated` change. */
+    moveClient: (clientId: string, room: string | null) => updateClient(deps, workspaceId, clientId, { room }),
+    /** Delete a client as REST and the CLI do: a `client.deleted` change. */
+    deleteClient: (clientId: string) => deleteClient(deps, workspaceId, clientId),
+    /** Set (null: clear) a room's default agent, written as PUT /rooms/{room} writes it (without its checks): a `room.updated` change. */
+    setDefaultAgent: (room: string, defaultAgent: DefaultAgentSetting | null) => {
+      const now = clock.now()
+      storage.transaction(() => {
+        storage.roomSettings.put({ workspaceId, room, defaultAgent }, now)
+        storage.feed.record({ kind: 'room.updated', workspaceId, subject: room, at: now, defaultAgent })
+      })
+    },
+  }
 }
 
 /** A terminal of `clientId` connected through the host with a fresh token, its `session` event received. */

@@ -52,11 +52,7 @@ describe('usage metering', () => {
 
   it('keeps one session through room switches and counts open sessions live', async () => {
     const a = await connect('dev-1')
-    const { storage } = t.engine.host
-    storage.transaction(() => {
-      storage.clients.update(seed.workspaceId, 'dev-1', { room: 'elsewhere' }, clock.now())
-      storage.recordChange('client.updated', seed.workspaceId, 'dev-1', clock.now())
-    })
+    seed.moveClient('dev-1', 'elsewhere')
     await a.link.event('room.changed')
     clock.advance(90_000)
     const live = report()

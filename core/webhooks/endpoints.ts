@@ -182,7 +182,7 @@ export class WebhookEndpoints {
         throw new LimitExceeded({ message: `a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhook endpoints` })
       }
       storage.webhookEndpoints.insert(record)
-      storage.recordChange('webhook.created', workspaceId, record.webhookId, now)
+      storage.feed.record({ kind: 'webhook.created', workspaceId, subject: record.webhookId, at: now, endpoint: record })
     })
     return { webhook: webhookView(record, now), secret }
   }
@@ -215,7 +215,7 @@ export class WebhookEndpoints {
             : { enabled: false, disabledReason: 'disabled by request' }),
       }, now)
       if (!r) throw new NotFound({ message: `no webhook ${webhookId} in this workspace` })
-      storage.recordChange('webhook.updated', workspaceId, webhookId, now)
+      storage.feed.record({ kind: 'webhook.updated', workspaceId, subject: webhookId, at: now, endpoint: r })
       return r
     })
     return webhookView(updated, now)
@@ -228,7 +228,7 @@ export class WebhookEndpoints {
       // their resources' numbers (sequences.ts), so fold them into the table first.
       storage.webhookOutbox.foldSequences()
       if (!storage.webhookEndpoints.delete(workspaceId, webhookId)) throw new NotFound({ message: `no webhook ${webhookId} in this workspace` })
-      storage.recordChange('webhook.deleted', workspaceId, webhookId, clock.now())
+      storage.feed.record({ kind: 'webhook.deleted', workspaceId, subject: webhookId, at: clock.now() })
     })
   }
 
@@ -245,7 +245,7 @@ export class WebhookEndpoints {
         previousSecretExpiresAt: now + SECRET_OVERLAP_MS,
       }, now)
       if (!r) throw new NotFound({ message: `no webhook ${webhookId} in this workspace` })
-      storage.recordChange('webhook.updated', workspaceId, webhookId, now)
+      storage.feed.record({ kind: 'webhook.updated', workspaceId, subject: webhookId, at: now, endpoint: r })
       return r
     })
     return { webhook: webhookView(updated, now), secret }
@@ -262,7 +262,7 @@ export class WebhookEndpoints {
         [{ workspaceId, type: 'webhook.test', data: { webhookId, message: 'test event from Hark' }, at: now }],
         webhookId,
       )
-      storage.recordChange('webhook.queued', workspaceId, webhookId, now)
+      storage.feed.record({ kind: 'webhook.queued', workspaceId, subject: webhookId, at: now })
       return written
     })
     return { eventId: delivery!.eventId, deliveryId: delivery!.deliveryId }
@@ -312,7 +312,7 @@ export class WebhookEndpoints {
       storage.webhookOutbox.insertDeliveries([{
         deliveryId: fresh, webhookId, eventId: d.eventId, workspaceId, resource: d.resource, seq: d.seq, type: d.type, body, createdAt: now,
       }])
-      storage.recordChange('webhook.queued', workspaceId, webhookId, now)
+      storage.feed.record({ kind: 'webhook.queued', workspaceId, subject: webhookId, at: now })
     })
     return this.delivery(workspaceId, webhookId, fresh)
   }

@@ -18,12 +18,13 @@ const setup = async () => {
   cleanup.push(() => t.stop())
   const { storage, security, terminals, webhookOutbox } = t.engine.host
   const ws = seedWorkspace(t.engine)
+  const endpoint = {
+    webhookId: 'wh_1', workspaceId: ws.workspaceId, url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
+    previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: T0, updatedAt: T0,
+  }
   storage.transaction(() => {
-    storage.webhookEndpoints.insert({
-      webhookId: 'wh_1', workspaceId: ws.workspaceId, url: 'https://example.com/h', events: null, description: null, secretEnc: 'x',
-      previousSecretEnc: null, previousSecretExpiresAt: null, enabled: true, disabledReason: null, failingSince: null, createdAt: T0, updatedAt: T0,
-    })
-    storage.recordChange('webhook.created', ws.workspaceId, 'wh_1', T0)
+    storage.webhookEndpoints.insert(endpoint)
+    storage.feed.record({ kind: 'webhook.created', workspaceId: ws.workspaceId, subject: 'wh_1', at: T0, endpoint })
   })
   const connect = async (clientId: string) => {
     const issued = await security.tokens.issue(ws.workspaceId, clientId, null)
@@ -32,15 +33,11 @@ const setup = async () => {
     await link.event('session')
     return { link, session }
   }
-  const moveClient = (clientId: string, room: string | null) =>
-    storage.transaction(() => {
-      storage.clients.update(ws.workspaceId, clientId, { room }, clock.now())
-      storage.recordChange('client.updated', ws.workspaceId, clientId, clock.now())
-    })
+  const moveClient = (clientId: string, room: string | null) => ws.moveClient(clientId, room)
   const revokeAll = (clientId: string) =>
     storage.transaction(() => {
       storage.clients.revokeAllTokens(ws.workspaceId, clientId, clock.now())
-      storage.recordChange('client.tokensRevoked', ws.workspaceId, clientId, clock.now())
+      storage.feed.record({ kind: 'client.tokensRevoked', workspaceId: ws.workspaceId, subject: clientId, at: clock.now() })
     })
   /** The live events written, as their bodies, in the order they were written. */
   const written = async (from: StorageShape = storage) => {

@@ -29,11 +29,12 @@ const addEndpoint = (storage: StorageShape, webhookId: string, events: string[] 
 
 const createClient = (storage: StorageShape, clientId: string, fail = false) =>
   storage.transaction(() => {
-    storage.clients.insert({
+    const client = {
       workspaceId: 'ws_1', clientId, name: null, kind: null, room: 'lobby', ephemeral: false, expiresAt: null,
       tokensNotBefore: 1, createdAt: 1, updatedAt: 1,
-    })
-    storage.recordChange('client.created', 'ws_1', clientId, 1)
+    }
+    storage.clients.insert(client)
+    storage.feed.record({ kind: 'client.created', workspaceId: 'ws_1', subject: clientId, at: 1, client })
     if (fail) throw new Error('rolled back after the change was recorded')
   })
 
@@ -75,8 +76,9 @@ describe.each(['table', 'memory'] as const)('the webhook outbox (sequence number
     // A live event queued (not yet written), then a database change of the same client in the same turn.
     outbox.publish({ workspaceId: 'ws_1', type: 'client.connected', at: 2, data: { clientId: 'dev-1', sessionId: 's1', transport: 'websocket', room: 'lobby' } })
     storage.transaction(() => {
-      storage.clients.update('ws_1', 'dev-1', { room: 'kitchen' }, 3)
-      storage.recordChange('client.updated', 'ws_1', 'dev-1', 3)
+      const before = storage.clients.get('ws_1', 'dev-1')
+      const after = storage.clients.update('ws_1', 'dev-1', { room: 'kitchen' }, 3)!
+      storage.feed.record({ kind: 'client.updated', workspaceId: 'ws_1', subject: 'dev-1', at: 3, before, after })
     })
     outbox.publish({ workspaceId: 'ws_1', type: 'client.room_changed', at: 4, data: { clientId: 'dev-1', sessionId: 's1', from: 'lobby', to: 'kitchen' } })
     await outbox.flush()
@@ -101,11 +103,13 @@ describe.each(['table', 'memory'] as const)('the webhook outbox (sequence number
     })
     storage.transaction(() => {
       storage.issuedTokens.revoke('ws_1', '01JD3M5Q8T7V2XW4YZ6A9BCDEF', 2)
-      storage.recordChange('token.revoked', 'ws_1', '01JD3M5Q8T7V2XW4YZ6A9BCDEF', 2)
+      storage.feed.record({ kind: 'token.revoked', workspaceId: 'ws_1', subject: '01JD3M5Q8T7V2XW4YZ6A9BCDEF', at: 2, clientId: 'dev-1' })
     })
-    storage.recordChange('client.tokensRevoked', 'ws_1', 'dev-1', 3)
-    storage.recordChange('devicePassword.reset', 'ws_1', 'dev-1', 4)
-    storage.recordChange('apikey.revoked', 'ws_1', 'key_1', 5)
+    // A token Hark has no record of: no event (no client to name).
+    storage.feed.record({ kind: 'token.revoked', workspaceId: 'ws_1', subject: '01JD3M5Q8T7V2XW4YZ6A9BCDEG', at: 2, clientId: null })
+    storage.feed.record({ kind: 'client.tokensRevoked', workspaceId: 'ws_1', subject: 'dev-1', at: 3 })
+    storage.feed.record({ kind: 'devicePassword.reset', workspaceId: 'ws_1', subject: 'dev-1', at: 4 })
+    storage.feed.record({ kind: 'apikey.revoked', workspaceId: 'ws_1', subject: 'key_1', at: 5 })
     const rows = events(storage)
     expect(rows.map((r) => [r.type, r.seq, JSON.parse(r.body).data])).toEqual([
       ['client.created', 1, expect.objectContaining({ clientId: 'dev-1' })],

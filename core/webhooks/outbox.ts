@@ -1,7 +1,8 @@
 /**
  * The transactional outbox of webhook events. Two ways in:
  *   - a change that is a database write (a client created, a token revoked …) gets its event from
- *     the change writer, inside the transaction that records the change: both commit or neither;
+ *     the change itself (it carries the client as written), inside the transaction that records
+ *     it: both commit or neither;
  *   - a live event (a terminal connected, a room started, an agent failed) is `publish`ed and
  *     written with the other live events of the next LIVE_BATCH_MS (or LIVE_BATCH_MAX of them)
  *     in one transaction (storage.batch), never with a request or an HTTP call on the path that
@@ -15,7 +16,7 @@
 import type { ClockShape } from '../clock.js'
 import { newDeliveryId, newWebhookEventId } from '../ids.js'
 import type { Logger } from '../log.js'
-import type { ChangeRecord } from '../storage/changes.js'
+import type { Change, ChangeOf } from '../storage/changes.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { NewDelivery, PendingDelivery } from '../storage/webhookOutbox.js'
 import { eventBody, resourceOf, type ClientData, type WebhookEventInput } from './events.js'
@@ -29,7 +30,7 @@ interface Subscription {
 
 /** Events written in a transaction that has not reported its commit yet. */
 interface Unconfirmed {
-  readonly change: ChangeRecord
+  readonly change: Change
   readonly events: WebhookEventInput[]
 }
 
@@ -43,6 +44,10 @@ const RETRY_FLUSH_MS = 1000
 export const LIVE_BATCH_MS = 25
 /** …or until this many are queued. */
 export const LIVE_BATCH_MAX = 64
+
+/** The database changes that are webhook events. */
+const EVENT_CHANGES = ['client.created', 'client.updated', 'client.deleted', 'token.revoked', 'client.tokensRevoked', 'devicePassword.reset'] as const
+type EventChangeKind = (typeof EVENT_CHANGES)[number]
 
 export class WebhookOutbox {
   /** Enabled endpoints per workspace (loaded on first use, dropped on every webhook.* change). */
@@ -76,8 +81,8 @@ export class WebhookOutbox {
   install(): () => void {
     if (this.stops.length > 0) return () => this.uninstall()
     this.stops.push(
-      this.storage.onRecord((change) => this.onRecord(change)),
-      this.storage.onChange((change) => this.changed(change)),
+      this.storage.feed.onRecord(EVENT_CHANGES, (change) => this.onRecord(change)),
+      this.storage.feed.onAny((change) => this.changed(change)),
     )
     const sequences = this.sequences
     if (sequences instanceof CachedSequences) {
@@ -131,7 +136,7 @@ export class WebhookOutbox {
   }
 
   /** A committed change: endpoint changes reload the subscriptions; a commit confirms drained live events. */
-  private changed(change: ChangeRecord): void {
+  private changed(change: Change): void {
     if (change.kind.startsWith('webhook.') && change.kind !== 'webhook.queued') {
       if (change.workspaceId) this.subscriptions.delete(change.workspaceId)
       else this.subscriptions.clear()
@@ -273,35 +278,31 @@ export class WebhookOutbox {
       )
   }
 
-  /** The event a database change stands for, if any. */
-  private eventOf(change: ChangeRecord): WebhookEventInput | null {
+  /** The event a database change stands for, if any: all it needs is in the change. */
+  private eventOf(change: ChangeOf<EventChangeKind>): WebhookEventInput | null {
     const { workspaceId, subject, at } = change
-    if (!workspaceId || !subject) return null
     switch (change.kind) {
       case 'client.created':
       case 'client.updated': {
-        const c = this.storage.clients.get(workspaceId, subject)
-        if (!c) return null
+        const c = change.kind === 'client.created' ? change.client : change.after
         const data: ClientData = { clientId: c.clientId, name: c.name, kind: c.kind, room: c.room, ephemeral: c.ephemeral }
         return { workspaceId, type: change.kind, data, at }
       }
       case 'client.deleted':
         return { workspaceId, type: 'client.deleted', data: { clientId: subject }, at }
-      case 'token.revoked': {
-        const t = this.storage.issuedTokens.get(workspaceId, subject)
-        return t ? { workspaceId, type: 'token.revoked', data: { clientId: t.clientId, jti: subject, all: false }, at } : null
-      }
+      case 'token.revoked':
+        return change.clientId === null
+          ? null
+          : { workspaceId, type: 'token.revoked', data: { clientId: change.clientId, jti: subject, all: false }, at }
       case 'client.tokensRevoked':
         return { workspaceId, type: 'token.revoked', data: { clientId: subject, jti: null, all: true }, at }
       case 'devicePassword.reset':
         return { workspaceId, type: 'device_password.reset', data: { clientId: subject }, at }
-      default:
-        return null
     }
   }
 
   /** In the change's transaction: its event, after the live events still queued. */
-  private onRecord(change: ChangeRecord): void {
+  private onRecord(change: ChangeOf<EventChangeKind>): void {
     const event = this.eventOf(change)
     if (event === null) return
     // On a shared database: read the endpoints in this transaction (on the primary), not from a cache another node's change may not have reached.

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/clock.js'
+import type { ChangeOf } from '../../core/storage/changes.js'
 import { cliJson, repoRoot, runAll, runCli, tempDir } from '../../core/test/helpers.js'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import { API_PREFIX } from '../rest/index.js'
@@ -79,13 +80,14 @@ describe('hark CLI on a libSQL server (real processes)', () => {
     const list = await cliJson<Array<{ clientId: string; room: string }>>(['client', 'list', '--workspace', workspaceId, ...db], env)
     expect(list.map((c) => [c.clientId, c.room])).toEqual([['dev-1', 'lobby'], ['via-rest', 'hall']])
 
-    const heard = new Promise<void>((resolve) =>
-      engine.engine.host.storage.onChange((c) => c.kind === 'client.deleted' && c.subject === 'dev-1' && resolve()),
+    const heard = new Promise<ChangeOf<'client.deleted'>>((resolve) =>
+      engine.engine.host.storage.feed.on('client.deleted', (c) => c.subject === 'dev-1' && resolve(c)),
     )
     await cliJson(['client', 'delete', 'dev-1', '--workspace', workspaceId, ...db], env)
     expect((await api.get('/clients/dev-1')).status).toBe(200)
     await clock.advanceAsync(200)
-    await heard
+    // Polled from the change log, with who made it.
+    expect(await heard).toMatchObject({ workspaceId, by: { type: 'operator' } })
     expect((await api.get('/clients/dev-1')).status).toBe(404)
   })
 

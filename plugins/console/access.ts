@@ -9,7 +9,8 @@
 import type {} from '@fastify/cookie' // request.cookies, reply.clearCookie
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { CsrfRejected, Unauthenticated, WorkspaceNotFound, Forbidden } from '../../core/errors.js'
-import type { Actor } from '../../core/people/audit.js'
+import { authorOf, type Actor } from '../../core/people/audit.js'
+import type { ChangeAuthor } from '../../core/storage/changes.js'
 import { allows, type Permission } from '../../core/people/roles.js'
 import type { Role } from '../../core/storage/memberships.js'
 import type { StorageShape } from '../../core/storage/storage.js'
@@ -65,6 +66,9 @@ export const actorOf = (request: FastifyRequest): Actor => {
   const { user } = signedInOf(request)
   return { userId: user.userId, label: user.email, ip: request.ip }
 }
+
+/** Who makes the changes of this request, as the change feed records it. */
+export const changeAuthorOf = (request: FastifyRequest): ChangeAuthor => authorOf(actorOf(request))
 
 /** Changes must come from the console's own origin: a page elsewhere cannot make the browser send them. */
 const checkOrigin = (request: FastifyRequest): void => {

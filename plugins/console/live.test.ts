@@ -39,6 +39,8 @@ describe('console live events', () => {
     const stream = await viewer.client.events(ws)
     expect(stream.status).toBe(200)
     await stream.next('ready')
+    const authors: unknown[] = []
+    t.engine.host.storage.feed.on(['client.created', 'client.updated'], (c) => c.workspaceId === ws && authors.push(c.by))
 
     expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-1', room: 'lobby' })).status).toBe(201)
     await stream.next('client', (d) => d.clientId === 'dev-1' && d.change === 'created')
@@ -52,7 +54,7 @@ describe('console live events', () => {
     await stream.next('room', (d) => d.room === 'lobby')
 
     // A change made over the REST API shows too.
-    const key = security.apiKeys.create(ws, 'test').apiKey
+    const { apiKey: key, keyId } = security.apiKeys.create(ws, 'test')
     const patched = await fetch(`http://127.0.0.1:${t.engine.ports.rest}/api/v1/clients/dev-1`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -61,6 +63,8 @@ describe('console live events', () => {
     expect(patched.status).toBe(200)
     await stream.next('client', (d) => d.clientId === 'dev-1' && d.change === 'updated')
     await stream.next('room', (d) => d.room === 'hall')
+    // The change feed says who made each change: the signed-in user, then the API key.
+    expect(authors).toEqual([{ type: 'user', userId: admin.record.userId, email: 'admin@example.com' }, { type: 'apiKey', keyId }])
 
     session.end()
     await stream.next('presence', (d) => d.clientId === 'dev-1' && d.online === false)

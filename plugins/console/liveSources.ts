@@ -2,13 +2,14 @@
  * Where the live feed's events come from, each from the owner of that state: what the workspace
  * actors and their rooms announce through the terminal hub (sessions opened and ended, room
  * occupancy, speaking), what the agent dispatcher announces (agents running, agents ended), and
- * the storage change log (clients created, changed or deleted, room settings, and sessions ended
- * or memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
+ * the change feed (clients created, changed or deleted, room settings, and sessions ended or
+ * memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
  */
 import type { AgentDispatcher, AgentLifecycleEvent, SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
 import type { LiveFeed } from './live.js'
 
 const CLIENT_CHANGES = { 'client.created': 'created', 'client.updated': 'updated', 'client.deleted': 'deleted' } as const
+const CLIENT_KINDS = Object.keys(CLIENT_CHANGES) as Array<keyof typeof CLIENT_CHANGES>
 
 export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agents: AgentDispatcher, storage: StorageShape): (() => void) => {
   const presence = (online: boolean) => (e: { readonly session: SessionInfo }) =>
@@ -27,17 +28,11 @@ export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agent
     terminals.on('room.speaking', (e) =>
       feed.publish(e.workspaceId, { type: 'speaking', room: e.room, participantId: e.participantId, speaking: e.speaking })),
     agents.onAgent(agent),
-    storage.onChange((change) => {
-      // Sessions ended or memberships went (here or in the CLI): every open stream looks again at once.
-      if (change.kind === 'user.accessChanged') return feed.accessChanged()
-      if (change.workspaceId === null || change.subject === null) return
-      if (change.kind in CLIENT_CHANGES) {
-        const kind = change.kind as keyof typeof CLIENT_CHANGES
-        feed.publish(change.workspaceId, { type: 'client', clientId: change.subject, change: CLIENT_CHANGES[kind] })
-      } else if (change.kind === 'room.updated') {
-        feed.publish(change.workspaceId, { type: 'room', room: change.subject })
-      }
-    }),
+    // Sessions ended or memberships went (here or in the CLI): every open stream looks again at once.
+    storage.feed.on('user.accessChanged', () => feed.accessChanged()),
+    storage.feed.on(CLIENT_KINDS, (change) =>
+      feed.publish(change.workspaceId, { type: 'client', clientId: change.subject, change: CLIENT_CHANGES[change.kind] })),
+    storage.feed.on('room.updated', (change) => feed.publish(change.workspaceId, { type: 'room', room: change.subject })),
   ]
   return () => stops.forEach((stop) => stop())
 }

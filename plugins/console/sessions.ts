@@ -91,7 +91,7 @@ export class ConsoleSessions {
   end(session: UserSessionRecord): void {
     this.storage.transaction(() => {
       this.storage.userSessions.delete(session.sessionHash)
-      this.storage.recordChange('user.accessChanged', null, session.userId, this.clock.now())
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId: null, subject: session.userId, at: this.clock.now() })
     })
   }
 
@@ -99,7 +99,7 @@ export class ConsoleSessions {
   endAll(userId: string): number {
     return this.storage.transaction(() => {
       const ended = this.storage.userSessions.deleteForUser(userId)
-      this.storage.recordChange('user.accessChanged', null, userId, this.clock.now())
+      this.storage.feed.record({ kind: 'user.accessChanged', workspaceId: null, subject: userId, at: this.clock.now() })
       return ended
     })
   }

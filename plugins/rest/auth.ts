@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ApiKeyPrincipal } from '../../core/security/apiKeys.js'
+import type { ChangeAuthor } from '../../core/storage/changes.js'
 import type { SecurityShape } from '../../core/security/security.js'
 
 const principals = new WeakMap<FastifyRequest, ApiKeyPrincipal>()
@@ -25,6 +26,9 @@ export const principalOf = (request: FastifyRequest): ApiKeyPrincipal => {
   if (!principal) throw new Error('principalOf called on an unauthenticated request')
   return principal
 }
+
+/** Who makes the changes of an authenticated request: its API key. */
+export const authorOf = (request: FastifyRequest): ChangeAuthor => ({ type: 'apiKey', keyId: principalOf(request).keyId })
 
 /** Workspace of an authenticated request, or null (the rate limiter then keys by IP). */
 export const workspaceOf = (request: FastifyRequest): string | null => principals.get(request)?.workspaceId ?? null

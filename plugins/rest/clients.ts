@@ -9,7 +9,7 @@ import type { RestServices } from './services.js'
 import { createClient, deleteClient, listClients, requireClient, updateClient } from '../../core/operations/clients.js'
 import { clientView } from '../../core/operations/views.js'
 import type { ClientPatch } from '../../core/storage/clients.js'
-import { principalOf } from './auth.js'
+import { authorOf, principalOf } from './auth.js'
 import { CURSOR_PATTERN, decodeCursor, encodeCursor } from './clientCursor.js'
 import { nullable } from '../../core/httpApi/fields.js'
 import { bodyErrors, clientId, clientIdParams, errorResponses, kind, name, room } from './schemas.js'
@@ -102,7 +102,7 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
     },
     async (request, reply) => {
       const { workspaceId } = principalOf(request)
-      return reply.code(201).send(clientView(createClient(host, workspaceId, request.body), presence))
+      return reply.code(201).send(clientView(createClient(host, workspaceId, request.body, authorOf(request)), presence))
     },
   )
 
@@ -145,7 +145,7 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      return clientView(updateClient(host, workspaceId, request.params.id, request.body), presence)
+      return clientView(updateClient(host, workspaceId, request.params.id, request.body, authorOf(request)), presence)
     },
   )
 
@@ -170,6 +170,6 @@ export const clientRoutes = (host: RestServices) => async (app: FastifyInstance)
         },
       },
     },
-    async (request) => deleteClient(host, principalOf(request).workspaceId, request.params.id),
+    async (request) => deleteClient(host, principalOf(request).workspaceId, request.params.id, authorOf(request)),
   )
 }

@@ -22,7 +22,7 @@ export const sweepExpiredClients = (storage: StorageShape, clock: ClockShape): n
     storage.transaction(() => {
       for (const c of batch) {
         if (!storage.clients.delete(c.workspaceId, c.clientId)) continue
-        storage.recordChange('client.deleted', c.workspaceId, c.clientId, now)
+        storage.feed.record({ kind: 'client.deleted', workspaceId: c.workspaceId, subject: c.clientId, at: now })
         removed++
       }
     })

@@ -5,7 +5,7 @@
  */
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChangeRecord } from '../../core/storage/changes.js'
+import type { Change } from '../../core/storage/changes.js'
 import { cliJson, Inbox } from '../../core/test/helpers.js'
 import { Api } from './test/api.js'
 import { startRestEngine, type RestEngine } from './test/restEngine.js'
@@ -62,8 +62,8 @@ describe('typical flow', () => {
     expect(metrics).toContain('hark_rest_requests_total{route="/api/v1/clients",method="POST",status="201"} 1')
 
     // The operator revokes the key with the CLI: once the engine hears of it, the key is refused.
-    const changes = new Inbox<ChangeRecord>()
-    const off = t.engine.host.storage.onChange((c) => changes.push(c))
+    const changes = new Inbox<Change>()
+    const off = t.engine.host.storage.feed.onAny((c) => changes.push(c))
     const keys = await cliJson<Array<{ keyId: string }>>(['apikey', 'list', '--workspace', workspaceId, ...data])
     await cliJson(['apikey', 'revoke', keys[0]!.keyId, '--workspace', workspaceId, ...data])
     await changes.next((c) => c.kind === 'apikey.revoked', 5000, 'the CLI revocation')

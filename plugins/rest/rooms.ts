@@ -11,7 +11,7 @@ import type { RestServices } from './services.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { isRoomName } from '../../core/naming.js'
 import { getRoom, listRooms, putRoomSettings } from '../../core/operations/rooms.js'
-import { principalOf } from './auth.js'
+import { authorOf, principalOf } from './auth.js'
 import { roomSettingsBody } from '../../core/httpApi/fields.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 
@@ -158,6 +158,6 @@ export const roomRoutes = (host: RestServices) => async (app: FastifyInstance) =
         response: { 200: { description: 'The room.', $ref: 'Room#' }, ...errorResponses(...bodyErrors, 404) },
       },
     },
-    async (request) => putRoomSettings(host, principalOf(request).workspaceId, request.params.room, request.body.defaultAgent),
+    async (request) => putRoomSettings(host, principalOf(request).workspaceId, request.params.room, request.body.defaultAgent, authorOf(request)),
   )
 }

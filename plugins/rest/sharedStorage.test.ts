@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '../../core/clock.js'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import { createLogger } from '../../core/log.js'
-import type { ChangeRecord } from '../../core/storage/changes.js'
+import type { Change } from '../../core/storage/changes.js'
 import { Inbox, runAll, uplink } from '../../core/test/helpers.js'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
@@ -32,7 +32,7 @@ interface Node {
   /** A terminal on this node's WebSocket gateway. */
   connect(token: string): Promise<TestTerminal>
   /** Move this node's clock by one change poll and wait until its storage hears a change matching `heard`. */
-  poll(heard: (c: ChangeRecord) => boolean): Promise<void>
+  poll(heard: (c: Change) => boolean): Promise<void>
 }
 
 /** Every node of one cluster is given the same master key (it is never generated with a server). */
@@ -56,7 +56,7 @@ const cluster = async () => {
       connect: (token) => TestTerminal.connect(t.engine.ports.gateway!, { token }, t.engine.host.tls.cert),
       poll: async (heard) => {
         const seen = new Promise<void>((resolve) => {
-          const off = t.engine.host.storage.onChange((c) => {
+          const off = t.engine.host.storage.feed.onAny((c) => {
             if (heard(c)) {
               off()
               resolve()

@@ -12,7 +12,7 @@ import {
   issueClientToken,
   revokeAllClientTokens,
 } from '../../core/operations/tokens.js'
-import { principalOf } from './auth.js'
+import { authorOf, principalOf } from './auth.js'
 import { bodyErrors, clientIdParams, errorResponses, jti, kind, room } from './schemas.js'
 
 export { EPHEMERAL_TTL_DEFAULT_SECONDS }
@@ -111,7 +111,7 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
     async (request, reply) => {
       const { workspaceId } = principalOf(request)
       const { room: roomName, kind: kindName, ttlSeconds: ttl } = request.body
-      return reply.code(201).send(await createEphemeralClient(host, workspaceId, { room: roomName, kind: kindName ?? null, ttlSeconds: ttl }))
+      return reply.code(201).send(await createEphemeralClient(host, workspaceId, { room: roomName, kind: kindName ?? null, ttlSeconds: ttl }, authorOf(request)))
     },
   )
 
@@ -140,7 +140,7 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
     },
     async (request) => {
       const { workspaceId } = principalOf(request)
-      const r = security.tokens.revoke(workspaceId, request.body.jti)
+      const r = security.tokens.revoke(workspaceId, request.body.jti, authorOf(request))
       return { jti: r.jti, clientId: r.clientId, revoked: true }
     },
   )
@@ -172,6 +172,6 @@ export const tokenRoutes = (host: RestServices) => async (app: FastifyInstance) 
         },
       },
     },
-    async (request) => revokeAllClientTokens(host, principalOf(request).workspaceId, request.params.id),
+    async (request) => revokeAllClientTokens(host, principalOf(request).workspaceId, request.params.id, authorOf(request)),
   )
 }

@@ -179,16 +179,17 @@ export class DeliveryWorker {
     this.running = true
     const { storage, outbox } = this.deps
     this.offs.push(
-      storage.onChange((change) => {
-        if (change.kind.startsWith('webhook.') && change.kind !== 'webhook.queued' && change.subject) this.reloadEndpoint(change.subject)
-        this.scheduleLoad()
-      }),
+      // An endpoint as its change carries it (here or in another process): nothing read back.
+      storage.feed.on(['webhook.created', 'webhook.updated'], (change) => this.endpointChanged(change.subject, change.endpoint)),
+      storage.feed.on('webhook.deleted', (change) => this.endpointChanged(change.subject, null)),
+      // Deliveries commit with changes (their events, a test, a redelivery): read past the cursor.
+      storage.feed.onAny(() => this.scheduleLoad()),
       outbox.onCommitted((deliveries) => this.take(deliveries)),
     )
     if (this.leases.shared) {
       this.offs.push(
         // Rows other nodes committed are readable after each change poll's sync.
-        storage.onPolled(() => this.scheduleLoad()),
+        storage.feed.onPolled(() => this.scheduleLoad()),
         this.leases.onChange((webhookId, held) => (held ? this.gained(webhookId) : this.lost(webhookId))),
       )
     }
@@ -587,15 +588,14 @@ export class DeliveryWorker {
     // The audit trail: there is no audit log in the engine yet, so the log carries it.
     log.warn({ audit: true, action: 'webhook.disabled', workspaceId: r.workspaceId, webhookId: r.webhookId, url: r.url, reason }, 'webhook endpoint disabled')
     return () => {
-      storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { enabled: false, disabledReason: reason }, at)
-      storage.recordChange('webhook.updated', r.workspaceId, r.webhookId, at)
+      const endpoint = storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { enabled: false, disabledReason: reason }, at)
+      if (endpoint) storage.feed.record({ kind: 'webhook.updated', workspaceId: r.workspaceId, subject: r.webhookId, at, endpoint })
     }
   }
 
-  /** An endpoint changed (here or in another process): take its new URL, secrets, state; drop it when deleted. */
-  private reloadEndpoint(webhookId: string): void {
+  /** An endpoint changed (here or in another process): take its new URL, secrets, state; drop it when deleted (null). */
+  private endpointChanged(webhookId: string, record: WebhookEndpointRecord | null): void {
     const ep = this.endpointStates.get(webhookId)
-    const record = this.deps.storage.webhookEndpoints.find(webhookId)
     if (!record) this.leases.drop(webhookId)
     if (!ep) return
     if (!record) {

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../core/clock.js'
+import { updateClient } from '../../core/operations/clients.js'
 import { openStorage } from '../../core/storage/storage.js'
 import { WebhookOutbox } from '../../core/webhooks/outbox.js'
 import { checkOrderedAndComplete, WebhookReceiver } from './test/receiver.js'
@@ -50,11 +51,7 @@ describe('live deliveries handed from the outbox to the worker in memory', () =>
     const other = openStorage(join(t.dir, 'hark.db'))
     cleanup.push(() => other.close())
     new WebhookOutbox(other, systemClock).install()
-    const at = Date.now()
-    other.transaction(() => {
-      other.clients.update(ws.workspaceId, 'dev-1', { name: 'Renamed' }, at)
-      other.recordChange('client.updated', ws.workspaceId, 'dev-1', at)
-    })
+    updateClient({ storage: other, clock: systemClock }, ws.workspaceId, 'dev-1', { name: 'Renamed' })
     // Then, before the engine's change poll hears of it, the engine commits the disconnect's events
     // and hands them over: client.disconnected must wait for client.updated, which comes before it.
     session.end()
@@ -63,7 +60,7 @@ describe('live deliveries handed from the outbox to the worker in memory', () =>
     expect(dev1.map((e) => e.type)).toEqual(['client.created', 'client.connected', 'client.updated', 'client.disconnected'])
     expect(dev1.find((e) => e.type === 'client.updated')!.data).toMatchObject({ name: 'Renamed' })
     // The poll then hears the other process's change and reads past the cursor: nothing is sent twice.
-    t.engine.host.storage.pollRemoteChanges()
+    t.engine.host.storage.feed.poll()
     await t.worker().whenIdle()
     await t.engine.host.storage.batch(() => null)
     expect(receiver.requests.items).toHaveLength(6)

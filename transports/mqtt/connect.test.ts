@@ -74,11 +74,7 @@ describe('CONNECT', () => {
         const clientId = `gone-${++serial}`
         t.seed.addClient(clientId, 'lobby')
         const password = await t.token(clientId)
-        const { storage } = t.engine.host
-        storage.transaction(() => {
-          storage.clients.delete(t.seed.workspaceId, clientId)
-          storage.recordChange('client.deleted', t.seed.workspaceId, clientId, Date.now())
-        })
+        t.seed.deleteClient(clientId)
         return { password, clientId, username: clientId }
       }, 0x87, 0x05],
       ['a revoked token', async () => {

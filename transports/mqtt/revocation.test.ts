@@ -46,11 +46,7 @@ describe('live sessions closed by the server', () => {
   it('deleting the client sends DISCONNECT 0x87 to MQTT 5', async () => {
     const device = await connectDevice(t.port, 'del', { password: await t.token('del'), protocolVersion: 5 })
     await device.event('session')
-    const { storage } = t.engine.host
-    storage.transaction(() => {
-      storage.clients.delete(t.seed.workspaceId, 'del')
-      storage.recordChange('client.deleted', t.seed.workspaceId, 'del', Date.now())
-    })
+    t.seed.deleteClient('del')
     expect(await device.disconnects.next()).toMatchObject({ reasonCode: 0x87 })
     await device.closed
   })

@@ -99,15 +99,10 @@ describe('webrtc lifecycle', () => {
       const notBefore = Date.now() + 1
       storage.transaction(() => {
         storage.clients.revokeAllTokens(e.seed.workspaceId, 'peer', notBefore)
-        storage.recordChange('client.tokensRevoked', e.seed.workspaceId, 'peer', notBefore)
+        storage.feed.record({ kind: 'client.tokensRevoked', workspaceId: e.seed.workspaceId, subject: 'peer', at: notBefore })
       })
     }
-    else {
-      storage.transaction(() => {
-        storage.clients.delete(e.seed.workspaceId, 'peer')
-        storage.recordChange('client.deleted', e.seed.workspaceId, 'peer', Date.now())
-      })
-    }
+    else e.seed.deleteClient('peer')
     expect(await peer.event('session.closing')).toMatchObject({ code })
     expect(peer.events.items.at(-1)?.type).toBe('session.closing')
     await peer.ended

@@ -28,13 +28,7 @@ const connect = async (clientId: string, query: Record<string, string> = {}) => 
   return TestTerminal.connect(engine.ports.gateway!, { token, ...query }, engine.host.tls.cert)
 }
 
-const moveClient = (clientId: string, room: string | null) => {
-  const { storage } = engine.host
-  storage.transaction(() => {
-    storage.clients.update(seed.workspaceId, clientId, { room }, Date.now())
-    storage.recordChange('client.updated', seed.workspaceId, clientId, Date.now())
-  })
-}
+const moveClient = (clientId: string, room: string | null) => seed.moveClient(clientId, room)
 
 afterEach(async () => {
   await t?.stop()
@@ -181,11 +175,7 @@ describe('websocket gateway: live control changes', () => {
     expect(await rev.closed).toEqual({ code: 4003, reason: 'token_revoked' })
     expect(rev.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_revoked' })
 
-    const { storage } = engine.host
-    storage.transaction(() => {
-      storage.clients.delete(seed.workspaceId, 'del')
-      storage.recordChange('client.deleted', seed.workspaceId, 'del', Date.now())
-    })
+    seed.deleteClient('del')
     expect(await del.closed).toEqual({ code: 4004, reason: 'client_deleted' })
     expect(del.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'client_deleted' })
 

@@ -99,11 +99,7 @@ describe('the xiaozhi auto agent on the engine clock', () => {
     const [atticAgent] = live('attic')
     expect(atticAgent).toBeDefined()
 
-    const now = t.engine.host.clock.now()
-    t.engine.host.storage.transaction(() => {
-      t.engine.host.storage.clients.update(seed.workspaceId, 'moving-speaker', { room: 'hall' }, now)
-      t.engine.host.storage.recordChange('client.updated', seed.workspaceId, 'moving-speaker', now)
-    })
+    seed.moveClient('moving-speaker', 'hall')
     await settled('hall', 2)
     await settled('attic', 0)
     // The hall had only a tablet: no agent until the device came; now one.

@@ -122,11 +122,7 @@ describe('xiaozhi device journey', () => {
     const room = `proto-${version}`
     // Only listen stop ends an utterance here: with the echo's default 500 ms of silence, a loaded
     // machine's stall could split one into two echoes, whose second would then lead the next reply.
-    const now = t.engine.host.clock.now()
-    t.engine.host.storage.transaction(() => {
-      t.engine.host.storage.roomSettings.put({ workspaceId: seed.workspaceId, room, defaultAgent: { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 } }, now)
-      t.engine.host.storage.recordChange('room.updated', seed.workspaceId, room, now)
-    })
+    seed.setDefaultAgent(room, { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 })
     const { url, token } = await activate(device, `speaker-${version}`, room)
     const xz = await XiaozhiDevice.connect({ url, token, device, ca, version })
     await agentIn(room, `observer-${version}`)
@@ -142,14 +138,7 @@ describe('xiaozhi device journey', () => {
 
   it('listen stop ends the turn: the echo answers without waiting for its silenceMs', async () => {
     const device = newDevice(0x30)
-    const now = t.engine.host.clock.now()
-    t.engine.host.storage.transaction(() => {
-      t.engine.host.storage.roomSettings.put(
-        { workspaceId: seed.workspaceId, room: 'patient', defaultAgent: { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 } },
-        now,
-      )
-      t.engine.host.storage.recordChange('room.updated', seed.workspaceId, 'patient', now)
-    })
+    seed.setDefaultAgent('patient', { presetId: null, overrides: { silenceMs: 2000 }, stopDelaySeconds: 0 })
     const { url, token } = await activate(device, 'patient-speaker', 'patient')
     const xz = await XiaozhiDevice.connect({ url, token, device, ca })
     await agentIn('patient', 'observer-patient')

@@ -70,13 +70,7 @@ const probeIn = async (room: string) => {
   return probes.get(room)!
 }
 
-const moveClient = (clientId: string, room: string | null) => {
-  const now = t.engine.host.clock.now()
-  t.engine.host.storage.transaction(() => {
-    t.engine.host.storage.clients.update(seed.workspaceId, clientId, { room }, now)
-    t.engine.host.storage.recordChange('client.updated', seed.workspaceId, clientId, now)
-  })
-}
+const moveClient = (clientId: string, room: string | null) => seed.moveClient(clientId, room)
 
 describe('xiaozhi devices in rooms', () => {
   it('a device and a WebSocket terminal in one room hear each other', async () => {
@@ -107,10 +101,7 @@ describe('xiaozhi devices in rooms', () => {
     expect(await reset.closed).toEqual({ code: 4006, reason: 'device_password_reset' })
 
     const deleted = await device('dev-delete', 'ops')
-    t.engine.host.storage.transaction(() => {
-      t.engine.host.storage.clients.delete(seed.workspaceId, 'dev-delete')
-      t.engine.host.storage.recordChange('client.deleted', seed.workspaceId, 'dev-delete', t.engine.host.clock.now())
-    })
+    seed.deleteClient('dev-delete')
     expect(await deleted.closed).toEqual({ code: 4004, reason: 'client_deleted' })
 
     const first = await device('dev-twice', 'ops')
@@ -222,13 +213,7 @@ describe('xiaozhi devices in rooms', () => {
     expect(t.engine.host.agents.live(seed.workspaceId, 'busy').map((a) => a.spec.identity)).toEqual(['agent@helper'])
 
     // A room default agent: that one comes, not the platform default beside it.
-    t.engine.host.storage.transaction(() => {
-      t.engine.host.storage.roomSettings.put(
-        { workspaceId: seed.workspaceId, room: 'defaulted', defaultAgent: { presetId: 'helper', overrides: null, stopDelaySeconds: 0 } },
-        now,
-      )
-      t.engine.host.storage.recordChange('room.updated', seed.workspaceId, 'defaulted', now)
-    })
+    seed.setDefaultAgent('defaulted', { presetId: 'helper', overrides: null, stopDelaySeconds: 0 })
     const third = await device('speaker-defaulted', 'defaulted')
     await probeIn('defaulted')
     expect(t.engine.host.agents.live(seed.workspaceId, 'defaulted').map((a) => a.spec.identity)).toEqual(['agent@helper'])

@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { ValidationFailed } from '../../../core/errors.js'
 import { isClientId, isDisplayName, isKind, isRoomName } from '../../../core/naming.js'
 import { createClient, deleteClient } from '../../../core/operations/clients.js'
+import { OPERATOR_CHANGES } from '../../../core/people/audit.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -31,7 +32,7 @@ export const clientCommands = (program: Command) => {
           for (const [field, value, valid, rule] of checks) {
             if (value !== undefined && !valid(value)) throw new ValidationFailed({ field, message: `${field}: ${rule}` })
           }
-          const record = createClient(op, opts.workspace, { clientId, name: opts.name, kind: opts.kind, room: opts.room })
+          const record = createClient(op, opts.workspace, { clientId, name: opts.name, kind: opts.kind, room: opts.room }, OPERATOR_CHANGES)
           const out = { clientId, name: record.name, kind: record.kind, room: record.room, createdAt: iso(record.createdAt) }
           output(opts, out, () => `${clientId}\t${record.room ?? '(no room)'}`)
         },
@@ -53,7 +54,7 @@ export const clientCommands = (program: Command) => {
     .action(
       withOperator((op, clientId: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        deleteClient(op, opts.workspace, clientId)
+        deleteClient(op, opts.workspace, clientId, OPERATOR_CHANGES)
         output(opts, { clientId, deleted: true }, () => `deleted ${clientId}`)
       }),
     )

@@ -1,6 +1,7 @@
 /** `hark token issue|revoke` */
 import type { Command } from 'commander'
 import { ClientNotFound, ValidationFailed } from '../../../core/errors.js'
+import { OPERATOR_CHANGES } from '../../../core/people/audit.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -40,7 +41,7 @@ export const tokenCommands = (program: Command) => {
     .action(
       withOperator((op, jti: string, opts: CommonOptions & { workspace: string }) => {
         requireWorkspace(op, opts.workspace)
-        const r = op.security.tokens.revoke(opts.workspace, jti)
+        const r = op.security.tokens.revoke(opts.workspace, jti, OPERATOR_CHANGES)
         output(opts, { jti: r.jti, clientId: r.clientId, revoked: true }, () => `revoked ${jti}`)
       }),
     )

@@ -4,6 +4,7 @@
  * enrollment, the same call the console's "Add device by code" makes), and list the bound ones.
  */
 import type { Command } from 'commander'
+import { OPERATOR_CHANGES } from '../../../core/people/audit.js'
 import { iso, output, withCommon, withOperator, type CommonOptions } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
@@ -28,7 +29,7 @@ export const xiaozhiCommands = (program: Command) => {
           clientId: opts.client,
           room: opts.room,
           name: opts.name,
-        })
+        }, OPERATOR_CHANGES)
         const out = { ...r, boundAt: iso(r.boundAt) }
         output(opts, out, () => `${r.deviceId}\t${r.clientId}\t${r.room ?? '(no room)'}`)
       }),

@@ -11,7 +11,7 @@ import { resetDevicePassword, revealDevicePassword } from '../../../core/operati
 import { createEphemeralClient, EPHEMERAL_TTL_DEFAULT_SECONDS, issueClientToken, revokeAllClientTokens } from '../../../core/operations/tokens.js'
 import { clientView } from '../../../core/operations/views.js'
 import type { ClientPatch } from '../../../core/storage/clients.js'
-import { actorOf, membershipOf } from '../access.js'
+import { actorOf, changeAuthorOf, membershipOf } from '../access.js'
 import type { ConsoleServices } from '../services.js'
 
 export const CLIENT_PAGE_MAX = 500
@@ -65,7 +65,7 @@ export const clientRoutes = (services: ConsoleServices) => async (app: FastifyIn
       config: { access: 'operate' },
       schema: { body: { type: 'object', properties: { clientId, name, kind, room }, required: ['clientId'], additionalProperties: false } },
     },
-    async (request, reply) => reply.code(201).send(clientView(createClient(services, membershipOf(request).workspaceId, request.body), presence)),
+    async (request, reply) => reply.code(201).send(clientView(createClient(services, membershipOf(request).workspaceId, request.body, changeAuthorOf(request)), presence)),
   )
 
   app.post<{ Body: { room: string; kind?: string; ttlSeconds: number } }>(
@@ -81,7 +81,7 @@ export const clientRoutes = (services: ConsoleServices) => async (app: FastifyIn
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await createEphemeralClient(services, membershipOf(request).workspaceId, request.body)),
+    async (request, reply) => reply.code(201).send(await createEphemeralClient(services, membershipOf(request).workspaceId, request.body, changeAuthorOf(request))),
   )
 
   app.get<{ Params: ClientParams }>('/clients/:clientId', { config: { access: 'read' }, schema: { params: clientParams } }, async (request) =>
@@ -96,11 +96,11 @@ export const clientRoutes = (services: ConsoleServices) => async (app: FastifyIn
         body: { type: 'object', properties: { name: nullable(name), kind: nullable(kind), room: nullable(room) }, minProperties: 1, additionalProperties: false },
       },
     },
-    async (request) => clientView(updateClient(services, membershipOf(request).workspaceId, request.params.clientId, request.body), presence),
+    async (request) => clientView(updateClient(services, membershipOf(request).workspaceId, request.params.clientId, request.body, changeAuthorOf(request)), presence),
   )
 
   app.delete<{ Params: ClientParams }>('/clients/:clientId', { config: { access: 'operate' }, schema: { params: clientParams } }, async (request) =>
-    deleteClient(services, membershipOf(request).workspaceId, request.params.clientId))
+    deleteClient(services, membershipOf(request).workspaceId, request.params.clientId, changeAuthorOf(request)))
 
   app.post<{ Params: ClientParams; Body: { ttlSeconds?: number } | undefined }>(
     '/clients/:clientId/token',
@@ -112,7 +112,7 @@ export const clientRoutes = (services: ConsoleServices) => async (app: FastifyIn
   app.post<{ Params: ClientParams }>(
     '/clients/:clientId/token/revoke-all',
     { config: { access: 'operate' }, schema: { params: clientParams, body: emptyBody } },
-    async (request) => revokeAllClientTokens(services, membershipOf(request).workspaceId, request.params.clientId),
+    async (request) => revokeAllClientTokens(services, membershipOf(request).workspaceId, request.params.clientId, changeAuthorOf(request)),
   )
 
   app.post<{ Params: ClientParams }>(

@@ -11,7 +11,7 @@ import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room
 import { getRoom, listRooms, putRoomSettings, type DefaultAgentInput } from '../../../core/operations/rooms.js'
 import { createEphemeralClient } from '../../../core/operations/tokens.js'
 import { agentView } from '../../../core/operations/views.js'
-import { membershipOf } from '../access.js'
+import { changeAuthorOf, membershipOf } from '../access.js'
 import type { ConsoleServices } from '../services.js'
 
 /** How long the ephemeral client of a browser joining a room lives (its token with it). */
@@ -65,7 +65,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
         body: roomSettingsBody,
       },
     },
-    async (request) => putRoomSettings(services, membershipOf(request).workspaceId, request.params.room, request.body.defaultAgent),
+    async (request) => putRoomSettings(services, membershipOf(request).workspaceId, request.params.room, request.body.defaultAgent, changeAuthorOf(request)),
   )
 
   app.post<{ Params: { room: string } }>(
@@ -76,7 +76,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
         room: request.params.room,
         kind: 'console',
         ttlSeconds: Math.min(JOIN_TTL_SECONDS, services.settings.security.maxTokenTtlSeconds),
-      })
+      }, changeAuthorOf(request))
       // The browser reaches the gateway on the host it reached the console on, at the gateway's port.
       return reply.code(201).send({ ...joined, gateway: { port: services.listeners.port('gateway') ?? null } })
     },

@@ -23,11 +23,7 @@ export const startWebRtcEngine = async (config: EngineConfig = {}, webrtc: Exten
     issue: (clientId: string, ttl: number | null = null) => security.tokens.issue(seed.workspaceId, clientId, ttl),
     token: async (clientId: string) => (await security.tokens.issue(seed.workspaceId, clientId, null)).token,
     transport: () => engine.host.resolve<WebRtcTransport>('transport', 'webrtc'),
-    moveClient: (clientId: string, room: string | null) =>
-      storage.transaction(() => {
-        storage.clients.update(seed.workspaceId, clientId, { room }, Date.now())
-        storage.recordChange('client.updated', seed.workspaceId, clientId, Date.now())
-      }),
+    moveClient: (clientId: string, room: string | null) => seed.moveClient(clientId, room),
   }
 }
 
