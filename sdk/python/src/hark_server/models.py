@@ -97,6 +97,8 @@ class Participant(TypedDict):
     """mqtt, websocket or webrtc for a terminal; null for an agent."""
     connectedAt: str | None
     """When the terminal’s session opened; null for an agent."""
+    speaking: bool
+    """Its talk spurt is on now: the room announced speaking.started for it and not yet speaking.stopped."""
 
 
 class Room(TypedDict):

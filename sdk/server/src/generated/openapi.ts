@@ -847,6 +847,8 @@ export interface components {
              * @description When the terminal’s session opened; null for an agent.
              */
             connectedAt: string | null;
+            /** @description Its talk spurt is on now: the room announced speaking.started for it and not yet speaking.stopped. */
+            speaking: boolean;
         };
         /** @description A room: who is in it now (in the order they joined), its live agents and its settings. */
         Room: {
@@ -1192,7 +1194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1734,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1872,7 +1874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2134,7 +2136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2263,7 +2265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2724,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3556,7 +3558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,7 +4097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4517,7 +4519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4851,7 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5448,7 +5450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5593,7 +5595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,7 +5732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6161,7 +6163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body is not application/json. */
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
             415: {
                 headers: {
                     [name: string]: unknown;
