@@ -52,7 +52,7 @@ const freePorts = (extensions: ReadonlyArray<Extension>): Record<string, unknown
 
 /** What every test engine starts from: quiet, quick change polling, every listener on port 0. */
 const testBase = (extensions: ReadonlyArray<Extension>): Record<string, unknown> => ({
-  log: { level: 'silent' },
+  log: { level: (process.env.HARK_TEST_LOG ?? 'silent') as 'silent' },
   rest: { port: 0 },
   storage: { changePollMs: 50 },
   ...freePorts(extensions),

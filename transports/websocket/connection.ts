@@ -88,6 +88,10 @@ export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
   private open = true
   /** The socket is closed and its handle invalid (uWS called close). */
   private gone = false
+  /** True once uWS closed the socket: its handle must not be used. */
+  get isGone(): boolean {
+    return this.gone
+  }
   /** The room topic it is subscribed to, if any; `anchored` once it holds ANCHOR_TOPIC. */
   private topic: string | null = null
   private anchored = false
