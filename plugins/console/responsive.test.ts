@@ -1,7 +1,8 @@
 /**
  * The console on a phone (390 px wide) and on a laptop (1280 px), in Debian's Chromium against a
  * real engine with every built-in extension: no page scrolls the document sideways at either width
- * and axe finds no serious or critical WCAG 2.1 A/AA violation on any of them; on the phone the
+ * and axe finds no serious or critical WCAG 2.1 A/AA violation on any of them at 390 px (markup and
+ * colours are the same at both widths; browser.test.ts runs axe on the desktop layout); on the phone the
  * navigation folds behind a "Menu" button that works by keyboard. The audit log fits 1280 px with
  * one-line times (in full as their title) and its detail as key/value lines; a participant already
  * talking when the Rooms page opens shows as speaking; the Overrides hint follows the provider; a
@@ -132,7 +133,7 @@ const PAGES: ReadonlyArray<readonly [string, () => string, string]> = [
 
 describe('the console at 390 px and at 1280 px', () => {
   for (const [label, viewport] of [['390 px', PHONE], ['1280 px', LAPTOP]] as const) {
-    it(`fits every page into ${label} without scrolling the document sideways, and axe finds nothing serious`, async () => {
+    it(`fits every page into ${label} without scrolling the document sideways${viewport === PHONE ? ', and axe finds nothing serious' : ''}`, async () => {
       const { context, page } = await signedIn(viewport)
       try {
         for (const [name, path, ready] of PAGES) {
@@ -140,7 +141,10 @@ describe('the console at 390 px and at 1280 px', () => {
           const { scrollWidth, clientWidth } = await documentWidth(page)
           expect(scrollWidth, `${name} at ${label}`).toBeLessThanOrEqual(clientWidth)
           expect(clientWidth, `${name} at ${label}`).toBe(viewport.width)
-          await step(page, `axe on ${name}`, () => checkA11y(page, `${name} at ${label}`))
+          // axe's rules look at markup, names, roles and colours, which both widths share; what
+          // differs is the layout (the folded navigation on a phone), so axe runs at 390 px, where
+          // that layout is, and browser.test.ts runs it on the desktop layout of the main pages.
+          if (viewport === PHONE) await step(page, `axe on ${name}`, () => checkA11y(page, `${name} at ${label}`))
         }
         // Sign-in, signed out.
         const anonymous = await (await newContext(browser, viewport)).newPage()
