@@ -6,9 +6,9 @@
  */
 import { BrowserAudio, type BrowserAudioOptions } from './browser/audio.js'
 import { ConfigurationError, type HarkClientError } from './errors.js'
-import type { LinkOpener } from './links/link.js'
+import { gatewayUrls, type LinkOpener } from './links/link.js'
 import { webRtcLink } from './links/webrtc.js'
-import { gatewayUrls, standardWebSocket, webSocketLink, type WebSocketFactory } from './links/websocket.js'
+import { standardWebSocket, webSocketLink, type WebSocketFactory } from './links/websocket.js'
 import type { AudioMode } from './protocol.js'
 import { reconnectPolicy, type ReconnectOptions } from './reconnect.js'
 import { Session, type OpusCodec } from './session.js'

@@ -135,7 +135,9 @@ export class Session extends Emitter<SessionEvents> {
       await audio?.start()
       if (audio && this.transport === 'websocket') {
         const { WebCodecsAudio } = await import('./browser/webcodecs.js')
-        this.sound = await WebCodecsAudio.start(audio, (frame) => this.link?.sendAudio(frame), (error) => this.soundFailed(error))
+        // Audio only once `session` arrived: anything sooner is a protocol violation.
+        const send = (frame: Uint8Array<ArrayBuffer>) => this.state === 'connected' && this.link?.sendAudio(frame)
+        this.sound = await WebCodecsAudio.start(audio, send, (error) => this.soundFailed(error))
         audio.onTrack = () => this.sound?.attach()
       } else if (audio) {
         audio.onTrack = (track) => void (this.link as WebRtcLink | null)?.replaceTrack(track)

@@ -37,8 +37,9 @@ const startRelay = async (target: () => number | null): Promise<{ server: Server
       sockets.add(s)
       s.on('close', () => sockets.delete(s))
     }
+    // Whatever the engine wrote before its side went away still reaches the terminal (its close frame).
     client.on('error', () => upstream.destroy())
-    upstream.on('error', () => client.resetAndDestroy())
+    upstream.on('error', () => client.end())
     client.pipe(upstream)
     upstream.pipe(client)
   })

@@ -34,3 +34,18 @@ export interface GatewayUrls {
   readonly http: string
   readonly ws: string
 }
+
+/** The https:// and wss:// bases of a gateway URL given with any of the four schemes; null when it is none of them. */
+export const gatewayUrls = (url: string): GatewayUrls | null => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return null
+  }
+  const secure = parsed.protocol === 'https:' || parsed.protocol === 'wss:'
+  if (!secure && parsed.protocol !== 'http:' && parsed.protocol !== 'ws:') return null
+  const path = parsed.pathname.replace(/\/+$/, '').replace(/\/v1\/(connect|webrtc\/offer)$/, '')
+  const rest = `//${parsed.host}${path}`
+  return { http: `${secure ? 'https' : 'http'}:${rest}`, ws: `${secure ? 'wss' : 'ws'}:${rest}` }
+}
