@@ -68,33 +68,33 @@ describe('@hark/client at connect, refused', () => {
   })
 
   it('a wrong path: RequestRefusedError 404 with the gateway’s message', async () => {
-    const error = await refused({ url: `${t.url}/nope`, token: await t.token('dev'), tls: { ca: t.ca } })
+    const error = await refused({ url: `${t.direct}/nope`, token: await t.token('dev'), tls: { ca: t.ca } })
     expect(error).toBeInstanceOf(RequestRefusedError)
     expect(error).toMatchObject({ status: 404, code: 'not_found', message: 'no WebSocket route /nope/v1/connect', retriable: false })
   })
 
   it('a certificate it does not trust: TlsError with the system’s code, not retriable', async () => {
-    const error = await refused({ url: t.url, token: await t.token('dev') })
+    const error = await refused({ url: t.direct, token: await t.token('dev') })
     expect(error).toBeInstanceOf(TlsError)
     expect(error.code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/)
     expect(error.retriable).toBe(false)
   })
 
   it('401s: a malformed token, a revoked one, a deleted client — each its class, status and the server’s message', async () => {
-    const malformed = await refused({ url: t.url, token: 'not-a-token', tls: { ca: t.ca } })
+    const malformed = await refused({ url: t.direct, token: 'not-a-token', tls: { ca: t.ca } })
     expect(malformed).toBeInstanceOf(InvalidTokenError)
     expect(malformed).toMatchObject({ status: 401, code: 'invalid_token', message: 'malformed token' })
 
     const issued = await t.issue('dev')
     t.revoke(issued.jti)
-    const revoked = await refused({ url: t.url, token: issued.token, tls: { ca: t.ca } })
+    const revoked = await refused({ url: t.direct, token: issued.token, tls: { ca: t.ca } })
     expect(revoked).toBeInstanceOf(TokenRevokedError)
     expect(revoked).toMatchObject({ status: 401, code: 'token_revoked', message: 'token revoked' })
 
     t.seed.addClient('gone', 'lobby')
     const token = await t.token('gone')
     await t.seed.deleteClient('gone')
-    const deleted = await refused({ url: t.url, token, tls: { ca: t.ca } })
+    const deleted = await refused({ url: t.direct, token, tls: { ca: t.ca } })
     expect(deleted).toBeInstanceOf(ClientDeletedError)
     expect(deleted).toMatchObject({ status: 401, code: 'client_not_found' })
   })
@@ -109,7 +109,7 @@ describe('@hark/client at connect, refused', () => {
   it('a refused token with refreshToken: asked once for a fresh one, then connected', async () => {
     const asked: HarkClientError[] = []
     const session = await connect({
-      url: t.url,
+      url: t.direct,
       token: 'not-a-token',
       tls: { ca: t.ca },
       refreshToken: async (error) => {

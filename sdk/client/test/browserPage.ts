@@ -35,7 +35,8 @@ hark.snapshot = () => {
   }
 }
 try {
-  const { connect } = await import('/sdk/index.js')
+  const sdk = (hark.sdk = await import('/sdk/index.js'))
+  const { connect } = sdk
   const session = await connect({
     url: params.get('url'),
     token: params.get('token'),

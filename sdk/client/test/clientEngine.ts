@@ -60,7 +60,12 @@ export const startClientEngine = async () => {
     },
     /** Bound to the first engine's storage: use before a restart. */
     seed,
+    /** The gateway through the relay: the URL that survives a restart. */
     url: `https://127.0.0.1:${relay.port}`,
+    /** The gateway itself (one hop less, for tests without a restart). */
+    get direct() {
+      return `https://127.0.0.1:${engine.ports.gateway!}`
+    },
     ca: engine.host.tls.cert,
     issue: (clientId: string, ttl: number | null = null) => engine.host.security.tokens.issue(seed.workspaceId, clientId, ttl),
     token: async (clientId: string, ttl: number | null = null) => (await t.issue(clientId, ttl)).token,
