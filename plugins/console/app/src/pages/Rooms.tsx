@@ -64,8 +64,13 @@ export const RoomsPage = ({ workspace, live }: PageProps) => {
     void join.run(async () => {
       await joined?.leave()
       setJoined(null)
-      const j = await joinRoom(ws, room, (event) => {
-        if (event.type === 'session.closing') setNote('The engine ended this browser’s session.')
+      const j = await joinRoom(ws, room)
+      j.session.on('reconnecting', () => setNote(`The connection to room ${room} dropped; reconnecting…`))
+      j.session.on('reconnected', () => setNote(`This browser is back in room ${room} as ${j.clientId}.`))
+      j.session.on('closed', (error) => {
+        if (error === null) return
+        setJoined(null)
+        setNote(`The engine ended this browser’s session: ${error.message}.`)
       })
       setJoined(j)
       setNote(`This browser is in room ${room} as ${j.clientId}, with its microphone.`)
