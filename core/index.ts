@@ -90,3 +90,5 @@ export {
 export { ManualClock, systemClock, type ClockShape, type Timer } from './clock.js'
 export * as errors from './errors.js'
 export { scrubSecrets } from './agentRuntime/redact.js'
+export { PcmResampler, pcmToBase64, base64ToPcm } from './agentRuntime/resampler.js'
+export { heardText, whenPlayed } from './agentRuntime/heard.js'

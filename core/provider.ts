@@ -39,3 +39,5 @@ export { scrubSecrets } from './agentRuntime/redact.js'
 
 // ---- Audio helpers (16 kHz mono PCM; the frame constants are in agentProvider.ts) ----
 export { levelByteFromPcm, levelOf, voiceFlag, LEVEL_SILENT } from './dataplane/frame.js'
+export { PcmResampler, pcmToBase64, base64ToPcm } from './agentRuntime/resampler.js'
+export { heardText, whenPlayed } from './agentRuntime/heard.js'

@@ -3,7 +3,7 @@
  * audio has been played, and after a barge-in only the words that were heard, estimated from the
  * share of the reply's audio that was played.
  */
-import type { AgentAudioOut } from '../../core/provider.js'
+import type { AgentAudioOut } from '../agentProvider.js'
 
 /** The first `share` (0..1) of `text`, cut at a word boundary. */
 export const heardText = (text: string, share: number): string => {

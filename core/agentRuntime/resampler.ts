@@ -1,9 +1,10 @@
 /**
- * Streaming 16-bit PCM sample-rate conversion (16 kHz room audio <-> 24 kHz Realtime API audio)
- * with libsamplerate (band-limited sinc, its "fastest" converter), keeping filter state across
- * chunks so a stream cut into 20 ms pieces resamples as one.
+ * Streaming 16-bit PCM sample-rate conversion for agent providers (16 kHz room audio <-> a model's
+ * 24 kHz, say) with libsamplerate (band-limited sinc, its "fastest" converter), keeping filter
+ * state across chunks so a stream cut into 20 ms pieces resamples as one. Offered by
+ * `hark/provider`; libsamplerate's wasm module is loaded by the first `create`, not with the entry.
  */
-import libsamplerate from '@alexanderolsen/libsamplerate-js'
+import type libsamplerate from '@alexanderolsen/libsamplerate-js'
 
 type Src = Awaited<ReturnType<typeof libsamplerate.create>>
 
@@ -11,6 +12,7 @@ export class PcmResampler {
   private constructor(private src: Src | null) {}
 
   static async create(fromRate: number, toRate: number): Promise<PcmResampler> {
+    const { default: libsamplerate } = await import('@alexanderolsen/libsamplerate-js')
     const src = await libsamplerate.create(1, fromRate, toRate, { converterType: libsamplerate.ConverterType.SRC_SINC_FASTEST })
     return new PcmResampler(src)
   }
@@ -32,7 +34,7 @@ export class PcmResampler {
   }
 }
 
-/** Little-endian 16-bit PCM <-> base64, as the Realtime API carries audio in JSON. */
+/** Little-endian 16-bit PCM <-> base64, as JSON protocols (the OpenAI Realtime API) carry audio. */
 export const pcmToBase64 = (pcm: Int16Array): string =>
   Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64')
 
