@@ -10,11 +10,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import {
-  extensionsToken,
+  extensionsKey,
   inject,
   injectable,
   ListenError,
-  tokens,
+  services,
   type AgentDispatcher,
   type ClockShape,
   type EnginePlugin,
@@ -28,7 +28,7 @@ import {
   type TerminalHub,
   type Timer,
   type TlsMaterial,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { People } from '../../core/people/people.js'
 import { verifyDecoy } from '../../core/people/passwords.js'
 import { LiveFeed } from './live.js'
@@ -51,19 +51,19 @@ export class ConsolePlugin implements EnginePlugin {
   private pruneTimer: Timer | undefined
 
   constructor(
-    @inject(tokens.settings) settings: Settings,
-    @inject(consoleSettings.token) console: ConsoleSettings,
-    @inject(tokens.log) log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.storage) storage: StorageShape,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.presence) presence: Presence,
-    @inject(tokens.terminals) terminals: TerminalHub,
-    @inject(tokens.agents) agents: AgentDispatcher,
-    @inject(tokens.tls) tls: TlsMaterial,
-    @inject(tokens.listeners) listeners: Listeners,
-    @inject(extensionsToken) extensions: RegisteredExtensions,
+    @inject(services.settings) settings: Settings,
+    @inject(consoleSettings.key) console: ConsoleSettings,
+    @inject(services.log) log: Logger,
+    @inject(services.metrics) metrics: Registry,
+    @inject(services.clock) clock: ClockShape,
+    @inject(services.storage) storage: StorageShape,
+    @inject(services.security) security: SecurityShape,
+    @inject(services.presence) presence: Presence,
+    @inject(services.terminals) terminals: TerminalHub,
+    @inject(services.agents) agents: AgentDispatcher,
+    @inject(services.tls) tls: TlsMaterial,
+    @inject(services.listeners) listeners: Listeners,
+    @inject(extensionsKey) extensions: RegisteredExtensions,
   ) {
     this.services = {
       settings, console, log, metrics, clock, storage, security, presence, terminals, agents, tls, listeners, extensions,

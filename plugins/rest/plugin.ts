@@ -3,7 +3,7 @@
  * index.ts): the whole /api/v1 surface on the REST port, in one encapsulated fastify scope with
  * strict request validation, API-key auth, a per-workspace rate limit, one error handler, and an
  * OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
+ * (clients.ts, services.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -12,7 +12,7 @@ import {
   inject,
   injectable,
   NotFound,
-  tokens,
+  services,
   type AgentDispatcher,
   type ApiRoutes,
   type ClockShape,
@@ -24,7 +24,7 @@ import {
   type Settings,
   type StorageShape,
   type TerminalHub,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { agentPresetRoutes } from './agentPresets.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
@@ -81,17 +81,17 @@ export class RestPlugin implements EnginePlugin {
   private timer: Timer | undefined
 
   constructor(
-    @inject(tokens.settings) settings: Settings,
-    @inject(restSettings.token) rest: RestSettings,
-    @inject(tokens.log) log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.storage) storage: StorageShape,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.presence) presence: Presence,
-    @inject(tokens.terminals) terminals: TerminalHub,
-    @inject(tokens.agents) agents: AgentDispatcher,
-    @inject(tokens.apiRoutes) apiRoutes: ApiRoutes,
+    @inject(services.settings) settings: Settings,
+    @inject(restSettings.key) rest: RestSettings,
+    @inject(services.log) log: Logger,
+    @inject(services.metrics) metrics: Registry,
+    @inject(services.clock) clock: ClockShape,
+    @inject(services.storage) storage: StorageShape,
+    @inject(services.security) security: SecurityShape,
+    @inject(services.presence) presence: Presence,
+    @inject(services.terminals) terminals: TerminalHub,
+    @inject(services.agents) agents: AgentDispatcher,
+    @inject(services.apiRoutes) apiRoutes: ApiRoutes,
   ) {
     this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents, apiRoutes }
   }
