@@ -77,4 +77,4 @@ export {
   type GatewaySocketRoute,
   type GatewayUpgrade,
 } from './gatewayRoutes.js'
-export { ApiRoutes, type ApiResource } from './apiRoutes.js'
+export { ApiRoutes, type ApiResource, type ApiScope, type ApiCaller, type ApiErrorStatus } from './apiRoutes.js'

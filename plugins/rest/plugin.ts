@@ -28,7 +28,7 @@ import {
 import { agentPresetRoutes } from './agentPresets.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
-import { installAuth } from './auth.js'
+import { apiScope, installAuth } from './auth.js'
 import { clientRoutes } from './clients.js'
 import { SWEEP_INTERVAL_MS, sweepExpiredClients } from './ephemeralSweep.js'
 import { errorHandler } from '../../core/httpApi/errorHandler.js'
@@ -71,7 +71,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
   // Resources other plugins add to the API (webhooks): same auth, limits, validation and document.
-  for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope))
+  for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope, apiScope))
 }
 
 /** The REST plugin; `sweepExpiredClients` lets tests drive the sweep with a ManualClock. */

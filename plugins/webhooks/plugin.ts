@@ -78,8 +78,8 @@ export class WebhooksPlugin implements EnginePlugin {
     // Added while being built: the REST plugin registers every resource when it registers itself.
     apiRoutes.add({
       name: 'webhooks',
-      register: async (app) => {
-        await app.register(webhookRoutes(this.endpoints))
+      register: async (app, api) => {
+        await app.register(webhookRoutes(this.endpoints, api))
       },
       tags: [{ name: 'webhooks', description: 'Webhook endpoints: signed, ordered, at-least-once event delivery (spec/webhooks.md).' }],
       webhooks: webhookDocuments(),
