@@ -15,17 +15,11 @@ import {
   injectable,
   ListenError,
   services,
-  type AgentDispatcher,
-  type ClockShape,
   type EnginePlugin,
   type Listeners,
   type Logger,
-  type Presence,
+  type OperationServices,
   type RegisteredExtensions,
-  type SecurityShape,
-  type Settings,
-  type StorageShape,
-  type TerminalHub,
   type Timer,
   type TlsMaterial,
 } from '../../core/extension.js'
@@ -51,22 +45,17 @@ export class ConsolePlugin implements EnginePlugin {
   private pruneTimer: Timer | undefined
 
   constructor(
-    @inject(services.settings) settings: Settings,
+    @inject(services.operations) operations: OperationServices,
     @inject(consoleSettings.key) console: ConsoleSettings,
     @inject(services.log) log: Logger,
     @inject(services.metrics) metrics: Registry,
-    @inject(services.clock) clock: ClockShape,
-    @inject(services.storage) storage: StorageShape,
-    @inject(services.security) security: SecurityShape,
-    @inject(services.presence) presence: Presence,
-    @inject(services.terminals) terminals: TerminalHub,
-    @inject(services.agents) agents: AgentDispatcher,
     @inject(services.tls) tls: TlsMaterial,
     @inject(services.listeners) listeners: Listeners,
     @inject(extensionsKey) extensions: RegisteredExtensions,
   ) {
+    const { storage, security, clock } = operations
     this.services = {
-      settings, console, log, metrics, clock, storage, security, presence, terminals, agents, tls, listeners, extensions,
+      ...operations, console, log, metrics, tls, listeners, extensions,
       people: new People(storage, security, clock),
       sessions: new ConsoleSessions(storage, clock, console),
       throttle: new SignInThrottle(clock),

@@ -13,17 +13,11 @@ import {
   injectable,
   NotFound,
   services,
-  type AgentDispatcher,
   type ApiRoutes,
-  type ClockShape,
   type Timer,
   type EnginePlugin,
   type Logger,
-  type Presence,
-  type SecurityShape,
-  type Settings,
-  type StorageShape,
-  type TerminalHub,
+  type OperationServices,
 } from '../../core/extension.js'
 import { agentPresetRoutes } from './agentPresets.js'
 import { agentRoutes } from './agents.js'
@@ -81,19 +75,13 @@ export class RestPlugin implements EnginePlugin {
   private timer: Timer | undefined
 
   constructor(
-    @inject(services.settings) settings: Settings,
+    @inject(services.operations) operations: OperationServices,
     @inject(restSettings.key) rest: RestSettings,
     @inject(services.log) log: Logger,
     @inject(services.metrics) metrics: Registry,
-    @inject(services.clock) clock: ClockShape,
-    @inject(services.storage) storage: StorageShape,
-    @inject(services.security) security: SecurityShape,
-    @inject(services.presence) presence: Presence,
-    @inject(services.terminals) terminals: TerminalHub,
-    @inject(services.agents) agents: AgentDispatcher,
     @inject(services.apiRoutes) apiRoutes: ApiRoutes,
   ) {
-    this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents, apiRoutes }
+    this.services = { ...operations, rest, log, metrics, apiRoutes }
   }
 
   async register(app: FastifyInstance): Promise<void> {
