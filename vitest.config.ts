@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{core,plugins,transports,agents,bench,cluster,servers,test,sdk}/**/*.test.ts'],
+    include: ['{core,cli,plugins,transports,agents,bench,cluster,servers,test,sdk}/**/*.test.ts'],
     // **/node_modules/** also keeps out test/fixtures/*/node_modules/hark, a link back to this repository.
     exclude: ['**/node_modules/**', 'dist'],
     pool: 'forks',

@@ -403,7 +403,7 @@ describe("a provider module's own settings", () => {
         `export default defineAgentProvider('greeter', {`,
         `  settings: greeterSettings,`,
         `  create: (resolve) => {`,
-        `    const s = resolve(greeterSettings.token)`,
+        `    const s = resolve(greeterSettings.key)`,
         `    return { configSchema: Schema.Struct({}), start: (ctx) => (ctx.emit({ kind: 'greeting', text: s.greeting, times: s.times }), {}) }`,
         `  },`,
         `})`,

@@ -1,6 +1,6 @@
 /**
  * The bench's command-line options, declared once for both `npm run bench -- …` (bench/run.ts)
- * and `hark bench …` (plugins/cli/commands/bench.ts).
+ * and `hark bench …` (cli/commands/bench.ts).
  */
 import { InvalidArgumentError, type Command } from 'commander'
 import type { GeneratorKind } from './scenario.js'

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The hark command: the compiled CLI (npm ci builds it through the prepare script).
-import '../dist/plugins/cli/main.js'
+import '../dist/cli/main.js'

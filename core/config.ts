@@ -17,7 +17,7 @@ import * as Context from 'effect/Context'
 import * as Schema from 'effect/Schema'
 import * as SchemaIssue from 'effect/SchemaIssue'
 import { ConfigError } from './configError.js'
-import { token, type Token } from './inject.js'
+import { serviceKey, type ServiceKey } from './inject.js'
 
 export { ConfigError }
 
@@ -65,8 +65,8 @@ export type SettingsOf<T extends SettingsTree> = {
 export interface SettingsSection<P extends string = string, T extends SettingsTree = SettingsTree> {
   readonly path: P
   readonly tree: T
-  /** Inject the decoded section with `@inject(section.token)`. */
-  readonly token: Token<SettingsOf<T>>
+  /** Inject the decoded section with `@inject(section.key)`. */
+  readonly key: ServiceKey<SettingsOf<T>>
   /** Type only: what the section decodes to (`typeof section.Type`). */
   readonly Type: SettingsOf<T>
 }
@@ -76,7 +76,7 @@ const PATH = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/
 /** Declare an extension's settings section. */
 export const defineSettings = <const P extends string, const T extends SettingsTree>(path: P, tree: T): SettingsSection<P, T> => {
   if (!PATH.test(path)) throw new Error(`settings section path "${path}" must be dot-separated camelCase names`)
-  return { path, tree, token: token<SettingsOf<T>>(`hark.settings.${path}`), Type: undefined as never }
+  return { path, tree, key: serviceKey<SettingsOf<T>>(`hark.settings.${path}`), Type: undefined as never }
 }
 
 /** Integer bounds, remembered so the docs can print them. */
@@ -222,7 +222,7 @@ export const coreSettings = {
   },
 } as const satisfies SettingsTree
 
-/** The engine's own settings (extensions read theirs through their section's token). */
+/** The engine's own settings (extensions read theirs through their section's key). */
 export type Settings = SettingsOf<typeof coreSettings>
 
 /** The engine's resolved settings as an Effect service. */

@@ -13,7 +13,7 @@ import {
   inject,
   injectable,
   setting,
-  tokens,
+  services,
   type EnginePlugin,
   type Engine,
   type Listeners,
@@ -30,12 +30,12 @@ const greeterSettings = defineSettings('greeter', {
   greeting: setting(Schema.NonEmptyString, 'hello', 'what the greeter answers with'),
 })
 
-/** An embedder's plugin written as the built-in ones are: each service named by its token. */
+/** An embedder's plugin written as the built-in ones are: each service named by its key. */
 @injectable()
 class Greeter implements EnginePlugin {
   constructor(
-    @inject(tokens.settings) private readonly settings: Settings,
-    @inject(greeterSettings.token) private readonly own: typeof greeterSettings.Type,
+    @inject(services.settings) private readonly settings: Settings,
+    @inject(greeterSettings.key) private readonly own: typeof greeterSettings.Type,
   ) {}
   register(app: FastifyInstance) {
     app.get('/hello', async () => ({ [this.own.greeting]: this.settings.host }))
@@ -54,7 +54,7 @@ describe('embedding the engine', () => {
   it('registers an embedder plugin, transport and agent provider by name, like built-ins, in a container of its own', async () => {
     calls.length = 0
     const loop = defineTransport('loopback', (resolve) => {
-      const listeners: Listeners = resolve(tokens.listeners)
+      const listeners: Listeners = resolve(services.listeners)
       return {
         start: async () => {
           calls.push('transport start')
@@ -79,8 +79,8 @@ describe('embedding the engine', () => {
       expect(host.resolve<{ description: string }>('agentProvider', 'parrot').description).toBe('repeats')
       expect(() => host.resolve('transport', 'nope')).toThrow(/no transport named "nope"/)
       // The engine's services live in its child container only: nothing lands in tsyringe's global one.
-      expect(globalContainer.isRegistered(tokens.log)).toBe(false)
-      expect(globalContainer.isRegistered(greeterSettings.token)).toBe(false)
+      expect(globalContainer.isRegistered(services.log)).toBe(false)
+      expect(globalContainer.isRegistered(greeterSettings.key)).toBe(false)
     } finally {
       await t.stop()
     }

@@ -28,7 +28,7 @@ import type { ClusterNode } from './cluster/node.js'
 import { nodeIdOf } from './cluster/nodeId.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
-import type { EngineConfig, Extension } from './extension.js'
+import type { EngineConfig, Extension } from './define.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { beginHttpDrain, createHttpServer, finishHttpDrain } from './http.js'
@@ -39,13 +39,13 @@ import { PresenceService } from './presence.js'
 import { ExtensionRegistry } from './registry.js'
 import { checkMasterKey, loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
-import type { EngineServices } from './services.js'
+import type { EngineContext } from './engineContext.js'
 import { BackgroundCheckpoints } from './storage/checkpointer.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
 import { EngineLeases } from './leases.js'
-import type { EngineServiceMap } from './tokens.js'
+import type { EngineServiceMap } from './services.js'
 import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
@@ -199,7 +199,7 @@ interface Running {
 /** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
 const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
   Effect.gen(function* () {
-    const ctx = yield* Effect.context<EngineServices>()
+    const ctx = yield* Effect.context<EngineContext>()
     const log = yield* Log
     let registry: ExtensionRegistry | undefined
     // Isolated providers run their sessions in provider workers; a worker imports the provider's module.
@@ -258,18 +258,22 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // Added first, so it runs after the agents' shutdown: their last events are published.
     const detachAgentEvents = attachAgentEvents(agents, Context.get(ctx, Clock), (e) => webhookOutbox.publish(e))
     yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
-    // What extensions may receive, by token (tokens.ts); nothing else of the engine reaches them.
+    // What extensions may receive, by service key (services.ts); nothing else of the engine reaches them.
     const leases = new EngineLeases()
-    const services: EngineServiceMap = {
+    const operations = {
       settings,
-      log,
-      metrics: Context.get(ctx, Metrics),
       clock: Context.get(ctx, Clock),
       storage: Context.get(ctx, Storage),
       security: Context.get(ctx, Security),
       presence: Context.get(ctx, PresenceService),
       terminals: Context.get(ctx, Terminals),
       agents,
+    }
+    const services: EngineServiceMap = {
+      ...operations,
+      operations,
+      log,
+      metrics: Context.get(ctx, Metrics),
       tls: Context.get(ctx, Tls),
       gatewayRoutes: new GatewayRoutes(),
       apiRoutes: new ApiRoutes(),
@@ -456,7 +460,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
     }),
   ).pipe(Layer.provideMerge(services))
 
-  let runtime: ManagedRuntime.ManagedRuntime<Server | EngineServices, unknown> | undefined
+  let runtime: ManagedRuntime.ManagedRuntime<Server | EngineContext, unknown> | undefined
 
   return {
     get settings() {

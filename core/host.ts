@@ -1,11 +1,11 @@
 /**
  * What an embedder (and a test) holding a running Engine can reach: the same services extensions
- * receive by injection, resolved from the engine's container under the same tokens, plus the
+ * receive by injection, resolved from the engine's container under the same service keys, plus the
  * registered extensions by kind and name. Extensions never receive this object: they name each
- * service they need with `@inject(token)` (core/README.md).
+ * service they need with `@inject(key)` (core/README.md).
  */
-import type { ExtensionKind } from './extension.js'
-import type { EngineServiceMap } from './tokens.js'
+import type { ExtensionKind } from './define.js'
+import type { EngineServiceMap } from './services.js'
 
 export interface EngineHost extends EngineServiceMap {
   /** A registered extension's instance by kind and name (e.g. the REST plugin). */

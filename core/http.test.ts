@@ -7,7 +7,7 @@
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, resolveSettings } from './config.js'
-import { definePlugin } from './extension.js'
+import { definePlugin } from './define.js'
 import { Inbox, startTestEngine } from './test/helpers.js'
 import { httpRequest, rawExchange, untilRefused } from './test/rawHttp.js'
 

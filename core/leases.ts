@@ -1,7 +1,7 @@
 /**
  * Leases on named pieces of work (today: a webhook endpoint's delivery lanes), so that in a
  * cluster one node at a time does the work and another takes over when it dies
- * (spec/cluster.md, Webhook delivery). An extension receives them as `tokens.leases`.
+ * (spec/cluster.md, Webhook delivery). An extension receives them as `services.leases`.
  *
  * On a single node (no `cluster.natsUrl`) every key is held, always, and nothing ever changes:
  * the work runs exactly as it did before clusters existed. In a cluster the engine attaches the

@@ -3,7 +3,7 @@
  * MQTT, WebRTC…), authenticates them through the security service, and feeds their audio into rooms.
  */
 export interface Transport {
-  /** Bind listeners; resolve once they accept connections (report ports with tokens.listeners). */
+  /** Bind listeners; resolve once they accept connections (report ports with services.listeners). */
   start(): Promise<void>
   /** Close listeners and every session with a server-shutting-down reason. */
   stop(): Promise<void>

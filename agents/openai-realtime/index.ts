@@ -77,5 +77,5 @@ export const createOpenAiRealtimeProvider = (
 export const openaiRealtimeAgent = defineAgentProvider('openai-realtime', {
   settings: openaiRealtimeSettings,
   module: import.meta.url,
-  create: (resolve) => createOpenAiRealtimeProvider(resolve(openaiRealtimeSettings.token)),
+  create: (resolve) => createOpenAiRealtimeProvider(resolve(openaiRealtimeSettings.key)),
 })

@@ -13,9 +13,17 @@
  * limit) is reopened with the same configuration.
  */
 import WebSocket from 'ws'
-import { AgentFailure, scrubSecrets, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
-import { heardText } from '../shared/heard.js'
-import { base64ToPcm, PcmResampler, pcmToBase64 } from './resampler.js'
+import {
+  AgentFailure,
+  base64ToPcm,
+  heardText,
+  PcmResampler,
+  pcmToBase64,
+  scrubSecrets,
+  type AgentContext,
+  type AgentSession,
+  type ServerEvent,
+} from '../../core/provider.js'
 
 export const REALTIME_RATE = 24_000
 const ROOM_RATE = 16_000

@@ -106,5 +106,5 @@ export const createPipelineProvider = (endpoints: Endpoints, env: NodeJS.Process
 export const pipelineAgent = defineAgentProvider('pipeline', {
   settings: pipelineSettings,
   module: import.meta.url,
-  create: (resolve) => createPipelineProvider(resolve(pipelineSettings.token)),
+  create: (resolve) => createPipelineProvider(resolve(pipelineSettings.key)),
 })

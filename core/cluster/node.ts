@@ -189,7 +189,7 @@ export class ClusterNode implements RemoteDirectory, AgentPlacement {
   readonly incarnation = randomUUID()
   private nc!: NatsConnection
   private kv!: KV
-  /** Webhook endpoint leases (`tokens.leases` in a cluster). */
+  /** Webhook endpoint leases (`services.leases` in a cluster). */
   webhookLeases!: KeyLeases
   private readonly peers = new Map<string, Peer>()
   private readonly rooms = new Map<string, LocalRoom>()

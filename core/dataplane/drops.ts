@@ -7,7 +7,14 @@
  * Reasons: `backpressure` (the receiver's socket is backed up), `rate` (a sender exceeded the
  * frame-rate limit), `closed` (a frame raced the connection's close).
  */
-import { Counter, type Registry } from 'prom-client'
+import { createRequire } from 'node:module'
+import type { Registry } from 'prom-client'
+
+/**
+ * prom-client, loaded by the first engine that counts drops: this module is part of the light
+ * `hark/extension` entry, which a config or a descriptor imports without any engine.
+ */
+const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
 
 export type DropReason = 'backpressure' | 'rate' | 'closed'
 
@@ -46,7 +53,7 @@ export const audioDrops = (registry: Registry): AudioDrops => {
   if (drops) return drops
   const created = new AudioDrops()
   byRegistry.set(registry, created)
-  new Counter({
+  new (promClient().Counter)({
     name: 'hark_audio_frames_dropped_total',
     help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed)',
     labelNames: ['transport', 'reason'],

@@ -12,7 +12,7 @@ import { Terminals } from '../terminals.js'
 import { attachSessionEvents } from './liveEvents.js'
 import { WebhookOutbox } from './outbox.js'
 
-/** The engine's webhook outbox as an Effect service (extensions receive it as `tokens.webhookOutbox`). */
+/** The engine's webhook outbox as an Effect service (extensions receive it as `services.webhookOutbox`). */
 export class WebhookOutboxService extends Context.Service<WebhookOutboxService, WebhookOutbox>()('hark/WebhookOutbox') {}
 
 /**

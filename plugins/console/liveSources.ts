@@ -5,7 +5,7 @@
  * the change feed (clients created, changed or deleted, room settings, and sessions ended or
  * memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
  */
-import type { AgentDispatcher, AgentLifecycleEvent, SessionInfo, StorageShape, TerminalHub } from '../../core/index.js'
+import type { AgentDispatcher, AgentLifecycleEvent, SessionInfo, StorageShape, TerminalHub } from '../../core/extension.js'
 import type { LiveFeed } from './live.js'
 
 const CLIENT_CHANGES = { 'client.created': 'created', 'client.updated': 'updated', 'client.deleted': 'deleted' } as const

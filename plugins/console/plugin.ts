@@ -10,25 +10,19 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import {
-  extensionsToken,
+  extensionsKey,
   inject,
   injectable,
   ListenError,
-  tokens,
-  type AgentDispatcher,
-  type ClockShape,
+  services,
   type EnginePlugin,
   type Listeners,
   type Logger,
-  type Presence,
+  type OperationServices,
   type RegisteredExtensions,
-  type SecurityShape,
-  type Settings,
-  type StorageShape,
-  type TerminalHub,
   type Timer,
   type TlsMaterial,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { People } from '../../core/people/people.js'
 import { verifyDecoy } from '../../core/people/passwords.js'
 import { LiveFeed } from './live.js'
@@ -51,22 +45,17 @@ export class ConsolePlugin implements EnginePlugin {
   private pruneTimer: Timer | undefined
 
   constructor(
-    @inject(tokens.settings) settings: Settings,
-    @inject(consoleSettings.token) console: ConsoleSettings,
-    @inject(tokens.log) log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.storage) storage: StorageShape,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.presence) presence: Presence,
-    @inject(tokens.terminals) terminals: TerminalHub,
-    @inject(tokens.agents) agents: AgentDispatcher,
-    @inject(tokens.tls) tls: TlsMaterial,
-    @inject(tokens.listeners) listeners: Listeners,
-    @inject(extensionsToken) extensions: RegisteredExtensions,
+    @inject(services.operations) operations: OperationServices,
+    @inject(consoleSettings.key) console: ConsoleSettings,
+    @inject(services.log) log: Logger,
+    @inject(services.metrics) metrics: Registry,
+    @inject(services.tls) tls: TlsMaterial,
+    @inject(services.listeners) listeners: Listeners,
+    @inject(extensionsKey) extensions: RegisteredExtensions,
   ) {
+    const { storage, security, clock } = operations
     this.services = {
-      settings, console, log, metrics, clock, storage, security, presence, terminals, agents, tls, listeners, extensions,
+      ...operations, console, log, metrics, tls, listeners, extensions,
       people: new People(storage, security, clock),
       sessions: new ConsoleSessions(storage, clock, console),
       throttle: new SignInThrottle(clock),

@@ -6,7 +6,7 @@
  * plugin's endpoints service when that plugin is there).
  */
 import type { Registry } from 'prom-client'
-import type { Listeners, Logger, RegisteredExtensions, TlsMaterial } from '../../core/index.js'
+import type { Listeners, Logger, RegisteredExtensions, TlsMaterial } from '../../core/extension.js'
 import type { OperationServices } from '../../core/operations/services.js'
 import type { People } from '../../core/people/people.js'
 import type { LiveFeed } from './live.js'

@@ -1,6 +1,6 @@
 /**
  * What the console tells a browser about the engine's gateway, read from the listener the
- * WebSocket transport reported (tokens.listeners, `port('gateway')`): the Content-Security-Policy
+ * WebSocket transport reported (services.listeners, `port('gateway')`): the Content-Security-Policy
  * lets the page reach exactly that origin, and a room join names that port. Without a gateway,
  * neither names one.
  */

@@ -1,6 +1,6 @@
 /** The console plugin's settings (spec/console.md, Serving and Sessions). */
 import * as Schema from 'effect/Schema'
-import { defineSettings, intBetween, Port, setting } from '../../core/config.js'
+import { defineSettings, intBetween, Port, setting } from '../../core/extension.js'
 
 export const consoleSettings = defineSettings('console', {
   enabled: setting(Schema.Boolean, true, 'serve the web console when its plugin is registered; false: the plugin starts nothing'),

@@ -5,9 +5,9 @@
  * core's ApiKeys caches valid keys and batches lastUsedAt; nothing here touches disk per call.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ApiScope, ChangeAuthor, SecurityShape } from '../../core/extension.js'
 import type { ApiKeyPrincipal } from '../../core/security/apiKeys.js'
-import type { ChangeAuthor } from '../../core/storage/changes.js'
-import type { SecurityShape } from '../../core/security/security.js'
+import { bodyErrors, errorResponses } from './schemas.js'
 
 const principals = new WeakMap<FastifyRequest, ApiKeyPrincipal>()
 const failures = new WeakMap<FastifyRequest, unknown>()
@@ -29,6 +29,13 @@ export const principalOf = (request: FastifyRequest): ApiKeyPrincipal => {
 
 /** Who makes the changes of an authenticated request: its API key. */
 export const authorOf = (request: FastifyRequest): ChangeAuthor => ({ type: 'apiKey', keyId: principalOf(request).keyId })
+
+/** What a resource other plugins add to the API is told (core/apiRoutes.ts): the caller, the error responses. */
+export const apiScope: ApiScope = {
+  caller: (request) => ({ workspaceId: principalOf(request).workspaceId, author: authorOf(request) }),
+  errorResponses,
+  bodyErrors,
+}
 
 /** Workspace of an authenticated request, or null (the rate limiter then keys by IP). */
 export const workspaceOf = (request: FastifyRequest): string | null => principals.get(request)?.workspaceId ?? null

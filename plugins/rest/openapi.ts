@@ -6,7 +6,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import type { ApiResource } from '../../core/index.js'
+import type { ApiResource } from '../../core/extension.js'
 import { errorResponses } from './schemas.js'
 
 export const OPENAPI_PATH = '/openapi.json'
@@ -17,7 +17,7 @@ interface OperationShape {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
-/** The document of the API, with the tags and `webhooks` entries of the resources other plugins add (tokens.apiRoutes). */
+/** The document of the API, with the tags and `webhooks` entries of the resources other plugins add (services.apiRoutes). */
 export const installOpenApi = async (app: FastifyInstance, version: string, resources: ReadonlyArray<ApiResource> = []): Promise<void> => {
   const webhooks = Object.assign({}, ...resources.map((r) => r.webhooks ?? {})) as Record<string, unknown>
   await app.register(swagger, {

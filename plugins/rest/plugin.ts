@@ -3,7 +3,7 @@
  * index.ts): the whole /api/v1 surface on the REST port, in one encapsulated fastify scope with
  * strict request validation, API-key auth, a per-workspace rate limit, one error handler, and an
  * OpenAPI 3.1 document generated from the route schemas. Resources live one per file
- * (clients.ts, tokens.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
+ * (clients.ts, services.ts, usage.ts, rooms.ts, agents.ts, agentPresets.ts). It also sweeps expired
  * ephemeral clients on a timer.
  */
 import type { FastifyInstance } from 'fastify'
@@ -12,23 +12,17 @@ import {
   inject,
   injectable,
   NotFound,
-  tokens,
-  type AgentDispatcher,
+  services,
   type ApiRoutes,
-  type ClockShape,
   type Timer,
   type EnginePlugin,
   type Logger,
-  type Presence,
-  type SecurityShape,
-  type Settings,
-  type StorageShape,
-  type TerminalHub,
-} from '../../core/index.js'
+  type OperationServices,
+} from '../../core/extension.js'
 import { agentPresetRoutes } from './agentPresets.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
-import { installAuth } from './auth.js'
+import { apiScope, installAuth } from './auth.js'
 import { clientRoutes } from './clients.js'
 import { SWEEP_INTERVAL_MS, sweepExpiredClients } from './ephemeralSweep.js'
 import { errorHandler } from '../../core/httpApi/errorHandler.js'
@@ -71,7 +65,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
   // Resources other plugins add to the API (webhooks): same auth, limits, validation and document.
-  for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope))
+  for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope, apiScope))
 }
 
 /** The REST plugin; `sweepExpiredClients` lets tests drive the sweep with a ManualClock. */
@@ -81,19 +75,13 @@ export class RestPlugin implements EnginePlugin {
   private timer: Timer | undefined
 
   constructor(
-    @inject(tokens.settings) settings: Settings,
-    @inject(restSettings.token) rest: RestSettings,
-    @inject(tokens.log) log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.storage) storage: StorageShape,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.presence) presence: Presence,
-    @inject(tokens.terminals) terminals: TerminalHub,
-    @inject(tokens.agents) agents: AgentDispatcher,
-    @inject(tokens.apiRoutes) apiRoutes: ApiRoutes,
+    @inject(services.operations) operations: OperationServices,
+    @inject(restSettings.key) rest: RestSettings,
+    @inject(services.log) log: Logger,
+    @inject(services.metrics) metrics: Registry,
+    @inject(services.apiRoutes) apiRoutes: ApiRoutes,
   ) {
-    this.services = { settings, rest, log, metrics, clock, storage, security, presence, terminals, agents, apiRoutes }
+    this.services = { ...operations, rest, log, metrics, apiRoutes }
   }
 
   async register(app: FastifyInstance): Promise<void> {

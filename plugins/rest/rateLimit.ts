@@ -9,7 +9,7 @@
  */
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
-import { clockedRateLimitStore, RateLimited, type ClockShape } from '../../core/index.js'
+import { clockedRateLimitStore, RateLimited, type ClockShape } from '../../core/extension.js'
 import { workspaceOf } from './auth.js'
 import type { RestSettings } from './services.js'
 

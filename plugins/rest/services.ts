@@ -5,7 +5,7 @@
 import * as Schema from 'effect/Schema'
 import type { Registry } from 'prom-client'
 import type { ApiRoutes } from '../../core/apiRoutes.js'
-import { defineSettings, setting } from '../../core/config.js'
+import { defineSettings, setting } from '../../core/extension.js'
 import type { Logger } from '../../core/log.js'
 import type { OperationServices } from '../../core/operations/services.js'
 

@@ -9,7 +9,7 @@ import Database from 'libsql'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
-import { killLeftovers, spawnHark } from '../cli/test/harkProcess.js'
+import { killLeftovers, spawnHark } from '../../cli/test/harkProcess.js'
 import { checkOrderedAndComplete, WebhookReceiver } from './test/receiver.js'
 
 afterEach(killLeftovers)

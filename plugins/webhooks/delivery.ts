@@ -4,7 +4,7 @@
  * it got a 2xx or was given up; lanes run in parallel, at most MAX_IN_FLIGHT requests per
  * endpoint. Failed attempts are retried on the schedule of schedule.ts, timed by the engine's
  * clock (a test advances it instead of waiting); after 24 h a delivery is dead-lettered, and an
- * endpoint that has failed for 3 days is disabled (an audit line in the log).
+ * endpoint that has failed for 3 days is disabled (health.ts).
  *
  * The database holds the truth; the worker mirrors the pending deliveries in memory (lanes). The
  * deliveries of live events this process commits are handed over by the outbox as committed (no
@@ -14,11 +14,13 @@
  * lost; a delivery answered but not yet recorded is sent again (receivers deduplicate on
  * `webhook-id`).
  *
- * In a cluster (`leases.shared`) each endpoint is delivered by the one node that holds its lease
- * (core/leases.ts; spec/cluster.md, Webhook delivery): a node keeps in memory only the deliveries
- * of the endpoints it holds, asks for the lease of every other endpoint it sees pending rows of,
- * and reads an endpoint's pending rows afresh (after a replica sync) when it gains the lease. It
- * hears other nodes' new rows at every change poll. On a single node every lease is held.
+ * In a cluster each endpoint is delivered by the one node that holds its lease (endpointLeases.ts);
+ * a node hears other nodes' new rows at every change poll.
+ *
+ * Its parts, one job each: the lanes in memory (lanes.ts), write batching of attempt outcomes
+ * (attemptRecords.ts), endpoint health (health.ts), endpoint leases (endpointLeases.ts), the
+ * retry schedule (schedule.ts), the pace that yields to a saturated event loop (pace.ts), and the
+ * sender on its own thread (deliveryThread.ts).
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ClockShape, Timer } from '../../core/clock.js'
@@ -29,28 +31,17 @@ import type { WebhookEndpointRecord } from '../../core/storage/webhookEndpoints.
 import type { AttemptOutcome, DeliveryState, PendingDelivery } from '../../core/storage/webhookOutbox.js'
 import type { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import type { WebhookOutbox } from '../../core/webhooks/outbox.js'
+import { AttemptRecords } from './attemptRecords.js'
+import { EndpointLeases } from './endpointLeases.js'
+import { trackHealth } from './health.js'
+import { Lanes, type EndpointState, type Lane } from './lanes.js'
 import { DeliveryPace, type PaceLoop } from './pace.js'
-import { DISABLE_AFTER_FAILING_MS, GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
+import { GIVE_UP_AFTER_MS, nextAttemptAt } from './schedule.js'
 import { MAX_IN_FLIGHT, type AttemptResult, type AttemptSender, type SendOutcome } from './sender.js'
 
 /** Completed deliveries (each with its event's body) are kept this long for the history, then pruned. */
 export const RETAIN_COMPLETED_MS = 7 * 24 * 3_600_000
 const PRUNE_EVERY_MS = 3_600_000
-/**
- * Attempt outcomes are written together, at most this long (real time) after the first waits (at
- * once when the worker goes idle). Fewer, larger commits; an outcome lost to a crash means the
- * attempt is made again (at-least-once: receivers deduplicate on webhook-id), no event is lost.
- */
-const RECORD_BATCH_MS = 50
-const RECORD_BATCH_MAX = 64
-
-interface Lane {
-  readonly endpoint: EndpointState
-  readonly resource: string
-  /** Pending deliveries of this resource, by sequence number. */
-  readonly queue: PendingDelivery[]
-  state: 'idle' | 'ready' | 'waiting' | 'busy'
-}
 
 /** One settled attempt (tests and tools listen). */
 export interface AttemptRecord {
@@ -59,17 +50,6 @@ export interface AttemptRecord {
   /** The delivery's state after it. */
   readonly state: DeliveryState
   readonly nextAttemptAt: number | null
-}
-
-interface EndpointState {
-  record: WebhookEndpointRecord
-  readonly lanes: Map<string, Lane>
-  /** Lanes whose head is due, oldest first (entries whose lane moved on are skipped). */
-  ready: Lane[]
-  inFlight: number
-  /** Its lease went to another node: attempts still in flight are recorded, nothing new starts. */
-  lost: boolean
-  secrets: { readonly until: number; readonly list: ReadonlyArray<string> } | null
 }
 
 export interface DeliveryWorkerDeps {
@@ -90,12 +70,9 @@ export interface DeliveryWorkerDeps {
 }
 
 export class DeliveryWorker {
-  private readonly endpointStates = new Map<string, EndpointState>()
-  /** Every pending delivery in memory, by internal id. */
-  private readonly pending = new Map<number, PendingDelivery>()
-  private readonly waiting = new Set<Lane>()
-  /** Endpoints whose lease this node just gained, until their pending rows are read afresh. */
-  private readonly gaining = new Set<string>()
+  private readonly lanes: Lanes
+  private readonly leases: EndpointLeases
+  private readonly records: AttemptRecords
   /** Every delivery row up to this internal id has been read or handed over. */
   private cursor = 0
   /** The next load may move the cursor at least this far (rows handed over behind a gap). */
@@ -105,26 +82,36 @@ export class DeliveryWorker {
   private pruneTimer: Timer | undefined
   private loadScheduled = false
   private pumpScheduled = false
-  private running = false
+  private isRunning = false
   private readonly offs: Array<() => void> = []
   private readonly random: () => number
-  private readonly leases: Leases
   /** How attempts yield to a saturated event loop. */
   readonly pace: DeliveryPace
   private readonly attempts: Counter
   private readonly deliveries: Counter
   private readonly attemptListeners = new Set<(a: AttemptRecord) => void>()
   private idleWaiters: Array<() => void> = []
-  /** Outcomes not yet handed to storage, by delivery (the latest wins), and other writes that go with them (one transaction for many attempts). */
-  private records = new Map<number, AttemptOutcome>()
-  private writes: Array<() => void> = []
-  private recordTimer: NodeJS.Timeout | undefined
   private quietWaiters: Array<() => void> = []
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.random = deps.random ?? Math.random
-    this.leases = deps.leases ?? soleLeases
-    this.pace = new DeliveryPace(() => this.hasWork(), () => this.schedulePump(), deps.paceLoop)
+    this.lanes = new Lanes(deps.clock)
+    this.records = new AttemptRecords(deps.storage, deps.log)
+    const worker = this
+    this.leases = new EndpointLeases(
+      { leases: deps.leases ?? soleLeases, storage: deps.storage, clock: deps.clock, log: deps.log },
+      {
+        get running() {
+          return worker.isRunning
+        },
+        gained: (rows) => {
+          for (const d of rows) this.add(d)
+          this.pump()
+        },
+        lost: (webhookId) => this.lost(webhookId),
+      },
+    )
+    this.pace = new DeliveryPace(() => this.lanes.hasWork(), () => this.schedulePump(), deps.paceLoop)
     this.attempts = new Counter({
       name: 'hark_webhook_attempts_total',
       help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, address_not_allowed)',
@@ -137,7 +124,6 @@ export class DeliveryWorker {
       labelNames: ['result'],
       registers: [deps.metrics],
     })
-    const worker = this
     new Gauge({
       name: 'hark_webhook_queue_depth',
       help: 'Webhook deliveries pending (waiting for their turn, a retry, or a disabled endpoint), per workspace',
@@ -145,7 +131,7 @@ export class DeliveryWorker {
       registers: [deps.metrics],
       collect() {
         this.reset()
-        for (const [workspace, { count }] of worker.pendingByWorkspace()) this.set({ workspace }, count)
+        for (const [workspace, { count }] of worker.lanes.byWorkspace()) this.set({ workspace }, count)
       },
     })
     new Gauge({
@@ -156,27 +142,15 @@ export class DeliveryWorker {
       collect() {
         this.reset()
         const now = deps.clock.now()
-        for (const [workspace, { oldest }] of worker.pendingByWorkspace()) this.set({ workspace }, Math.max(0, now - oldest) / 1000)
+        for (const [workspace, { oldest }] of worker.lanes.byWorkspace()) this.set({ workspace }, Math.max(0, now - oldest) / 1000)
       },
     })
   }
 
-  private pendingByWorkspace(): Map<string, { count: number; oldest: number }> {
-    const out = new Map<string, { count: number; oldest: number }>()
-    for (const d of this.pending.values()) {
-      const s = out.get(d.workspaceId)
-      if (s) {
-        s.count++
-        if (d.createdAt < s.oldest) s.oldest = d.createdAt
-      } else out.set(d.workspaceId, { count: 1, oldest: d.createdAt })
-    }
-    return out
-  }
-
   /** Read every pending delivery and start sending. */
   start(): void {
-    if (this.running) return
-    this.running = true
+    if (this.isRunning) return
+    this.isRunning = true
     const { storage, outbox } = this.deps
     this.offs.push(
       // An endpoint as its change carries it (here or in another process): nothing read back.
@@ -190,7 +164,7 @@ export class DeliveryWorker {
       this.offs.push(
         // Rows other nodes committed are readable after each change poll's sync.
         storage.feed.onPolled(() => this.scheduleLoad()),
-        this.leases.onChange((webhookId, held) => (held ? this.gained(webhookId) : this.lost(webhookId))),
+        this.leases.listen(),
       )
     }
     this.pace.start()
@@ -207,8 +181,8 @@ export class DeliveryWorker {
    * already known are written (before a cluster node lets its leases go).
    */
   async stop(): Promise<void> {
-    const written = this.flushRecords()
-    this.running = false
+    const written = this.records.flush()
+    this.isRunning = false
     this.pace.stop()
     for (const off of this.offs.splice(0)) off()
     this.deps.clock.clearTimeout(this.timer)
@@ -225,47 +199,30 @@ export class DeliveryWorker {
     return () => this.attemptListeners.delete(listener)
   }
 
-  /** Attempts in flight, or lanes due (the pace probes the event loop only then). */
-  private hasWork(): boolean {
-    for (const ep of this.endpointStates.values()) {
-      if (ep.inFlight > 0 || (ep.record.enabled && ep.ready.length > 0)) return true
-    }
-    return false
-  }
-
   /** True when nothing is in flight or due now (what is left waits for a later retry or a disabled endpoint). */
   get idle(): boolean {
-    if (this.loadScheduled || this.pumpScheduled) return false
-    for (const ep of this.endpointStates.values()) {
-      if (ep.inFlight > 0) return false
-      if (ep.record.enabled && ep.ready.some((lane) => lane.state === 'ready')) return false
-    }
-    return true
+    return !this.loadScheduled && !this.pumpScheduled && this.lanes.idle()
   }
 
   /** True when nothing more can start now: whatever is due waits for a free place (MAX_IN_FLIGHT per endpoint). */
   get quiet(): boolean {
-    if (this.loadScheduled || this.pumpScheduled) return false
-    for (const ep of this.endpointStates.values()) {
-      if (ep.record.enabled && ep.inFlight < MAX_IN_FLIGHT && ep.ready.some((lane) => lane.state === 'ready')) return false
-    }
-    return true
+    return !this.loadScheduled && !this.pumpScheduled && this.lanes.quiet()
   }
 
   /** Resolves once nothing more can start (attempts may still be in flight). */
   whenQuiet(): Promise<void> {
-    if (this.quiet || !this.running) return Promise.resolve()
+    if (this.quiet || !this.isRunning) return Promise.resolve()
     return new Promise((resolve) => this.quietWaiters.push(resolve))
   }
 
   /** Requests in flight to an endpoint now. */
   inFlightOf(webhookId: string): number {
-    return this.endpointStates.get(webhookId)?.inFlight ?? 0
+    return this.lanes.endpoints.get(webhookId)?.inFlight ?? 0
   }
 
   /** Resolves once the worker is idle (tests: advance the clock, then wait for the due attempts). */
   whenIdle(): Promise<void> {
-    if (this.idle || !this.running) return Promise.resolve()
+    if (this.idle || !this.isRunning) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
@@ -276,22 +233,22 @@ export class DeliveryWorker {
 
   /** Pending deliveries known to the worker (tests, metrics). */
   get pendingCount(): number {
-    return this.pending.size
+    return this.lanes.size
   }
 
   private scheduleLoad(): void {
-    if (this.loadScheduled || !this.running) return
+    if (this.loadScheduled || !this.isRunning) return
     this.loadScheduled = true
     setImmediate(() => {
       this.loadScheduled = false
-      if (!this.running) return
+      if (!this.isRunning) return
       this.load()
       this.pump()
     })
   }
 
   private schedulePump(): void {
-    if (this.pumpScheduled || !this.running) return
+    if (this.pumpScheduled || !this.isRunning) return
     this.pumpScheduled = true
     setImmediate(() => {
       this.pumpScheduled = false
@@ -322,7 +279,7 @@ export class DeliveryWorker {
    * is read from the table instead, these rows with it. Ids grow in commit order (one writer).
    */
   private take(deliveries: ReadonlyArray<PendingDelivery>): void {
-    if (!this.running || deliveries.length === 0) return
+    if (!this.isRunning || deliveries.length === 0) return
     // On a libSQL server the ids come from the primary, through write delegation: read them as before.
     if (this.deps.storage.remote !== null) return this.scheduleLoad()
     const first = deliveries[0]!.id
@@ -337,103 +294,35 @@ export class DeliveryWorker {
     this.schedulePump()
   }
 
+  /** The endpoint's state here, opened on its first delivery; null when it is gone or another node delivers it. */
   private endpoint(webhookId: string): EndpointState | null {
-    let ep = this.endpointStates.get(webhookId)
-    if (!ep) {
-      const record = this.deps.storage.webhookEndpoints.find(webhookId)
-      if (!record) return null
-      // Another node delivers it: ask for its lease (taken when that node lets it go or dies).
-      if (!this.leases.holds(webhookId)) {
-        this.leases.want(webhookId)
-        return null
-      }
-      // Its rows are being read in full (gained): rows seen meanwhile are among them, in order.
-      if (this.gaining.has(webhookId)) return null
-      ep = { record, lanes: new Map(), ready: [], inFlight: 0, lost: false, secrets: null }
-      this.endpointStates.set(webhookId, ep)
-    }
-    return ep
+    const ep = this.lanes.endpoints.get(webhookId)
+    if (ep) return ep
+    const record = this.deps.storage.webhookEndpoints.find(webhookId)
+    if (!record || !this.leases.mayDeliver(webhookId)) return null
+    return this.lanes.open(record)
   }
 
   private add(d: PendingDelivery): void {
-    if (this.pending.has(d.id)) return
+    if (this.lanes.has(d.id)) return
     const ep = this.endpoint(d.webhookId)
-    if (!ep) return
-    this.pending.set(d.id, d)
-    let lane = ep.lanes.get(d.resource)
-    if (!lane) ep.lanes.set(d.resource, (lane = { endpoint: ep, resource: d.resource, queue: [], state: 'idle' }))
-    const q = lane.queue
-    let i = q.length
-    while (i > 0 && (q[i - 1]!.seq > d.seq || (q[i - 1]!.seq === d.seq && q[i - 1]!.id > d.id))) i--
-    // Never ahead of the delivery in flight: it is being sent already.
-    if (i === 0 && lane.state === 'busy' && q.length > 0) i = 1
-    q.splice(i, 0, d)
-    if (lane.state !== 'busy') this.refresh(lane)
-  }
-
-  /** This node now delivers the endpoint: read its pending deliveries as the database has them now. */
-  private gained(webhookId: string): void {
-    this.gaining.add(webhookId)
-    this.deps.storage
-      .refresh()
-      .then(() => {
-        this.gaining.delete(webhookId)
-        if (!this.running || !this.leases.holds(webhookId)) return
-        for (const d of this.deps.storage.webhookOutbox.pendingOf(webhookId)) this.add(d)
-        this.pump()
-      })
-      .catch((e: unknown) => {
-        this.gaining.delete(webhookId)
-        this.deps.log.error({ err: e, webhookId }, 'reading the deliveries of a webhook lease failed; trying again in 1 s')
-        this.deps.clock.setTimeout(() => {
-          if (this.running && this.leases.holds(webhookId)) this.gained(webhookId)
-        }, 1000)
-      })
+    if (ep) this.lanes.add(ep, d)
   }
 
   /** Another node delivers the endpoint from now on: forget its deliveries (the database keeps them). */
   private lost(webhookId: string): void {
-    const ep = this.endpointStates.get(webhookId)
+    const ep = this.lanes.endpoints.get(webhookId)
     if (!ep) return
     ep.lost = true
-    this.forget(ep)
+    this.lanes.forget(ep)
     this.schedulePump()
-  }
-
-  private forget(ep: EndpointState): void {
-    for (const lane of ep.lanes.values()) {
-      this.waiting.delete(lane)
-      for (const d of lane.queue) this.pending.delete(d.id)
-    }
-    this.endpointStates.delete(ep.record.webhookId)
-  }
-
-  /** Put a lane where its head says: ready (due), waiting (a retry later), or gone (empty). */
-  private refresh(lane: Lane): void {
-    this.waiting.delete(lane)
-    const head = lane.queue[0]
-    if (!head) {
-      lane.state = 'idle'
-      if (lane.endpoint.lanes.get(lane.resource) === lane) lane.endpoint.lanes.delete(lane.resource)
-      return
-    }
-    if ((head.nextAttemptAt ?? 0) <= this.deps.clock.now()) {
-      if (lane.state !== 'ready') {
-        lane.state = 'ready'
-        lane.endpoint.ready.push(lane)
-      }
-    } else {
-      lane.state = 'waiting'
-      this.waiting.add(lane)
-    }
   }
 
   /** Start what may start, then sleep until the next retry is due. */
   private pump(): void {
-    if (!this.running) return
-    const now = this.deps.clock.now()
-    for (const lane of this.waiting) if ((lane.queue[0]?.nextAttemptAt ?? 0) <= now) this.refresh(lane)
-    for (const ep of this.endpointStates.values()) {
+    if (!this.isRunning) return
+    this.lanes.wake(this.deps.clock.now())
+    for (const ep of this.lanes.endpoints.values()) {
       if (!ep.record.enabled) continue
       while (ep.inFlight < MAX_IN_FLIGHT && ep.ready.length > 0) {
         if (ep.ready[0]!.state !== 'ready') {
@@ -446,14 +335,13 @@ export class DeliveryWorker {
       }
     }
     this.arm()
-    if (this.idle) this.flushRecords()
+    if (this.idle) void this.records.flush()
     if (this.idleWaiters.length > 0 && this.idle) for (const resolve of this.idleWaiters.splice(0)) resolve()
     if (this.quietWaiters.length > 0 && this.quiet) for (const resolve of this.quietWaiters.splice(0)) resolve()
   }
 
   private arm(): void {
-    let next = Number.POSITIVE_INFINITY
-    for (const lane of this.waiting) next = Math.min(next, lane.queue[0]?.nextAttemptAt ?? next)
+    const next = this.lanes.nextDueAt()
     if (next === this.timerAt) return
     this.deps.clock.clearTimeout(this.timer)
     this.timerAt = next
@@ -489,10 +377,10 @@ export class DeliveryWorker {
   }
 
   private settle(ep: EndpointState, lane: Lane, d: PendingDelivery, outcome: SendOutcome): void {
-    if (!this.running) return
+    if (!this.isRunning) return
     ep.inFlight--
     this.attempts.inc({ result: outcome.result })
-    const gone = this.endpointStates.get(ep.record.webhookId) !== ep || lane.queue[0] !== d
+    const gone = this.lanes.endpoints.get(ep.record.webhookId) !== ep || lane.queue[0] !== d
     // The endpoint was deleted (its rows went with it) while this was in flight.
     if (gone && !ep.lost) {
       this.schedulePump()
@@ -509,16 +397,14 @@ export class DeliveryWorker {
     if (gone) {
       // Its lease went to another node meanwhile: the outcome is written all the same, so that node
       // does not send again what was answered (unless it read the row first: at least once).
-      this.record(d.id, record, null)
+      this.records.record(d.id, record, null)
       this.schedulePump()
       return
     }
     if (state === 'pending') {
-      lane.queue[0] = { ...d, attempts, nextAttemptAt: next, lastAttemptAt: at, lastStatus: outcome.status, lastError: outcome.error, lastLatencyMs: outcome.latencyMs }
-      this.pending.set(d.id, lane.queue[0])
+      this.lanes.retry(lane, { ...d, attempts, nextAttemptAt: next, lastAttemptAt: at, lastStatus: outcome.status, lastError: outcome.error, lastLatencyMs: outcome.latencyMs })
     } else {
-      lane.queue.shift()
-      this.pending.delete(d.id)
+      this.lanes.done(lane)
       this.deliveries.inc({ result: state })
       if (state === 'dead') {
         this.deps.log.warn(
@@ -527,79 +413,21 @@ export class DeliveryWorker {
         )
       }
     }
-    const health = this.health(ep, success, at)
-    this.record(d.id, record, health)
+    this.records.record(d.id, record, trackHealth(ep, success, at, this.deps.storage, this.deps.log))
     lane.state = 'idle'
-    this.refresh(lane)
+    this.lanes.refresh(lane)
     for (const listener of this.attemptListeners) listener({ delivery: d, outcome, state, nextAttemptAt: next })
     // The lane's next delivery leaves in this turn: under load a turn can be long.
     this.pump()
   }
 
-  /**
-   * Queue an outcome's write. Writes go in one transaction per batch: a transaction per attempt
-   * would cost more than the attempt. A crash before the write sends the delivery again
-   * (at least once), never loses it.
-   */
-  private record(id: number, outcome: AttemptOutcome, write: (() => void) | null): void {
-    this.records.set(id, outcome)
-    if (write) this.writes.push(write)
-    if (this.records.size >= RECORD_BATCH_MAX) this.flushRecords()
-    else if (this.recordTimer === undefined) {
-      // Real time: this bounds how long I/O is batched, it is no control-plane timer.
-      this.recordTimer = setTimeout(() => this.flushRecords(), RECORD_BATCH_MS)
-      this.recordTimer.unref()
-    }
-  }
-
-  private flushRecords(): Promise<void> {
-    clearTimeout(this.recordTimer)
-    this.recordTimer = undefined
-    const records = this.records
-    const writes = this.writes
-    if (records.size === 0 && writes.length === 0) return Promise.resolve()
-    this.records = new Map()
-    this.writes = []
-    return this.deps.storage
-      .batch(() => {
-        this.deps.storage.webhookOutbox.recordAttempts(records)
-        for (const write of writes) write()
-      })
-      .catch((e: unknown) => this.deps.log.error({ err: e, writes: records.size + writes.length }, 'recording webhook attempts failed'))
-  }
-
-  /** Track how long the endpoint has been failing; the write to make, if any. */
-  private health(ep: EndpointState, success: boolean, at: number): (() => void) | null {
-    const r = ep.record
-    const { storage, log } = this.deps
-    if (success) {
-      if (r.failingSince === null) return null
-      ep.record = { ...r, failingSince: null }
-      return () => void storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { failingSince: null }, at)
-    }
-    if (r.failingSince === null) {
-      ep.record = { ...r, failingSince: at }
-      return () => void storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { failingSince: at }, at)
-    }
-    if (!r.enabled || at - r.failingSince < DISABLE_AFTER_FAILING_MS) return null
-    const days = DISABLE_AFTER_FAILING_MS / 86_400_000
-    const reason = `every delivery attempt failed for ${days} days (since ${new Date(r.failingSince).toISOString()})`
-    ep.record = { ...r, enabled: false, disabledReason: reason }
-    // The audit trail: there is no audit log in the engine yet, so the log carries it.
-    log.warn({ audit: true, action: 'webhook.disabled', workspaceId: r.workspaceId, webhookId: r.webhookId, url: r.url, reason }, 'webhook endpoint disabled')
-    return () => {
-      const endpoint = storage.webhookEndpoints.update(r.workspaceId, r.webhookId, { enabled: false, disabledReason: reason }, at)
-      if (endpoint) storage.feed.record({ kind: 'webhook.updated', workspaceId: r.workspaceId, subject: r.webhookId, at, endpoint })
-    }
-  }
-
   /** An endpoint changed (here or in another process): take its new URL, secrets, state; drop it when deleted (null). */
   private endpointChanged(webhookId: string, record: WebhookEndpointRecord | null): void {
-    const ep = this.endpointStates.get(webhookId)
+    const ep = this.lanes.endpoints.get(webhookId)
     if (!record) this.leases.drop(webhookId)
     if (!ep) return
     if (!record) {
-      this.forget(ep)
+      this.lanes.forget(ep)
       this.deps.sender.forget(new URL(ep.record.url).origin)
       return
     }
@@ -617,7 +445,7 @@ export class DeliveryWorker {
       } catch (e) {
         this.deps.log.error({ err: e }, 'pruning webhook deliveries failed')
       }
-      if (this.running) this.schedulePrune()
+      if (this.isRunning) this.schedulePrune()
     }, PRUNE_EVERY_MS)
   }
 }

@@ -1,6 +1,6 @@
 /**
  * What a receiver gets, for the OpenAPI document: the REST plugin puts these entries in its
- * top-level `webhooks` section (through tokens.apiRoutes); spec/webhooks.md explains them.
+ * top-level `webhooks` section (through services.apiRoutes); spec/webhooks.md explains them.
  */
 import { WEBHOOK_EVENT_TYPES, webhookEventSpecs } from '../../core/webhooks/events.js'
 

@@ -1,9 +1,9 @@
 /**
  * The webhooks plugin's implementation, imported when an engine starts it (its descriptor,
  * `webhooksPlugin`, is index.ts): the /api/v1/webhooks resource (added to the REST API's scope
- * through `tokens.apiRoutes`, with the OpenAPI `webhooks` section describing what receivers get)
+ * through `services.apiRoutes`, with the OpenAPI `webhooks` section describing what receivers get)
  * and the delivery worker that sends the outbox's events to the endpoints. The outbox itself (an engine
- * service, `tokens.webhookOutbox`), the event catalog and the endpoint rules live in core/webhooks
+ * service, `services.webhookOutbox`), the event catalog and the endpoint rules live in core/webhooks
  * (the CLI shares them); this plugin adds HTTP in both directions and its setting,
  * `webhooks.allowPrivateNetworks`.
  *
@@ -13,7 +13,7 @@
 import type { Registry } from 'prom-client'
 import {
   definePlugin,
-  tokens,
+  services,
   type ApiRoutes,
   type ClockShape,
   type EnginePlugin,
@@ -23,7 +23,7 @@ import {
   type SecurityShape,
   type StorageShape,
   type WebhookOutbox,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
 import { DeliveryWorker } from './delivery.js'
@@ -78,8 +78,8 @@ export class WebhooksPlugin implements EnginePlugin {
     // Added while being built: the REST plugin registers every resource when it registers itself.
     apiRoutes.add({
       name: 'webhooks',
-      register: async (app) => {
-        await app.register(webhookRoutes(this.endpoints))
+      register: async (app, api) => {
+        await app.register(webhookRoutes(this.endpoints, api))
       },
       tags: [{ name: 'webhooks', description: 'Webhook endpoints: signed, ordered, at-least-once event delivery (spec/webhooks.md).' }],
       webhooks: webhookDocuments(),
@@ -127,15 +127,15 @@ export const webhooksCreate =
   (resolve: Resolve): WebhooksPlugin =>
     new WebhooksPlugin(
       {
-        settings: resolve(webhooksSettings.token),
-        log: resolve(tokens.log),
-        metrics: resolve(tokens.metrics),
-        clock: resolve(tokens.clock),
-        storage: resolve(tokens.storage),
-        security: resolve(tokens.security),
-        outbox: resolve(tokens.webhookOutbox),
-        apiRoutes: resolve(tokens.apiRoutes),
-        leases: resolve(tokens.leases),
+        settings: resolve(webhooksSettings.key),
+        log: resolve(services.log),
+        metrics: resolve(services.metrics),
+        clock: resolve(services.clock),
+        storage: resolve(services.storage),
+        security: resolve(services.security),
+        outbox: resolve(services.webhookOutbox),
+        apiRoutes: resolve(services.apiRoutes),
+        leases: resolve(services.leases),
       },
       options,
     )

@@ -5,7 +5,8 @@
  * delivery history and redeliver. Registered inside the REST API's scope (API key, rate limit,
  * validation, error envelope, OpenAPI). The rules are in spec/webhooks.md.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ApiScope } from '../../core/extension.js'
 import {
   DELIVERIES_LIMIT_DEFAULT,
   DELIVERIES_LIMIT_MAX,
@@ -16,8 +17,6 @@ import {
 } from '../../core/webhooks/endpoints.js'
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/events.js'
 import { MAX_URL_LENGTH } from '../../core/webhooks/urlGuard.js'
-import { principalOf } from '../rest/auth.js'
-import { bodyErrors, errorResponses } from '../rest/schemas.js'
 
 export const WEBHOOK_ID_PATTERN = '^wh_[0-9A-Za-z]{16}$'
 export const DELIVERY_ID_PATTERN = '^dlv_[0-9A-HJKMNP-TV-Z]{26}$'
@@ -107,7 +106,10 @@ interface IdParams {
   id: string
 }
 
-export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: FastifyInstance) => {
+/** The routes, inside the REST API's scope: `api` names each request's workspace and the error responses. */
+export const webhookRoutes = (endpoints: WebhookEndpoints, api: ApiScope) => async (app: FastifyInstance) => {
+  const { errorResponses, bodyErrors } = api
+  const workspaceOf = (request: FastifyRequest) => api.caller(request).workspaceId
   app.get(
     '/webhooks',
     {
@@ -128,7 +130,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
         },
       },
     },
-    async (request) => ({ webhooks: endpoints.list(principalOf(request).workspaceId) }),
+    async (request) => ({ webhooks: endpoints.list(workspaceOf(request)) }),
   )
 
   app.post<{ Body: { url: string; events?: string[] | null; description?: string | null } }>(
@@ -152,7 +154,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
       },
     },
     async (request, reply) => {
-      const { workspaceId } = principalOf(request)
+      const workspaceId = workspaceOf(request)
       const { webhook: view, secret } = await endpoints.create(workspaceId, request.body)
       return reply.code(201).send({ ...view, secret })
     },
@@ -169,7 +171,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
         response: { 200: webhook('The endpoint.'), ...errorResponses(400, 404) },
       },
     },
-    async (request) => endpoints.get(principalOf(request).workspaceId, request.params.id),
+    async (request) => endpoints.get(workspaceOf(request), request.params.id),
   )
 
   app.patch<{ Params: IdParams; Body: WebhookPatch }>(
@@ -197,7 +199,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
         response: { 200: webhook('The updated endpoint.'), ...errorResponses(...bodyErrors, 404) },
       },
     },
-    async (request) => endpoints.update(principalOf(request).workspaceId, request.params.id, request.body),
+    async (request) => endpoints.update(workspaceOf(request), request.params.id, request.body),
   )
 
   app.delete<{ Params: IdParams }>(
@@ -222,7 +224,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
       },
     },
     async (request) => {
-      endpoints.delete(principalOf(request).workspaceId, request.params.id)
+      endpoints.delete(workspaceOf(request), request.params.id)
       return { webhookId: request.params.id, deleted: true }
     },
   )
@@ -243,7 +245,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
       },
     },
     async (request) => {
-      const { webhook: view, secret } = endpoints.rotateSecret(principalOf(request).workspaceId, request.params.id)
+      const { webhook: view, secret } = endpoints.rotateSecret(workspaceOf(request), request.params.id)
       return { ...view, secret }
     },
   )
@@ -270,7 +272,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
         },
       },
     },
-    async (request, reply) => reply.code(202).send(endpoints.test(principalOf(request).workspaceId, request.params.id)),
+    async (request, reply) => reply.code(202).send(endpoints.test(workspaceOf(request), request.params.id)),
   )
 
   app.get<{ Params: IdParams; Querystring: { limit: number; cursor?: string } }>(
@@ -304,7 +306,7 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
         },
       },
     },
-    async (request) => endpoints.deliveries(principalOf(request).workspaceId, request.params.id, request.query),
+    async (request) => endpoints.deliveries(workspaceOf(request), request.params.id, request.query),
   )
 
   app.post<{ Params: { id: string; deliveryId: string } }>(
@@ -323,6 +325,6 @@ export const webhookRoutes = (endpoints: WebhookEndpoints) => async (app: Fastif
       },
     },
     async (request, reply) =>
-      reply.code(202).send(endpoints.redeliver(principalOf(request).workspaceId, request.params.id, request.params.deliveryId)),
+      reply.code(202).send(endpoints.redeliver(workspaceOf(request), request.params.id, request.params.deliveryId)),
   )
 }

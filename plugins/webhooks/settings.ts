@@ -1,6 +1,6 @@
 /** The webhooks plugin's settings (spec/webhooks.md, URL rules). */
 import * as Schema from 'effect/Schema'
-import { defineSettings, setting } from '../../core/config.js'
+import { defineSettings, setting } from '../../core/extension.js'
 
 export const webhooksSettings = defineSettings('webhooks', {
   allowPrivateNetworks: setting(

@@ -30,7 +30,7 @@ import {
   type TerminalIdentity,
   type TerminalLink,
   type TerminalSession,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
 import { eventPublish, eventPublishSize } from './eventPublish.js'
 import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'

@@ -12,7 +12,7 @@ import type {
   TerminalInputOptions,
   TerminalLink,
   WriteBatch,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import type { KeepaliveSweeps } from './keepalive.js'
 import type { HandlerServices } from './packetContext.js'
 import type { StrictParser } from './parser.js'

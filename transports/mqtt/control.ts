@@ -4,7 +4,7 @@
  * WebSocket. What is fatal there closes the MQTT connection here (MQTT 5: DISCONNECT with the
  * reason); a refused but well-formed message gets an `error` event and the session goes on.
  */
-import type { HarkError } from '../../core/index.js'
+import type { HarkError } from '../../core/extension.js'
 import type { PacketContext } from './packetContext.js'
 
 /**

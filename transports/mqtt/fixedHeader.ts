@@ -5,7 +5,7 @@
  * remaining length — so a reserved type, a server-only packet or anything but CONNECT as the
  * first packet closes the connection at once instead of waiting for a body.
  */
-import { MalformedPacket, ProtocolError } from '../../core/index.js'
+import { MalformedPacket, ProtocolError } from '../../core/extension.js'
 
 export const FIRST_BYTE_OK = 0
 

@@ -11,7 +11,7 @@
  * packet [MQTT-3.1.2-24], never earlier. A connection that joins a running group sees its first
  * look anywhere within the next half period, so that look does not count as a silent one.
  */
-import type { ClockShape, Timer } from '../../core/index.js'
+import type { ClockShape, Timer } from '../../core/extension.js'
 
 /** What a group looks at every half period; the looks keep their count on it (no object per member). */
 export interface KeepaliveWatched {

@@ -10,7 +10,7 @@ import type {
   TerminalIdentity,
   TerminalInput,
   TerminalSession,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import type { LiveConnections } from './live.js'
 import type { EventEncoder, OutboundEvents } from './outboundEvents.js'
 import type { SessionStore, StoredSession } from './sessionStore.js'

@@ -4,7 +4,7 @@
  * taken back by the next CONNECT of the same client with Clean Session = 0 / Clean Start = 0.
  * A restart forgets them (the `session` event on every connect restates the room anyway).
  */
-import type { ClockShape, Timer } from '../../core/index.js'
+import type { ClockShape, Timer } from '../../core/extension.js'
 import type { OutboundEvents } from './outboundEvents.js'
 
 export interface StoredSession {

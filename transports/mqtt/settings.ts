@@ -1,5 +1,5 @@
 /** The MQTT transport's settings (spec/mqtt.md). */
-import { defineSettings, intBetween, Port, setting } from '../../core/config.js'
+import { defineSettings, intBetween, Port, setting } from '../../core/extension.js'
 import * as Schema from 'effect/Schema'
 
 export const mqttSettings = defineSettings('mqtt', {

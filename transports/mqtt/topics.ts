@@ -9,7 +9,7 @@
  * A terminal may publish to its two `up/` topics only and subscribe to filters inside its own
  * namespace only (wildcards included); spec/mqtt.md is the reference.
  */
-import { MalformedPacket } from '../../core/index.js'
+import { MalformedPacket } from '../../core/extension.js'
 
 export const TOPIC_ROOT = 'hark'
 

@@ -13,7 +13,7 @@ import {
   injectable,
   ListenError,
   ServerShuttingDown,
-  tokens,
+  services,
   wireCodesOf,
   WriteBatch,
   type ClockShape,
@@ -26,7 +26,7 @@ import {
   type TerminalLink,
   type TlsMaterial,
   type Transport,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { StrictParser } from './parser.js'
 import { KeepaliveSweeps } from './keepalive.js'
 import { LiveConnections } from './live.js'
@@ -47,15 +47,15 @@ export class MqttTransport implements Transport {
   private readonly counters: MqttCounters
 
   constructor(
-    @inject(tokens.settings) private readonly settings: Settings,
-    @inject(mqttSettings.token) private readonly mqtt: MqttSettings,
-    @inject(tokens.terminals) hub: TerminalHub,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.tls) private readonly tls: TlsMaterial,
-    @inject(tokens.listeners) private readonly listeners: Listeners,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.log) log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
+    @inject(services.settings) private readonly settings: Settings,
+    @inject(mqttSettings.key) private readonly mqtt: MqttSettings,
+    @inject(services.terminals) hub: TerminalHub,
+    @inject(services.security) security: SecurityShape,
+    @inject(services.tls) private readonly tls: TlsMaterial,
+    @inject(services.listeners) private readonly listeners: Listeners,
+    @inject(services.clock) clock: ClockShape,
+    @inject(services.log) log: Logger,
+    @inject(services.metrics) metrics: Registry,
   ) {
     if (mqtt.maxBufferedBytes <= mqtt.maxBufferedAudioBytes) {
       // Audio alone would then close a listener whose socket is merely slow, instead of being dropped.

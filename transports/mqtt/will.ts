@@ -7,7 +7,7 @@
  * purpose (revocation, deletion, a newer session, shutdown) publish no will.
  */
 import { isUtf8 } from 'node:buffer'
-import type { ClockShape, ServerEvent, TerminalHub, Timer } from '../../core/index.js'
+import type { ClockShape, ServerEvent, TerminalHub, Timer } from '../../core/extension.js'
 
 export interface WillMessage {
   readonly topic: string

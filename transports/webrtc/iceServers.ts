@@ -6,7 +6,7 @@
  * candidates are host candidates (or the announced address).
  */
 import { createHmac } from 'node:crypto'
-import { ConfigError } from '../../core/index.js'
+import { ConfigError } from '../../core/extension.js'
 import type { WebRtcSettings } from './settings.js'
 
 /** How long a generated TURN credential stays valid. */

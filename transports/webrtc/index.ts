@@ -3,7 +3,7 @@
  * offer to `https://host:gateway.port/v1/webrtc/offer` with a client token and get one peer
  * connection carrying Opus both ways and events on a data channel. See spec/webrtc.md.
  */
-import { defineTransport } from '../../core/index.js'
+import { defineTransport } from '../../core/extension.js'
 import type { PeerLimits } from './peer.js'
 import { webrtcSettings } from './settings.js'
 import { WebRtcTransport } from './transport.js'

@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
-import { ConfigError } from '../../core/index.js'
+import { ConfigError } from '../../core/extension.js'
 import type { WebRtcSettings } from './settings.js'
 
 export interface PeerNetwork {

@@ -5,7 +5,7 @@
  * video is refused. Every refusal is a ValidationFailed naming what is wrong (spec/webrtc.md).
  */
 import { SessionDescription } from 'werift'
-import { ValidationFailed } from '../../core/index.js'
+import { ValidationFailed } from '../../core/extension.js'
 
 const refuse = (message: string) => new ValidationFailed({ field: 'sdp', message })
 

@@ -50,7 +50,7 @@ import {
   type TerminalIdentity,
   type TerminalLink,
   type TerminalSession,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { finishAnswer } from './offer.js'
 import { opusPacketSamples48k } from './opusPacket.js'
 import { OutboundClock } from './outboundClock.js'

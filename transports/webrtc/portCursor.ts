@@ -6,7 +6,7 @@
  * just after the port the previous peer got (wrapping to the start, and retrying over the whole
  * range when the tail is full). Without a range the OS picks ports and none of this applies.
  */
-import { isHarkError } from '../../core/index.js'
+import { isHarkError } from '../../core/extension.js'
 
 export class PortCursor {
   private next: number

@@ -1,6 +1,6 @@
 /** The WebRTC transport's settings (spec/webrtc.md): where peers live on the network, ICE servers, limits. */
 import * as Schema from 'effect/Schema'
-import { defineSettings, intBetween, Port, setting } from '../../core/config.js'
+import { defineSettings, intBetween, Port, setting } from '../../core/extension.js'
 
 const OptionalText = Schema.NullOr(Schema.NonEmptyString)
 

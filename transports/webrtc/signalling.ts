@@ -26,7 +26,7 @@ import {
   type GatewayResponse,
   type GatewayRoute,
   type TerminalIdentity,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { iceServerLinks, type ClientIceServer } from './iceServers.js'
 import { checkOffer } from './offer.js'
 

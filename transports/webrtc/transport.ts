@@ -15,7 +15,7 @@ import {
   isHarkError,
   PROTOCOL_LIMITS,
   ServerShuttingDown,
-  tokens,
+  services,
   wireCodesOf,
   type ClockShape,
   type GatewayRoutes,
@@ -25,7 +25,7 @@ import {
   type TerminalHub,
   type TerminalIdentity,
   type Transport,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { iceServerSource, type IceServerSource } from './iceServers.js'
 import { peerNetwork, type PeerNetwork } from './network.js'
 import { mixedOnly, TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
@@ -67,14 +67,14 @@ export class WebRtcTransport implements Transport {
   private accepting = false
 
   constructor(
-    @inject(tokens.settings) settings: Settings,
-    @inject(webrtcSettings.token) private readonly webrtc: WebRtcSettings,
-    @inject(tokens.terminals) hub: TerminalHub,
-    @inject(tokens.security) private readonly security: SecurityShape,
-    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
-    @inject(tokens.clock) private readonly clock: ClockShape,
-    @inject(tokens.log) private readonly log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
+    @inject(services.settings) settings: Settings,
+    @inject(webrtcSettings.key) private readonly webrtc: WebRtcSettings,
+    @inject(services.terminals) hub: TerminalHub,
+    @inject(services.security) private readonly security: SecurityShape,
+    @inject(services.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(services.clock) private readonly clock: ClockShape,
+    @inject(services.log) private readonly log: Logger,
+    @inject(services.metrics) metrics: Registry,
   ) {
     this.network = peerNetwork(settings.host, webrtc)
     this.iceServers = iceServerSource(webrtc)

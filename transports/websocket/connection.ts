@@ -31,7 +31,7 @@ import {
   type TerminalLink,
   type TerminalSession,
   type WriteBatch,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 
 export const TRANSPORT_NAME = 'websocket'
 

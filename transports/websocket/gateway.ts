@@ -19,7 +19,7 @@ import {
   ProtocolError,
   ServerShuttingDown,
   TokenInvalid,
-  tokens,
+  services,
   ValidationFailed,
   wireCodesOf,
   WriteBatch,
@@ -36,7 +36,7 @@ import {
   type TerminalIdentity,
   type TlsMaterial,
   type Transport,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import {
   DEFAULT_LIMITS,
   TRANSPORT_NAME,
@@ -127,16 +127,16 @@ export class WebSocketGateway implements Transport {
   private allGone: (() => void) | null = null
 
   constructor(
-    @inject(tokens.settings) private readonly settings: Settings,
-    @inject(gatewaySettings.token) private readonly gateway: GatewaySettings,
-    @inject(tokens.terminals) private readonly hub: TerminalHub,
-    @inject(tokens.security) private readonly security: SecurityShape,
-    @inject(tokens.tls) private readonly tls: TlsMaterial,
-    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
-    @inject(tokens.listeners) private readonly listeners: Listeners,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.log) private readonly log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
+    @inject(services.settings) private readonly settings: Settings,
+    @inject(gatewaySettings.key) private readonly gateway: GatewaySettings,
+    @inject(services.terminals) private readonly hub: TerminalHub,
+    @inject(services.security) private readonly security: SecurityShape,
+    @inject(services.tls) private readonly tls: TlsMaterial,
+    @inject(services.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(services.listeners) private readonly listeners: Listeners,
+    @inject(services.clock) clock: ClockShape,
+    @inject(services.log) private readonly log: Logger,
+    @inject(services.metrics) metrics: Registry,
   ) {
     const drops = audioDrops(metrics)
     const rate = drops.cell(TRANSPORT_NAME, 'rate')

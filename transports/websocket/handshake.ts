@@ -10,7 +10,7 @@
  * refused before it can be upgraded.
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { ProtocolError } from '../../core/index.js'
+import { ProtocolError } from '../../core/extension.js'
 
 /** A refused handshake: the error for the envelope, its HTTP status and any header the RFC wants. */
 export interface HandshakeRefusal {

@@ -2,7 +2,7 @@
  * The WebSocket transport (uWebSockets.js over TLS), registered by name in engine.config.ts:
  * terminals connect to `wss://host:gateway.port/v1/connect?token=…`. See spec/websocket.md.
  */
-import { defineTransport } from '../../core/index.js'
+import { defineTransport } from '../../core/extension.js'
 import type { ConnectionLimits } from './connection.js'
 import { WebSocketGateway } from './gateway.js'
 import { gatewaySettings } from './settings.js'

@@ -1,11 +1,11 @@
 /**
  * The gateway-route hook: a plugin (not a transport, and not imported by the gateway) registers
- * routes on the gateway routes it is given (tokens.gatewayRoutes) — one in create(), others in start(), after the gateway already
+ * routes on the gateway routes it is given (services.gatewayRoutes) — one in create(), others in start(), after the gateway already
  * listens — and they are reachable over HTTPS on the gateway port beside WSS /v1/connect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect as tlsConnect } from 'node:tls'
-import { definePlugin, tokens } from '../../core/index.js'
+import { definePlugin, services } from '../../core/index.js'
 import { ValidationFailed } from '../../core/errors.js'
 import { jsonResponse, type GatewayRequest } from '../../core/gatewayRoutes.js'
 import { seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
@@ -16,7 +16,7 @@ import { TestTerminal } from './test/terminalClient.js'
 const seen: GatewayRequest[] = []
 
 const echoPlugin = definePlugin('route-echo', (resolve) => {
-  const routes = resolve(tokens.gatewayRoutes)
+  const routes = resolve(services.gatewayRoutes)
   // Registered while the engine is being built, before the gateway listens.
   routes.add({
     method: 'POST',

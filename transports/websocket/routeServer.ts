@@ -19,7 +19,7 @@ import {
   type GatewayResponse,
   type GatewayRoutes,
   type Logger,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 
 const ascii = new TextDecoder()
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { definePlugin, errorResponse, jsonResponse, tokens, TokenInvalid, ValidationFailed, type GatewayRequest, type GatewaySocket } from '../../core/index.js'
+import { definePlugin, errorResponse, jsonResponse, services, TokenInvalid, ValidationFailed, type GatewayRequest, type GatewaySocket } from '../../core/index.js'
 import { Inbox, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { httpsRequest } from '../../core/test/https.js'
 import { websocketTransport } from './index.js'
@@ -16,7 +16,7 @@ const upgrades: GatewayRequest[] = []
 const closedWith = new Inbox<number>()
 
 const echoSockets = definePlugin('socket-echo', (resolve) => {
-  const routes = resolve(tokens.gatewayRoutes)
+  const routes = resolve(services.gatewayRoutes)
   routes.addSocket({
     path: '/test/ws/*',
     upgrade: async (request) => {

@@ -19,7 +19,7 @@ import {
   type GatewaySocketHandler,
   type GatewaySocketRoute,
   type Logger,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { checkHandshake, headerLines, upgradeCorked } from './handshake.js'
 import { writeResponse } from './routeServer.js'
 

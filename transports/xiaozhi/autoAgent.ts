@@ -7,7 +7,7 @@
  * `agents.defaultAgentStopDelaySeconds` (engine clock) after the last terminal of any transport
  * left, unless one comes back first. An agent already in the room is never doubled.
  */
-import type { AgentDispatcher, ClockShape, Logger, StorageShape, TerminalHub, Timer } from '../../core/index.js'
+import type { AgentDispatcher, ClockShape, Logger, StorageShape, TerminalHub, Timer } from '../../core/extension.js'
 
 interface RoomEntry {
   /** The agent dispatched for this occupancy cycle; null when its dispatch failed. */

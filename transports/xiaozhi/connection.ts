@@ -42,7 +42,7 @@ import {
   type TerminalSession,
   type Timer,
   type WriteBatch,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { DownlinkShaper } from './downlinkShaper.js'
 import { HeldAudio } from './heldAudio.js'
 import {

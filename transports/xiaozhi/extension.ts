@@ -3,8 +3,7 @@
  * `xiaozhi-ota` plugin, with their settings. Their implementations are imported only when an
  * engine starts them (spec/extensions.md, Loading on start).
  */
-import { definePlugin, defineTransport } from '../../core/extension.js'
-import type { Resolve } from '../../core/inject.js'
+import { definePlugin, defineTransport, type Resolve } from '../../core/extension.js'
 import { xiaozhiSettings } from './settings.js'
 
 export const xiaozhiTransport = defineTransport('xiaozhi', {
@@ -17,7 +16,7 @@ export const xiaozhiOta = definePlugin('xiaozhi-ota', {
     const { XiaozhiOta } = await import('./ota.js')
     return (resolve: Resolve) => {
       try {
-        resolve(xiaozhiSettings.token)
+        resolve(xiaozhiSettings.key)
       } catch {
         throw new Error('the xiaozhi-ota plugin reads the settings of the xiaozhi transport: register both (extensions: [...xiaozhi])')
       }

@@ -6,7 +6,7 @@
  * `extensions: [websocketTransport, ...xiaozhi]`, and set `xiaozhi: { plainPort: 8090 }` in the
  * config (or `HARK_XIAOZHI_PLAIN_PORT`, `--xiaozhi-plain-port`).
  */
-import { defineTransport } from '../../core/index.js'
+import { defineTransport } from '../../core/extension.js'
 import type { ConnectionLimits } from './connection.js'
 import { xiaozhiOta } from './extension.js'
 import { xiaozhiSettings } from './settings.js'

@@ -24,7 +24,7 @@ import {
   randomBase62,
   RateLimited,
   ServerShuttingDown,
-  tokens,
+  services,
   ValidationFailed,
   wireCodesOf,
   type ClockShape,
@@ -33,7 +33,7 @@ import {
   type Logger,
   type SecurityShape,
   type Settings,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
 import { PLAIN_LISTENER } from './transport.js'
 
@@ -105,12 +105,12 @@ export class XiaozhiOta implements EnginePlugin {
   private readonly deps: OtaDeps
 
   constructor(
-    @inject(tokens.settings) engineSettings: Settings,
-    @inject(xiaozhiSettings.token) settings: XiaozhiSettings,
-    @inject(tokens.security) security: SecurityShape,
-    @inject(tokens.listeners) listeners: Listeners,
-    @inject(tokens.clock) clock: ClockShape,
-    @inject(tokens.log) log: Logger,
+    @inject(services.settings) engineSettings: Settings,
+    @inject(xiaozhiSettings.key) settings: XiaozhiSettings,
+    @inject(services.security) security: SecurityShape,
+    @inject(services.listeners) listeners: Listeners,
+    @inject(services.clock) clock: ClockShape,
+    @inject(services.log) log: Logger,
   ) {
     this.deps = { engineSettings, settings, security, listeners, clock, log }
   }

@@ -25,7 +25,7 @@ import {
   type GatewaySocketRoute,
   type Logger,
   type Timer,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 
 /** Largest message (uWS on the gateway has the same); bigger closes with 1009. */
 const MAX_MESSAGE_BYTES = 16 * 1024

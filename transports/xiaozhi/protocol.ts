@@ -4,7 +4,7 @@
  * device sends (checked) and the server sends (built). Written from the firmware's own documents
  * (docs/websocket.md, docs/mcp-protocol.md) and its protocol code, never from a server's.
  */
-import { FrameTooLarge, ProtocolError, ValidationFailed, type HarkError } from '../../core/index.js'
+import { FrameTooLarge, ProtocolError, ValidationFailed, type HarkError } from '../../core/extension.js'
 
 export type ProtocolVersion = 1 | 2 | 3
 

@@ -4,7 +4,7 @@
  * this declaration. The OTA plugin reads the same section (it is registered with the transport).
  */
 import * as Schema from 'effect/Schema'
-import { defineSettings, Port, setting } from '../../core/config.js'
+import { defineSettings, Port, setting } from '../../core/extension.js'
 
 /** The device path on the gateway: absolute, plain characters, clear of Hark's own paths. */
 const DevicePath = Schema.String.check(

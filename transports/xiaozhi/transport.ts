@@ -1,6 +1,6 @@
 /**
  * The xiaozhi transport: xiaozhi-esp32 devices connect to `wss://host:gateway.port<xiaozhi.path>`
- * (a WebSocket route on the gateway, `tokens.gatewayRoutes`) or, when `xiaozhi.plainPort` is set,
+ * (a WebSocket route on the gateway, `services.gatewayRoutes`) or, when `xiaozhi.plainPort` is set,
  * to `ws://host:plainPort<xiaozhi.path>` on a LAN. The upgrade is decided here — credential in
  * `Authorization: Bearer`, `Protocol-Version` 1, 2 or 3 — and each accepted socket becomes an
  * XiaozhiConnection. See spec/xiaozhi.md.
@@ -17,7 +17,7 @@ import {
   PROTOCOL_LIMITS,
   ServerShuttingDown,
   TokenInvalid,
-  tokens,
+  services,
   UnsupportedProtocolVersion,
   wireCodesOf,
   WriteBatch,
@@ -35,7 +35,7 @@ import {
   type TerminalCredential,
   type TerminalHub,
   type Transport,
-} from '../../core/index.js'
+} from '../../core/extension.js'
 import { AutoAgents } from './autoAgent.js'
 import { HELLO_TIMEOUT_MS, TRANSPORT_NAME, XiaozhiConnection, type ConnectionContext, type ConnectionLimits } from './connection.js'
 import { PlainListener } from './plainListener.js'
@@ -84,17 +84,17 @@ export class XiaozhiTransport implements Transport {
   private readonly route: GatewaySocketRoute
 
   constructor(
-    @inject(tokens.settings) private readonly engineSettings: Settings,
-    @inject(xiaozhiSettings.token) private readonly settings: XiaozhiSettings,
-    @inject(tokens.terminals) hub: TerminalHub,
-    @inject(tokens.security) private readonly security: SecurityShape,
-    @inject(tokens.agents) agents: AgentDispatcher,
-    @inject(tokens.storage) storage: StorageShape,
-    @inject(tokens.gatewayRoutes) private readonly routes: GatewayRoutes,
-    @inject(tokens.listeners) private readonly listeners: Listeners,
-    @inject(tokens.clock) private readonly clock: ClockShape,
-    @inject(tokens.log) private readonly log: Logger,
-    @inject(tokens.metrics) metrics: Registry,
+    @inject(services.settings) private readonly engineSettings: Settings,
+    @inject(xiaozhiSettings.key) private readonly settings: XiaozhiSettings,
+    @inject(services.terminals) hub: TerminalHub,
+    @inject(services.security) private readonly security: SecurityShape,
+    @inject(services.agents) agents: AgentDispatcher,
+    @inject(services.storage) storage: StorageShape,
+    @inject(services.gatewayRoutes) private readonly routes: GatewayRoutes,
+    @inject(services.listeners) private readonly listeners: Listeners,
+    @inject(services.clock) private readonly clock: ClockShape,
+    @inject(services.log) private readonly log: Logger,
+    @inject(services.metrics) metrics: Registry,
   ) {
     const drops = audioDrops(metrics)
     const rate = drops.cell(TRANSPORT_NAME, 'rate')

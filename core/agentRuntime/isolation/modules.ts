@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ConfigError, resolveSettings, settingNames, type Settings, type SettingsLayers } from '../../config.js'
-import type { Extension } from '../../extension.js'
+import type { Extension } from '../../define.js'
 
 const here = import.meta.url
 /** Whether this engine runs from the TypeScript sources rather than from dist/. */

@@ -8,7 +8,7 @@
  * A comment line every HEARTBEAT_MS keeps proxies from closing an idle stream.
  */
 import type { FastifyInstance } from 'fastify'
-import type { Timer } from '../../../core/index.js'
+import type { Timer } from '../../../core/extension.js'
 import { membershipOf, signedInOf } from '../access.js'
 import { SECURITY_HEADERS } from '../headers.js'
 import type { LiveEvent } from '../live.js'

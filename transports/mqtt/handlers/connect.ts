@@ -18,7 +18,7 @@ import {
   isHarkError,
   type HarkError,
   type TerminalCredential,
-} from '../../../core/index.js'
+} from '../../../core/extension.js'
 import { sessionKey } from '../live.js'
 import { OutboundEvents } from '../outboundEvents.js'
 import type { PacketContext } from '../packetContext.js'

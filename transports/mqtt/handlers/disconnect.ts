@@ -4,7 +4,7 @@
  * turn a clean session (expiry 0) into a kept one [MQTT-3.14.2-2].
  */
 import type { IDisconnectPacket } from 'mqtt-packet'
-import { ProtocolError } from '../../../core/index.js'
+import { ProtocolError } from '../../../core/extension.js'
 import type { PacketContext } from '../packetContext.js'
 
 const DISCONNECT_WITH_WILL = 0x04

@@ -17,7 +17,7 @@ import {
   TopicNotAuthorized,
   wireCodes,
   wireCodesOf,
-} from '../../../core/index.js'
+} from '../../../core/extension.js'
 import { handleControl } from '../control.js'
 import type { PacketContext } from '../packetContext.js'
 import { isValidTopicName } from '../topics.js'

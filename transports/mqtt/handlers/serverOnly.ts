@@ -5,7 +5,7 @@
  * and never parsed; should one get here, it is the same protocol error.
  */
 import type { Packet } from 'mqtt-packet'
-import { ProtocolError } from '../../../core/index.js'
+import { ProtocolError } from '../../../core/extension.js'
 import type { PacketContext } from '../packetContext.js'
 
 export const handleServerOnly = (c: PacketContext, packet: Packet): void =>

@@ -13,7 +13,7 @@ import {
   SubscriptionIdentifiersUnsupported,
   wireCodes,
   type HarkError,
-} from '../../../core/index.js'
+} from '../../../core/extension.js'
 import type { PacketContext } from '../packetContext.js'
 import { filterProblem, isInNamespace } from '../topics.js'
 

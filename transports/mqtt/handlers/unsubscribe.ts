@@ -4,7 +4,7 @@
  * filter that is not a filter at all closes the connection, as in SUBSCRIBE.
  */
 import type { IUnsubscribePacket } from 'mqtt-packet'
-import { ProtocolError, wireCodes } from '../../../core/index.js'
+import { ProtocolError, wireCodes } from '../../../core/extension.js'
 import type { PacketContext } from '../packetContext.js'
 import { filterProblem, isInNamespace } from '../topics.js'
 
