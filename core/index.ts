@@ -29,6 +29,7 @@ export {
   defineTransport,
   definePlugin,
   defineAgentProvider,
+  defineCluster,
   type EngineConfig,
   type Extension,
   type ExtensionKind,
@@ -40,6 +41,7 @@ export { tokens, type Listeners, type EngineServiceMap } from './tokens.js'
 export { ApiRoutes, type ApiResource } from './apiRoutes.js'
 export type { WebhookOutbox } from './webhooks/outbox.js'
 export type { Leases } from './leases.js'
+export type { ClusterAdapter, ClusterAgentHooks, ClusterNode, ClusterOptions } from './cluster/cluster.js'
 export type { EngineHost } from './host.js'
 export { extensionsToken, type RegisteredExtensions } from './registry.js'
 export { ListenError, type Transport } from './transport.js'
