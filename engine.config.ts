@@ -6,10 +6,12 @@
  * (compiled) unless --config names another; HARK_* variables and flags override it.
  *
  * The transports come from their descriptors (`extension.js`): their implementations (werift,
- * uWebSockets.js, …) are imported when the engine starts them, not when a command reads this file.
+ * uWebSockets.js, …) are imported when the engine starts them, not when a command reads this file;
+ * the cluster's (NATS) only when `cluster.natsUrl` is set.
  */
 import { defineConfig } from './core/extension.js'
 import { echoAgent } from './agents/echo/index.js'
+import { natsCluster } from './cluster/nats/extension.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'
 import { consolePlugin } from './plugins/console/index.js'
@@ -21,7 +23,7 @@ import { websocketTransport } from './transports/websocket/extension.js'
 import { xiaozhi } from './transports/xiaozhi/extension.js'
 
 export default defineConfig({
-  extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent],
+  extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent, natsCluster],
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info', format: 'auto' },

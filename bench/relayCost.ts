@@ -1,7 +1,7 @@
 /**
  * What a frame costs on its way between two nodes, by how many frames share a NATS message
  * (spec/cluster.md, Frames between nodes): a NATS server on loopback (servers/nats.ts), a sending
- * connection with the relay outbox (core/cluster/wire.ts) and a receiving one that walks each
+ * connection with the relay outbox (cluster/nats/wire.ts) and a receiving one that walks each
  * message as a node does. Per step, `frames` frames of 100 bytes are sent, `perMessage` of them
  * per outbox flush (what one event-loop turn, or one relay latency budget, gathers), and the
  * receiver is awaited; CPU of this process (both sides) and of nats-server is divided by the
@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { connect } from '@nats-io/transport-node'
-import { readRelayMessage, RelayOutbox } from '../core/cluster/wire.js'
+import { readRelayMessage, RelayOutbox } from '../cluster/nats/wire.js'
 import { WriteBatch } from '../core/dataplane/writeBatch.js'
 import { startNats } from '../servers/nats.js'
 

@@ -41,6 +41,8 @@ const HEAVY = [
   '/node_modules/ajv/',
   '/node_modules/xstate/',
   '/node_modules/prom-client/',
+  '/node_modules/@nats-io/',
+  '/dist/cluster/nats/node.js',
 ]
 
 const heavyIn = (loaded: string[]) => loaded.filter((url) => HEAVY.some((h) => url.includes(h)))

@@ -8,7 +8,7 @@
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LEASE_BUCKET } from '../core/cluster/node.js'
+import { LEASE_BUCKET } from './nats/protocol.js'
 import type { ServerEvent } from '../core/events.js'
 import { ToneTalker } from '../core/test/audio.js'
 import { uplink } from '../core/test/helpers.js'
@@ -194,7 +194,7 @@ describe('relay counters on /metrics', () => {
       publishFailed: dropped('publish_failed'),
     }
   }
-  /** A relay message (core/cluster/wire.ts) of frames [tag, sourceId, payload]. */
+  /** A relay message (cluster/nats/wire.ts) of frames [tag, sourceId, payload]. */
   const relayMessage = (...frames: Array<[number, number, number[]]>) => {
     const parts = frames.map(([tag, sourceId, payload]) => {
       const b = Buffer.alloc(8 + payload.length)

@@ -1,5 +1,5 @@
 /**
- * Extensions: how transports, plugins and agent providers join an engine, and the config that
+ * Extensions: how transports, plugins, agent providers and clusters join an engine, and the config that
  * lists them. Each is registered by name in the engine's tsyringe container, built-in ones
  * exactly like an embedder's (see engine.config.ts), and declares its own settings section:
  *
@@ -29,12 +29,13 @@
  *   })
  */
 import type { AgentProvider } from './agentProvider.js'
+import type { ClusterAdapter } from './cluster/cluster.js'
 import type { SectionInput, SettingsInput, SettingsSection, SettingsTree } from './config.js'
 import type { Constructor, Resolve } from './inject.js'
 import type { EnginePlugin } from './plugin.js'
 import type { Transport } from './transport.js'
 
-export type ExtensionKind = 'transport' | 'plugin' | 'agentProvider'
+export type ExtensionKind = 'transport' | 'plugin' | 'agentProvider' | 'cluster'
 
 /** How an extension's instance is made: an injectable class, or a factory given `resolve`. */
 export type Create<T> = Constructor<T> | ((resolve: Resolve) => T)
@@ -89,6 +90,7 @@ export type SettingsInputOf<P extends string, S extends SettingsTree> = [P] exte
 export type TransportExtension = Extension<'transport', Transport>
 export type PluginExtension = Extension<'plugin', EnginePlugin>
 export type AgentProviderExtension = Extension<'agentProvider', AgentProvider>
+export type ClusterExtension = Extension<'cluster', ClusterAdapter>
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/
 
@@ -118,6 +120,11 @@ export const definePlugin = make<'plugin', EnginePlugin>('plugin')
 /** Register an agent provider; its config schema decides what `ctx.config` holds. */
 // any: a provider's Config is its own, and the runtime only hands it configs its own schema decoded.
 export const defineAgentProvider = make<'agentProvider', AgentProvider<any>>('agentProvider')
+/**
+ * Register a cluster implementation (the built-in one: cluster/nats/). The engine asks it to
+ * join (`ClusterAdapter.join`) only when `cluster.natsUrl` is set; a single node never does.
+ */
+export const defineCluster = make<'cluster', ClusterAdapter>('cluster')
 
 /** True when `create` is a class (built by the container) rather than a factory function. */
 export const isClass = (create: Create<unknown>): create is Constructor<unknown> =>
@@ -135,7 +142,7 @@ export type ExtensionSettingsInput<X extends ReadonlyArray<Extension>> = UnionTo
 /** What `defineConfig` takes and `createEngine` accepts: settings plus the extensions to register. */
 export type EngineConfig<X extends ReadonlyArray<Extension> = ReadonlyArray<Extension>> = SettingsInput &
   ExtensionSettingsInput<X> & {
-    /** Transports, plugins and agent providers, registered by name exactly like the built-in ones. */
+    /** Transports, plugins, agent providers and clusters, registered by name exactly like the built-in ones. */
     readonly extensions?: X
   }
 

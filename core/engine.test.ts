@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import {
   createEngine,
   defineAgentProvider,
+  defineCluster,
   definePlugin,
   defineSettings,
   defineTransport,
@@ -14,6 +15,8 @@ import {
   injectable,
   setting,
   services,
+  type ClusterNode,
+  type ClusterOptions,
   type EnginePlugin,
   type Engine,
   type Listeners,
@@ -140,6 +143,47 @@ describe('embedding the engine', () => {
     await expect(startTestEngine({ extensions: [broken] })).rejects.toThrow(/the transport broken could not be loaded: .*no-such-module/)
     expect(() => defineTransport('both', { create: () => ({ start: async () => {}, stop: async () => {} }), load: async () => () => ({ start: async () => {}, stop: async () => {} }) })).toThrow(
       /gives both create and load/,
+    )
+  })
+
+  it('joins a cluster through its registered cluster extension only when cluster.natsUrl is set, and leaves it at stop', async () => {
+    const joined: ClusterOptions[] = []
+    const calls: string[] = []
+    const node: ClusterNode = {
+      shared: true,
+      placement: { ownerFor: async () => null, dispatchAt: async () => Promise.reject(new Error('no')), remoteList: async () => [], remoteAgent: async () => null },
+      leases: { shared: true, holds: () => false, want: () => undefined, drop: () => undefined, onChange: () => () => undefined },
+      owns: () => false,
+      setAgentHooks: () => void calls.push('hooks'),
+      installMetrics: () => void calls.push('metrics'),
+      start: async () => void calls.push('start'),
+      stop: async () => void calls.push('stop'),
+    }
+    const fake = defineCluster('fake', () => ({ join: async (o: ClusterOptions) => (joined.push(o), node) }))
+    const single = await startTestEngine({ extensions: [fake] })
+    try {
+      expect(single.engine.host.leases.shared).toBe(false)
+    } finally {
+      await single.stop()
+    }
+    expect(joined).toEqual([])
+
+    const clustered = await startTestEngine({ extensions: [fake], cluster: { natsUrl: 'nats://127.0.0.1:4222', nodeId: 'n1', leaseTtlMs: 1500 } })
+    try {
+      expect(joined.map((o) => [o.natsUrl, o.nodeId, o.leaseTtlMs])).toEqual([['nats://127.0.0.1:4222', 'n1', 1500]])
+      expect(joined[0]!.hub).toBe(clustered.engine.host.terminals)
+      // Its leases are the engine's from before any plugin starts (webhook delivery asks for them).
+      expect(clustered.engine.host.leases.shared).toBe(true)
+      expect(calls).toEqual(['start', 'metrics', 'hooks'])
+    } finally {
+      await clustered.stop()
+    }
+    expect(calls.at(-1)).toBe('stop')
+
+    await expect(startTestEngine({ cluster: { natsUrl: 'nats://127.0.0.1:4222', nodeId: 'n1' } })).rejects.toThrow(/cluster\.natsUrl is set, but the engine config registers no cluster extension/)
+    const refusing = defineCluster('refusing', () => ({ join: async () => Promise.reject(new Error('no servers available')) }))
+    await expect(startTestEngine({ extensions: [refusing], cluster: { natsUrl: 'nats://127.0.0.1:4222', nodeId: 'n1' } })).rejects.toThrow(
+      'cannot join the cluster at cluster.natsUrl nats://127.0.0.1:4222: no servers available',
     )
   })
 

@@ -24,7 +24,7 @@ import { providerModuleList, resolveWithProviderModules, runnableModule } from '
 import { ProviderWorkerPool } from './agentRuntime/isolation/pool.js'
 import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import type { ClusterNode } from './cluster/node.js'
+import { singleNode, type ClusterAdapter, type ClusterNode } from './cluster/cluster.js'
 import { nodeIdOf } from './cluster/nodeId.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
@@ -324,31 +324,37 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
 
     // In a cluster, the node joins before any terminal can connect, and leaves after they are closed.
-    let cluster: ClusterNode | null = null
-    if (settings.cluster.natsUrl !== null) {
-      // Loaded only in a cluster: a single node and the CLI never load the NATS client.
-      const { ClusterNode } = yield* Effect.promise(() => import('./cluster/node.js'))
-      const node = new ClusterNode({
-        natsUrl: settings.cluster.natsUrl,
-        nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
-        leaseTtlMs: settings.cluster.leaseTtlMs,
-        relayBatchMs: settings.cluster.relayBatchMs,
-        hub: Context.get(ctx, Terminals),
-        storage: services.storage,
-        security: services.security,
-        clock: services.clock,
-        log,
-        endpoints: () => ({ ...ports }),
-      })
-      yield* Effect.tryPromise({
-        try: () => node.start(),
-        catch: (e) => new Error(`cannot join the cluster at cluster.natsUrl ${settings.cluster.natsUrl}: ${(e as Error).message}`),
+    let cluster: ClusterNode = singleNode
+    const natsUrl = settings.cluster.natsUrl
+    if (natsUrl !== null) {
+      // The cluster extension (engine.config.ts: cluster/nats/) imports its implementation when asked to join.
+      const [name] = r.names('cluster')
+      if (name === undefined) return yield* Effect.fail(new Error('cluster.natsUrl is set, but the engine config registers no cluster extension (engine.config.ts: natsCluster)'))
+      const adapter = r.resolve<ClusterAdapter>('cluster', name)
+      const node = yield* Effect.tryPromise({
+        try: async () => {
+          const node = await adapter.join({
+            natsUrl,
+            nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
+            leaseTtlMs: settings.cluster.leaseTtlMs,
+            relayBatchMs: settings.cluster.relayBatchMs,
+            hub: Context.get(ctx, Terminals),
+            storage: services.storage,
+            security: services.security,
+            clock: services.clock,
+            log,
+            endpoints: () => ({ ...ports }),
+          })
+          await node.start()
+          return node
+        },
+        catch: (e) => new Error(`cannot join the cluster at cluster.natsUrl ${natsUrl}: ${(e as Error).message}`),
       })
       yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
       node.installMetrics(services.metrics)
-      agents.setPlacement(node)
+      agents.setPlacement(node.placement)
       // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
-      leases.attach(node.webhookLeases)
+      leases.attach(node.leases)
       cluster = node
     }
 
@@ -370,7 +376,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // Agents leave their rooms (telling the terminals) before the terminals are closed.
     const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
     defaultAgents.start()
-    if (cluster !== null) {
+    if (cluster.shared) {
       const node = cluster
       defaultAgents.setOwnership((ws, room) => node.owns(ws, room))
       node.setAgentHooks({

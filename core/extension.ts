@@ -22,11 +22,14 @@ export {
   type TransportExtension,
   type PluginExtension,
   type AgentProviderExtension,
+  defineCluster,
+  type ClusterExtension,
 } from './define.js'
 export type { Settings } from './config.js'
 export { services, type Listeners, type EngineServiceMap, type ServiceKeys } from './services.js'
 export { extensionsKey, type RegisteredExtensions } from './registry.js'
 export { ListenError, type Transport } from './transport.js'
+export type { ClusterAdapter, ClusterAgentHooks, ClusterNode, ClusterOptions } from './cluster/cluster.js'
 export type { EnginePlugin } from './plugin.js'
 
 // ---- Engine services' types (by key: services.ts) ----

@@ -5,7 +5,7 @@
  *
  * On a single node (no `cluster.natsUrl`) every key is held, always, and nothing ever changes:
  * the work runs exactly as it did before clusters existed. In a cluster the engine attaches the
- * node's NATS KV leases (core/cluster/keyLeases.ts) before any plugin starts.
+ * node's leases (on NATS: KV leases, cluster/nats/keyLeases.ts) before any plugin starts.
  */
 
 export interface Leases {

@@ -6,6 +6,7 @@
  */
 import * as Context from 'effect/Context'
 import * as HashMap from 'effect/HashMap'
+import type { RoomMember } from './actors/room.js'
 import { liveSession, liveSessions, type WorkspaceContexts } from './actors/workspace.js'
 import type { ParticipantInfo } from './events.js'
 import type { Session } from './session.js'
@@ -32,8 +33,8 @@ export interface Presence {
 }
 
 /**
- * What the other nodes of a cluster announced (core/cluster/node.ts): their rooms, members and
- * sessions, merged into this node's listings and presence. Absent on a single node.
+ * What the other nodes of a cluster announced (a cluster node, core/cluster/cluster.ts): their
+ * rooms, members and sessions, merged into this node's listings and presence. Absent on a single node.
  */
 export interface RemoteDirectory {
   roomNames(workspaceId: string): string[]
@@ -41,10 +42,13 @@ export interface RemoteDirectory {
   session(workspaceId: string, clientId: string): PresenceEntry | undefined
   sessions(workspaceId: string): PresenceEntry[]
   /**
-   * A member (`joiningId`) is about to join a room of this node: put the members the other nodes
-   * announced in it into this node's copy first, so its `session` lists the whole room.
+   * A room of this node is opening for `joiningId` (its workspace actor asks, spec/cluster.md, The
+   * member list): the members the other nodes announced in it, as relayed members (never
+   * listening), which the workspace actor has join the new room before `joiningId`, so its
+   * `session` lists the whole room. From then on the node keeps them in step with joins and
+   * leaves (events to the workspace actor) and tells the room where its frames go (`REMOTES`).
    */
-  prepareRoom(workspaceId: string, room: string, joiningId: string): void
+  openingRoom(workspaceId: string, room: string, joiningId: string): ReadonlyArray<RoomMember>
 }
 
 /** Presence where no engine runs (the CLI working on the data dir alone): nobody is online. */

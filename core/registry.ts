@@ -28,7 +28,7 @@ export const extensionsKey = serviceKey<RegisteredExtensions>('hark.extensions')
 
 export class ExtensionRegistry {
   private readonly container: DependencyContainer = rootContainer.createChildContainer()
-  private readonly registered: Record<ExtensionKind, string[]> = { transport: [], plugin: [], agentProvider: [] }
+  private readonly registered: Record<ExtensionKind, string[]> = { transport: [], plugin: [], agentProvider: [], cluster: [] }
   /** Extensions defined with `load`, by "<kind>:<name>": what their load returned, once `load()` ran. */
   private readonly lazy = new Map<string, { readonly ext: Extension; create: Create<unknown> | null }>()
   /** Resolve a service key or build an injectable class in this engine's container. */

@@ -74,10 +74,17 @@ export interface SessionLifecycle {
   stop(): unknown
 }
 
-/** The workspace actor that admitted a session: told of its end when it has no client actor. */
+/**
+ * The workspace actor that admitted a session: told of its end when it has no client actor, and
+ * of a change of audio mode (which its room, the owner of the room's router, acts on).
+ */
 export interface SessionOwner {
   getSnapshot(): { readonly status: string }
-  send(event: { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }): void
+  send(
+    event:
+      | { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }
+      | { readonly type: 'AUDIO_MODE'; readonly session: Session },
+  ): void
 }
 
 /** A session as listeners and listings see it (no methods, nothing live). */
@@ -191,8 +198,9 @@ export class Session implements TerminalSession, RoomMember {
 
   setAudioMode(mode: AudioMode): void {
     this.audioMode = mode
-    // The room's sinks read audioMode through a getter; the router only needs to re-split them.
-    this.port?.router.refreshAudioModes()
+    // Its room splits its receivers again (the room actor owns the router), before the terminal hears the mode.
+    const owner = this.owner
+    if (owner !== null && this.room !== null && owner.getSnapshot().status === 'active') owner.send({ type: 'AUDIO_MODE', session: this })
     this.sendEvent({ type: 'audio.mode', audioMode: mode })
   }
 

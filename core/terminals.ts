@@ -2,9 +2,11 @@
  * The terminal hub: a thin facade over the workspace actors (core/actors/workspace.ts), which own
  * every session and room. A transport hands an authenticated terminal to `open` and gets its
  * session back; agents join and leave rooms through it; the committed changes it subscribes to
- * (a client's room, deletion, revocations) become events to the workspace concerned. What it answers (rooms, sessions, presence) is read from the
- * actors' snapshots, and `on` subscribes to what they emit: it keeps no state of its own beyond
- * the directory of workspace actors.
+ * (a client's room, deletion, revocations) become events to the workspace concerned. What it
+ * answers (rooms, sessions, presence) is read from the actors' snapshots, and `on` subscribes to
+ * what they emit: it keeps no state of its own beyond the directory of workspace actors and, in a
+ * cluster, the node's directory of the other nodes (`remote`), which the workspace actors ask when
+ * they open a room.
  */
 import * as Context from 'effect/Context'
 import * as Effect from 'effect/Effect'
@@ -16,12 +18,13 @@ import { liveSession, roomOf, roomView, stopWorkspace, workspaceMachine, type Ro
 import type { WorkspaceAnnouncement, WorkspaceContext, WorkspaceContexts, WorkspaceEvent, WorkspaceEvents } from './actors/workspace.js'
 import { Clock, type ClockShape } from './clock.js'
 import { ServerShuttingDown } from './errors.js'
-import type { ServerEvent } from './events.js'
+import type { RemoteSink } from './dataplane/roomRouter.js'
+import type { ParticipantInfo, ServerEvent } from './events.js'
 import { Log, type Logger } from './log.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
-import { Session, type OpenOptions, type TerminalLink, type TerminalSession } from './session.js'
+import { Session, type OpenOptions, type SessionInfo, type TerminalLink, type TerminalSession } from './session.js'
 import type { Change } from './storage/changes.js'
 import type { ChangeFeed } from './storage/changeFeed.js'
 import { Storage } from './storage/storage.js'
@@ -35,7 +38,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly listeners = new Map<string, Set<(event: WorkspaceAnnouncement) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
-  /** What the other nodes of a cluster announced (core/cluster); null on a single node. */
+  /** What the other nodes of a cluster announced (a cluster node, core/cluster/cluster.ts); null on a single node. */
   remote: RemoteDirectory | null = null
 
   constructor(
@@ -59,13 +62,18 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     let ref = this.workspaces.get(workspaceId)
     if (!ref) {
       const { clock } = this
-      ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock, input: { workspaceId, clock, roomListener: this.announce } })
+      const input = { workspaceId, clock, roomListener: this.announce, remoteMembers: this.remoteMembers }
+      ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock, input })
       ref.on('*', this.announce)
       ref.start()
       this.workspaces.set(workspaceId, ref)
     }
     return ref
   }
+
+  /** What a workspace actor opening a room asks: the members the other nodes announced there. */
+  private readonly remoteMembers = (workspaceId: string, room: string, joiningId: string): ReadonlyArray<RoomMember> =>
+    this.remote?.openingRoom(workspaceId, room, joiningId) ?? []
 
   /** What the workspace actors and their rooms emit, to this hub's listeners; one that throws is logged (xstate would rethrow it out of the event loop). */
   private readonly announce = (event: WorkspaceAnnouncement): void => {
@@ -99,7 +107,6 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     else {
       const { credential, client } = identity
       const expiresAt = client.expiresAt ?? (credential.kind === 'token' ? credential.expiresAt : null)
-      if (client.room !== null) this.remote?.prepareRoom(identity.workspaceId, client.room, identity.clientId)
       this.workspace(identity.workspaceId).send({ type: 'SESSION_OPEN', session, room: client.room, expiresAt })
     }
     return session
@@ -107,7 +114,6 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** Put any member (an agent) into a room of a workspace. */
   joinRoom(workspaceId: string, room: string, member: RoomMember): void {
-    if (member.listens !== false) this.remote?.prepareRoom(workspaceId, room, member.id)
     this.workspace(workspaceId).send({ type: 'JOIN_ROOM', room, member })
   }
 
@@ -120,9 +126,30 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     this.send(workspaceId, { type: 'BROADCAST_ROOM', room, event })
   }
 
-  /** The cluster's directory of the other nodes (core/cluster/node.ts), or null. */
+  /** The cluster's directory of the other nodes (a cluster node's), or null. */
   attachRemote(remote: RemoteDirectory | null): void {
     this.remote = remote
+  }
+
+  /** Cluster: the other nodes with members in a room of this node, each sent the room's own frames (the room actor sets them on its router). */
+  setRoomRemotes(workspaceId: string, room: string, remotes: ReadonlyArray<RemoteSink>): void {
+    this.send(workspaceId, { type: 'ROOM_REMOTES', room, remotes })
+  }
+
+  /**
+   * This node's own members of a room (members relayed from other nodes left out), in the order
+   * they joined, a terminal with its live session: what a cluster node announces of the room.
+   */
+  localMembers(workspaceId: string, room: string): Array<{ readonly info: ParticipantInfo; readonly session: SessionInfo | undefined }> {
+    const context = this.context(workspaceId)
+    const ref = context && roomOf(context, room)
+    if (!ref) return []
+    const out: Array<{ readonly info: ParticipantInfo; readonly session: SessionInfo | undefined }> = []
+    for (const { member, info } of ref.getSnapshot().context.members.values()) {
+      if (member.listens === false) continue
+      out.push({ info, session: member.kind === 'terminal' ? liveSession(context, member.id)?.info : undefined })
+    }
+    return out
   }
 
   /** Names of the occupied rooms of a workspace (cluster-wide in a cluster), sorted. */
@@ -190,7 +217,6 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
       case 'client.updated': {
         const { workspaceId, subject, after } = change
         if (!this.session(workspaceId, subject)) return
-        if (after.room !== null) this.remote?.prepareRoom(workspaceId, after.room, subject)
         return this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: after.room })
       }
       case 'client.deleted':

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createActor, fromCallback } from 'xstate'
 import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
-import type { ParticipantInfo, ServerEvent } from '../events.js'
+import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
 import { uplink } from '../test/helpers.js'
 
@@ -261,5 +261,30 @@ describe('room actor', () => {
       'terminal b 1->0 since 1000',
       'terminal a 0->1 since 4000',
     ])
+  })
+
+  it('writes its own router when told: the other nodes its frames go to (REMOTES), a member\'s change of audio mode (AUDIO_MODE)', () => {
+    const { ref } = startRoom()
+    const a = member('a')
+    const b = Object.assign(member('b'), { audioMode: 'forward' as AudioMode })
+    ref.send({ type: 'JOIN', member: a })
+    ref.send({ type: 'JOIN', member: b })
+    const { router } = ref.getSnapshot().context
+    const sent: number[] = []
+    ref.send({ type: 'REMOTES', remotes: [{ send: (sourceId) => sent.push(sourceId) }] })
+    router.forward(a.port!, uplink([1, 2, 3]), 0)
+    // A frame relayed from another node is this node's to deliver only: it is not sent on.
+    router.forwardRelayed(b.port!, uplink([4, 5, 6]), 0)
+    expect(sent).toEqual([1])
+    expect(b.frames).toHaveLength(1)
+    ref.send({ type: 'REMOTES', remotes: [] })
+    router.forward(a.port!, uplink([1, 2, 3]), 20)
+    expect(sent).toEqual([1])
+
+    b.audioMode = 'mixed'
+    expect(router.hasMixer).toBe(false)
+    ref.send({ type: 'AUDIO_MODE' })
+    expect(router.hasMixer).toBe(true)
+    ref.send({ type: 'CLOSE' })
   })
 })

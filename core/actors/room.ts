@@ -5,8 +5,9 @@
  * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
  * events for its members and announces them (`room.speaking`), sweeping for ended talk spurts
  * while anyone speaks; who is speaking now is in its context (`speaking`), as it announced it, for
- * views of the room opened mid-spurt. The router is the room's own:
- * created with the actor, disposed at close.
+ * views of the room opened mid-spurt. The router is the room's own: created with the actor,
+ * disposed at close, and written by nobody else — a member's change of audio mode and, in a
+ * cluster, the other nodes its frames go to (core/cluster) reach it as events (AUDIO_MODE, REMOTES).
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
  *   occupied.speaking --SPEAKERS_STOPPED (from its sweep), nobody speaks--> occupied.quiet
@@ -16,7 +17,7 @@
 import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { systemClock, type ClockShape, type Timer } from '../clock.js'
 import type { FanoutReceiver } from '../dataplane/fanout.js'
-import { RoomRouter, type AudioSink, type SourcePort } from '../dataplane/roomRouter.js'
+import { RoomRouter, type AudioSink, type RemoteSink, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 
 /** Anything that can be in a room: a terminal session or an agent. */
@@ -75,6 +76,10 @@ export type RoomEvent =
   | { type: 'SPEAKERS_STOPPED'; ports: readonly SourcePort[] }
   | { type: 'SWEEP' }
   | { type: 'BROADCAST'; event: ServerEvent }
+  /** A member switched between per-source frames and the mix: the router splits its receivers again. */
+  | { type: 'AUDIO_MODE' }
+  /** The other nodes with members here (cluster): each gets this node's own frames once. */
+  | { type: 'REMOTES'; remotes: ReadonlyArray<RemoteSink> }
   | { type: 'CLOSE' }
 
 /** What the room tells whoever hosts it (the workspace actor): its last member left. */
@@ -300,6 +305,12 @@ export const roomMachine = setup({
       assertEvent(event, 'BROADCAST')
       broadcast(context.members, event.event)
     },
+    // The sinks read a member's audioMode through a getter: the router only needs to split them again.
+    splitAudioModes: ({ context }) => context.router.refreshAudioModes(),
+    setRemotes: ({ context, event }) => {
+      assertEvent(event, 'REMOTES')
+      context.router.setRemotes(event.remotes)
+    },
     announceOccupancy: emit(({ context, event }) => {
       assertEvent(event, ['JOIN', 'LEAVE'])
       return {
@@ -360,6 +371,8 @@ export const roomMachine = setup({
   initial: 'empty',
   on: {
     BROADCAST: { actions: 'relay' },
+    AUDIO_MODE: { actions: 'splitAudioModes' },
+    REMOTES: { actions: 'setRemotes' },
     CLOSE: { target: '.closed' },
   },
   states: {

@@ -8,7 +8,7 @@ import type { ServerEvent } from '../events.js'
 import { Session } from '../session.js'
 import { RecordingLink, terminalIdentity, uplink } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
-import { stopWorkspace, workspaceMachine, type ClientRef, type WorkspaceAnnouncement } from './workspace.js'
+import { roomOf, stopWorkspace, workspaceMachine, type ClientRef, type RemoteMembers, type WorkspaceAnnouncement } from './workspace.js'
 
 const T0 = Date.parse('2026-11-20T12:00:00Z')
 
@@ -23,7 +23,7 @@ const member = (id: string) => {
 }
 
 /** A workspace actor on a manual clock, recording everything it emits. */
-const start = (workspaceId = 'ws_1') => {
+const start = (workspaceId = 'ws_1', remoteMembers?: RemoteMembers) => {
   const clock = new ManualClock(T0)
   const emitted: string[] = []
   /** Every announcement as it came. */
@@ -36,7 +36,7 @@ const start = (workspaceId = 'ws_1') => {
     else emitted.push(`${e.type} ${e.room}`)
   }
   // Its own announcements, and its rooms' through the listener it subscribes to each room it opens.
-  const ws = createActor(workspaceMachine, { clock, input: { workspaceId, clock, roomListener: record } })
+  const ws = createActor(workspaceMachine, { clock, input: { workspaceId, clock, roomListener: record, remoteMembers } })
   ws.on('*', record)
   ws.start()
   const open = (clientId: string, room: string | null, options: { jti?: string; expiresAt?: number | null; devicePassword?: boolean } = {}) => {
@@ -357,6 +357,45 @@ describe('workspace actor', () => {
       expect(w.announced.filter((e) => e.type === 'room.speaking').map((e) => `${e.room} ${e.participantId} ${e.speaking}`)).toEqual(
         expect.arrayContaining(['lobby bot true', 'lobby bot false', 'hall bot2 true']),
       )
+      expect(warn.mock.calls.filter(([message]) => String(message).includes('Custom actions should not'))).toEqual([])
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('in a cluster, a room it opens takes in the members other nodes announced there first; what the node relays for a room reaches it as events', () => {
+    const warn = vi.spyOn(console, 'warn')
+    try {
+      const asked: string[] = []
+      // A member of another node relayed here (core/cluster/relayed.ts): heard, never sent audio.
+      const far = Object.assign(member('far'), { listens: false as const })
+      const w = start('ws_1', (workspaceId, room, joiningId) => {
+        asked.push(`${workspaceId} ${room} ${joiningId}`)
+        return room === 'lobby' ? [far] : []
+      })
+      const a = w.open('a', 'lobby')
+      // The member opening the room is told the whole room: the other node's member joined first.
+      expect(a.link.events.items[0]).toMatchObject({ type: 'session', room: 'lobby', sourceId: 2, participants: [{ id: 'far', sourceId: 1 }] })
+      expect(far.rooms).toEqual(['lobby'])
+      w.open('b', 'lobby') // the room is open: nothing to ask
+      w.ws.send({ type: 'JOIN_ROOM', room: 'hall', member: Object.assign(member('far2'), { listens: false as const }) }) // a relayed member brings no others
+      w.ws.send({ type: 'JOIN_ROOM', room: 'atrium', member: member('bot') })
+      w.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'b', room: 'porch' })
+      expect(asked).toEqual(['ws_1 lobby a', 'ws_1 atrium bot', 'ws_1 porch b'])
+
+      // The other nodes with members in the room get its own frames (the room sets its router).
+      const sent: number[] = []
+      w.ws.send({ type: 'ROOM_REMOTES', room: 'lobby', remotes: [{ send: (sourceId) => sent.push(sourceId) }] })
+      a.session.pushAudio(uplink([1, 2, 3]), 0)
+      expect(sent).toEqual([2])
+
+      // A session's change of audio mode reaches its room, which splits its receivers again.
+      const lobby = () => roomOf(w.ws.getSnapshot().context, 'lobby')!.getSnapshot().context.router
+      expect(lobby().hasMixer).toBe(false)
+      a.session.setAudioMode('mixed')
+      expect(lobby().hasMixer).toBe(true)
+      expect(a.link.events.items.at(-1)).toEqual({ type: 'audio.mode', audioMode: 'mixed' })
+      w.ws.send({ type: 'SHUTDOWN' })
       expect(warn.mock.calls.filter(([message]) => String(message).includes('Custom actions should not'))).toEqual([])
     } finally {
       warn.mockRestore()

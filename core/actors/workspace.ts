@@ -6,7 +6,9 @@
  * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
  * with `emit` (`actor.on`): usage metering, metrics, room default agents, webhooks and listings
  * subscribe or read its snapshot. Who is in a room is the room actor's alone, and so is announcing it: each
- * room's `room.occupancy` goes to the listener the workspace was given for its rooms.
+ * room's `room.occupancy` goes to the listener the workspace was given for its rooms. In a cluster,
+ * a room it opens first takes in the members other nodes announced there (`remoteMembers`), and
+ * what the node relays for a room (its members elsewhere, where its frames go) comes as events.
  *
  *   open --SHUTDOWN--> closing --(no session, no room left)--> closed
  *   open:    every event; SESSION_OPEN admits (a newer session of a client closes the older)
@@ -36,6 +38,7 @@ import {
   TokenRevoked,
   type HarkError,
 } from '../errors.js'
+import type { RemoteSink } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
 import type { Session, SessionInfo } from '../session.js'
 import { clientMachine, contained, type ClientEndedEvent } from './client.js'
@@ -55,6 +58,10 @@ export type WorkspaceEvent =
   | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
   | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
+  /** A session switched its audio mode: its room splits its receivers again. */
+  | { type: 'AUDIO_MODE'; session: Session }
+  /** Cluster: the other nodes with members in a room, where its own frames go. */
+  | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
   | RoomParentEvent
   | { type: 'SHUTDOWN'; reason?: HarkError }
   /** Internal: a new session placed in no room is introduced after its announcement (sent to itself). */
@@ -94,13 +101,22 @@ export interface WorkspaceInput {
   readonly now?: () => number
   /** Subscribed (`actor.on`) to what each room it opens announces. */
   readonly roomListener?: (event: RoomEmitted) => void
+  /**
+   * Cluster: the members other nodes announced in a room this actor opens for `joiningId`
+   * (RemoteDirectory.openingRoom); none on a single node.
+   */
+  readonly remoteMembers?: RemoteMembers
 }
+
+export type RemoteMembers = (workspaceId: string, room: string, joiningId: string) => ReadonlyArray<RoomMember>
+const noRemoteMembers: RemoteMembers = () => []
 
 export interface WorkspaceContext {
   readonly workspaceId: string
   readonly clock: ClockShape
   readonly now: () => number
   readonly roomListener: ((event: RoomEmitted) => void) | undefined
+  readonly remoteMembers: RemoteMembers
   readonly rooms: HashMap.HashMap<string, RoomRef>
   /** clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). */
   readonly sessions: HashMap.HashMap<string, Session>
@@ -138,8 +154,11 @@ const totalsOf = (room: RoomRef): RoomTotals => {
  * The room an event names, created when missing (only inside an assign: see openTargetRoom). Like
  * a client actor, it runs in this actor's system (`parent`), not a root with a system of its own
  * (its scheduler, registry and maps: ~1.5 KB per room); still not an xstate child (see above).
+ * In a cluster the members other nodes announced in it join it at once, before `joining` (whose
+ * join is sent after this step), so `joining` is told the whole room (spec/cluster.md, The member
+ * list); a relayed member opening a room brings no others.
  */
-const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef) => {
+const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef, joining: RoomMember | undefined) => {
   if (room === null || HashMap.has(context.rooms, room)) return {}
   const ref = createActor(roomMachine, {
     id: `room:${room}`,
@@ -149,6 +168,9 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
   })
   if (context.roomListener) ref.on('*', context.roomListener)
   ref.start()
+  if (joining !== undefined && joining.listens !== false) {
+    for (const member of context.remoteMembers(context.workspaceId, room, joining.id)) ref.send({ type: 'JOIN', member })
+  }
   return { rooms: HashMap.set(context.rooms, room, ref) }
 }
 
@@ -193,7 +215,8 @@ export const workspaceMachine = setup({
     // actor whose initial context is built while a plain action runs.
     openTargetRoom: assign(({ context, event, self }) => {
       assertEvent(event, ['SESSION_OPEN', 'CLIENT_ROOM_CHANGED', 'JOIN_ROOM'])
-      return withRoom(context, event.room, self)
+      const joining = event.type === 'SESSION_OPEN' ? event.session : event.type === 'JOIN_ROOM' ? event.member : lookup(context.sessions, event.clientId)
+      return withRoom(context, event.room, self, joining)
     }),
     // The older session leaves before the newer joins (both sendTo, delivered in order after this
     // step): the room sees left, then joined.
@@ -363,6 +386,20 @@ export const workspaceMachine = setup({
         return { type: 'BROADCAST' as const, event: event.event }
       },
     ),
+    splitAudioModes: sendTo(({ context, event }) => {
+      assertEvent(event, 'AUDIO_MODE')
+      return roomRef(context, event.session.room)
+    }, { type: 'AUDIO_MODE' as const }),
+    setRemotes: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'ROOM_REMOTES')
+        return roomRef(context, event.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'ROOM_REMOTES')
+        return { type: 'REMOTES' as const, remotes: event.remotes }
+      },
+    ),
     announceRoomClosed: emit(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
       const ref = lookup(context.rooms, event.room)!
@@ -402,6 +439,7 @@ export const workspaceMachine = setup({
     clock: input.clock,
     now: input.now ?? (() => performance.now()),
     roomListener: input.roomListener,
+    remoteMembers: input.remoteMembers ?? noRemoteMembers,
     rooms: HashMap.empty(),
     sessions: HashMap.empty(),
     byJti: HashMap.empty(),
@@ -412,6 +450,8 @@ export const workspaceMachine = setup({
     SESSION_END: { actions: ['leaveRoom', 'dropSession', 'announceEnded'] },
     LEAVE_ROOM: { actions: 'leave' },
     BROADCAST_ROOM: { actions: 'broadcast' },
+    AUDIO_MODE: { actions: 'splitAudioModes' },
+    ROOM_REMOTES: { actions: 'setRemotes' },
     ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom'] },
     INTRODUCE_UNPLACED: { actions: 'introduce' },
   },

@@ -62,8 +62,9 @@ export const RETAIN_ENDED_MS = 10 * 60_000
 const MAX_ENDED = 200
 
 /**
- * Where agents run in a cluster (core/cluster/node.ts): on the room's owner. `ownerFor` answers
- * null when that is this node (it takes the lease of a room nobody owns), else the owner's id.
+ * Where agents run in a cluster (core/cluster/cluster.ts; on NATS, cluster/nats/agentRpc.ts): on
+ * the room's owner. `ownerFor` answers null when that is this node (it takes the lease of a room
+ * nobody owns), else the owner's id.
  */
 export interface AgentPlacement {
   ownerFor(workspaceId: string, room: string): Promise<string | null>

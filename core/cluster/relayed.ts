@@ -1,8 +1,9 @@
 /**
- * A member of another node, relayed into this node's copy of a room (core/cluster/node.ts). It
- * holds a source port in the local room like any member, so the room's terminals get its frames
- * with a local source id and sequence, its talk spurts become speaking events, and mixed receivers
- * hear it. It never listens (`listens: false`): its own node delivers to it.
+ * A member of another node, relayed into this node's copy of a room by a cluster node (on NATS:
+ * cluster/nats/directory.ts): the receiving end of the relay. It holds a source port in the local
+ * room like any member, so the room's terminals get its frames with a local source id and
+ * sequence, its talk spurts become speaking events, and mixed receivers hear it. It never listens
+ * (`listens: false`): its own node delivers to it.
  */
 import type { RoomMember } from '../actors/room.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'

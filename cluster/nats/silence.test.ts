@@ -1,10 +1,10 @@
 /**
- * When a cluster node judges its peers silent (node.ts, judgesSilence): not at a tick that came late
+ * When a cluster node judges its peers silent (peers.ts, judgesSilence): not at a tick that came late
  * (the others' heartbeats are still unread after this node's own stall), but never two ticks in a
  * row without judging, so a node whose loop is blocked again and again still forgets a dead peer.
  */
 import { describe, expect, it } from 'vitest'
-import { judgesSilence } from './node.js'
+import { judgesSilence } from './peers.js'
 
 const TICK = 1000
 

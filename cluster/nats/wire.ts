@@ -9,7 +9,7 @@
  * big-endian. No JSON, no per-frame object: a frame is appended into the outbox's buffer, and the
  * receiver walks the message with one DataView.
  */
-import type { Flushable, WriteBatch } from '../dataplane/writeBatch.js'
+import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 export const RELAY_HEADER_BYTES = 8
 /** An outbox is published when it would grow past this (and at the end of every turn). */

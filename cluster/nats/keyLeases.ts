@@ -1,5 +1,5 @@
 /**
- * Leases on named work in a NATS KV bucket, the same mechanism as the room leases (node.ts): a
+ * Leases on named work in a NATS KV bucket, the same mechanism as the room leases (roomLeases.ts): a
  * key's value names its holder, the bucket's `max_age` is the lease TTL, the holder renews with
  * `update(key, value, revision)` every tick (TTL/3), and a node that wants a key tries `create`
  * on every tick, which succeeds only once the key is gone (released, or expired after its holder
@@ -7,8 +7,8 @@
  * Driven by the node's tick on the engine clock; no timers of its own.
  */
 import type { KV } from '@nats-io/kv'
-import type { Leases } from '../leases.js'
-import type { Logger } from '../log.js'
+import type { Leases } from '../../core/leases.js'
+import type { Logger } from '../../core/log.js'
 
 interface Held {
   revision: number
