@@ -70,6 +70,8 @@ export type { TlsMaterial } from './tls.js'
 export type { Logger } from './log.js'
 export type { Presence, PresenceEntry } from './presence.js'
 export type { AgentDispatcher, AgentLifecycleEvent } from './agentRuntime/dispatcher.js'
+export type { AgentReason, AgentRequest, PolicyWant, RoomAgentPolicy, RoomAgentsView } from './actors/roomAgents.js'
+export type { RoomRoster } from './actors/room.js'
 export {
   GatewayRoutes,
   DEFAULT_MAX_BODY_BYTES,
