@@ -3,9 +3,11 @@
  * are decoded to PCM here (one Opus decoder per source, created on that source's first frame) —
  * only when the session listens to audio, only for agent sinks, and in a microtask after the
  * sender's fan-out, so terminals' forwarding is untouched. PCM goes to the mixer or straight to the session; room events go to the session.
- * Room events reach the session in the same queue as frames, in order, after the room's step: by
- * then the room's roster (read through `hooks.roster`, the room-agents actor's; never a copy kept
- * here) has the change the event tells of, so `participants()` in a callback agrees with it.
+ * Room events reach the session in the same microtask as frames, after the room's step — by then
+ * the room's roster (read through `hooks.roster`, the room-agents actor's; never a copy kept here)
+ * has the change the event tells of, so `participants()` in a callback agrees with it — and before
+ * the frames still waiting, as when events were told at once (a barge-in is heard before the audio
+ * that set it off).
  * Anything a session callback throws is caught and fails the agent, never the router or the room.
  */
 import { Decoder } from '@evan/opus'
@@ -42,9 +44,9 @@ export class AgentMember implements RoomMember {
   private readonly decoders = new Map<number, Decoder>()
   private mixer: MixedInput | null = null
   private broken = false
-  /** Frames and room events, in the order they came. */
-  private inbox: Array<Uint8Array | ServerEvent | typeof IN_ROOM> = []
-  private frames = 0
+  private inbox: Uint8Array[] = []
+  /** Room events (and the join) waiting for the next drain, told before its frames. */
+  private events: Array<ServerEvent | typeof IN_ROOM> = []
   private draining = false
   port: SourcePort | null = null
 
@@ -72,7 +74,7 @@ export class AgentMember implements RoomMember {
   mute(): void {
     this.session = null
     this.inbox = []
-    this.frames = 0
+    this.events = []
     this.mixer?.close()
     this.mixer = null
     this.decoders.clear()
@@ -92,34 +94,34 @@ export class AgentMember implements RoomMember {
   deliver(frame: Uint8Array): void {
     const session = this.session
     if (session === null || (this.mixer === null && !session.onSourceAudio)) return
-    if (++this.frames > MAX_INBOX) this.dropOldestFrame()
-    this.queue(frame)
+    this.inbox.push(frame)
+    if (this.inbox.length > MAX_INBOX) this.inbox.shift()
+    this.scheduleDrain()
   }
 
-  private queue(entry: Uint8Array | ServerEvent | typeof IN_ROOM): void {
-    this.inbox.push(entry)
+  private queueEvent(entry: ServerEvent | typeof IN_ROOM): void {
+    this.events.push(entry)
+    this.scheduleDrain()
+  }
+
+  private scheduleDrain(): void {
     if (!this.draining) {
       this.draining = true
       queueMicrotask(this.drain)
     }
   }
 
-  private dropOldestFrame(): void {
-    const i = this.inbox.findIndex((e) => e instanceof Uint8Array)
-    if (i >= 0) this.inbox.splice(i, 1)
-    this.frames--
-  }
-
   private readonly drain = (): void => {
     this.draining = false
-    const entries = this.inbox
+    const events = this.events
+    const frames = this.inbox
+    this.events = []
     this.inbox = []
-    this.frames = 0
-    for (const entry of entries) {
-      if (entry instanceof Uint8Array) this.hear(entry)
-      else if (entry === IN_ROOM) this.hooks.inRoom()
-      else this.tell(entry)
+    for (const event of events) {
+      if (event === IN_ROOM) this.hooks.inRoom()
+      else this.tell(event)
     }
+    for (const frame of frames) this.hear(frame)
   }
 
   private hear(frame: Uint8Array): void {
@@ -148,7 +150,7 @@ export class AgentMember implements RoomMember {
 
   /** Control plane, inside the room's step: told to the session after it, in order with the frames. */
   sendEvent(event: ServerEvent): void {
-    if (this.session !== null) this.queue(event)
+    if (this.session !== null) this.queueEvent(event)
   }
 
   private tell(event: ServerEvent): void {
@@ -161,7 +163,7 @@ export class AgentMember implements RoomMember {
   joined(room: string, port: SourcePort, _participants: ReadonlyArray<ParticipantInfo>): void {
     this.port = port
     this.hooks.joined(room, port)
-    this.queue(IN_ROOM)
+    this.queueEvent(IN_ROOM)
   }
 
   private forget(sourceId: number): void {
