@@ -15,6 +15,7 @@
  *   }))
  */
 import type * as Schema from 'effect/Schema'
+import type { ClockShape } from './clock.js'
 import type { ParticipantInfo, ServerEvent } from './events.js'
 import type { Logger } from './log.js'
 
@@ -89,12 +90,23 @@ export interface AgentContext<Config = unknown> {
   readonly config: Config
   /** A child logger tagged with the agent; secret-bearing fields are redacted. */
   readonly log: Logger
+  /**
+   * The engine's clock: what a session schedules or measures on the control plane (request
+   * deadlines, retry windows) goes through it, so a test moving the engine's clock moves the
+   * session too. Audio runs in real time: waiting for pushed audio to play out (`audio.pendingMs`)
+   * stays on real timers. In a provider worker it is the system clock.
+   */
+  readonly clock: ClockShape
   /** Aborted when the agent stops or fails: hand it to sockets and timers. */
   readonly signal: AbortSignal
   readonly audio: AgentAudioOut
   /** Tell the room something (an `agent.event`): transcripts, state changes. Keep it small JSON. */
   emit(event: Readonly<Record<string, unknown>>): void
-  /** Members of the room other than this agent, as of now. */
+  /**
+   * Members of the room other than this agent, as of now: read from the room's roster (its
+   * room-agents actor's), so inside `onEvent` it already agrees with a participant event. Empty
+   * until the agent has joined.
+   */
   participants(): ReadonlyArray<ParticipantInfo>
   /** The session cannot go on: the agent fails, and the room hears `reason` (keep secrets out of it). */
   fail(reason: string): void

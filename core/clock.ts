@@ -11,7 +11,9 @@
  *   - the data plane (per audio frame: uplink rate limits, receive stamps, speaking activity, the
  *     mixer's and the agents' 20 ms pacing, WebRTC RTP timestamps) reads `performance.now()` and
  *     keeps its own timers: frames arrive in real time, and pacing them from a clock a test can
- *     stop would only make the audio wrong;
+ *     stop would only make the audio wrong (the room's speaking sweep, a control-plane timer, runs
+ *     and measures on this clock: `monotonic()` is `performance.now()` for the system clock, so a
+ *     test on a ManualClock stamps its frames with the clock's `monotonic()`);
  *   - grace periods that bound real I/O (a socket's or a data channel's last flush, ICE gathering):
  *     the network runs in real time whatever the engine's clock says.
  */

@@ -16,7 +16,6 @@ import * as ManagedRuntime from 'effect/ManagedRuntime'
 import * as Schedule from 'effect/Schedule'
 import type { FastifyInstance } from 'fastify'
 import type { AgentProvider } from './agentProvider.js'
-import { RoomDefaultAgents } from './agentRuntime/defaultAgents.js'
 import { AgentDispatcher } from './agentRuntime/dispatcher.js'
 import { containAgentFaults } from './agentRuntime/faultContainment.js'
 import { isolatedProvider } from './agentRuntime/isolation/isolatedProvider.js'
@@ -353,6 +352,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
       node.installMetrics(services.metrics)
       agents.setPlacement(node.placement)
+      node.setAgentHooks(agents.nodeHooks())
       // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
       leases.attach(node.leases)
       cluster = node
@@ -373,31 +373,9 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // Finalizers run in reverse: terminals hear session.closing before listeners go away.
     const terminals = Context.get(ctx, Terminals)
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
-    // Agents leave their rooms (telling the terminals) before the terminals are closed.
-    const defaultAgents = new RoomDefaultAgents(agents, terminals, services.storage, settings, services.clock, log)
-    defaultAgents.start()
-    if (cluster.shared) {
-      const node = cluster
-      defaultAgents.setOwnership((ws, room) => node.owns(ws, room))
-      node.setAgentHooks({
-        dispatchHere: (ws, room, request, origin) => agents.dispatchHere(ws, room, request, origin),
-        ownershipChanged: (ws, room, owned) => {
-          defaultAgents.recheck(ws, room)
-          // Agents run on the owner: one that ran here while the lease lapsed stops (no agent runs twice).
-          if (!owned) for (const agent of agents.live(ws, room)) if (agent.spec.origin === 'api') void agent.stop('room owner moved to another node')
-        },
-        roomSettingsChanged: (ws, room) => defaultAgents.recheck(ws, room, true),
-        list: (ws, room) => agents.list(ws, { room }),
-        get: (ws, agentId) => agents.get(ws, agentId),
-        stop: async (ws, agentId) => (agents.get(ws, agentId) === null ? null : agents.stop(ws, agentId)),
-      })
-    }
-    yield* Effect.addFinalizer(() =>
-      Effect.promise(async () => {
-        defaultAgents.stop()
-        await agents.shutdown()
-      }),
-    )
+    // The rooms' agent policies from here on; agents leave their rooms (telling the terminals) before the terminals are closed.
+    agents.start()
+    yield* Effect.addFinalizer(() => Effect.promise(() => agents.shutdown()))
     for (const { name, plugin } of plugins) {
       if (plugin.start) yield* Effect.promise(async () => plugin.start!())
       if (plugin.stop) {

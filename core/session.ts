@@ -139,6 +139,10 @@ export class Session implements TerminalSession, RoomMember {
   get clientId() {
     return this.identity.clientId
   }
+  /** Its transport's name (the room's roster says it). */
+  get transport(): string {
+    return this.link.transport
+  }
 
   get room(): string | null {
     const port = this.port

@@ -14,7 +14,8 @@ import * as HashMap from 'effect/HashMap'
 import * as Layer from 'effect/Layer'
 import { createActor, type ActorRefFrom } from 'xstate'
 import type { RoomMember } from './actors/room.js'
-import { liveSession, roomOf, roomView, stopWorkspace, workspaceMachine, type RoomView } from './actors/workspace.js'
+import type { RoomAgentsEvent, RoomAgentsRef, RoomAgentsRuntime } from './actors/roomAgents.js'
+import { liveSession, roomAgentsOf, roomOf, roomView, stopWorkspace, workspaceMachine, type RoomView } from './actors/workspace.js'
 import type { WorkspaceAnnouncement, WorkspaceContext, WorkspaceContexts, WorkspaceEvent, WorkspaceEvents } from './actors/workspace.js'
 import { Clock, type ClockShape } from './clock.js'
 import { ServerShuttingDown } from './errors.js'
@@ -40,6 +41,13 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private closing = false
   /** What the other nodes of a cluster announced (a cluster node, core/cluster/cluster.ts); null on a single node. */
   remote: RemoteDirectory | null = null
+  /** The agent runtime the rooms' room-agents actors start policy agents with (attachAgents). */
+  private agentRuntime: RoomAgentsRuntime | null = null
+  private readonly agents: RoomAgentsRuntime = {
+    policies: () => this.agentRuntime?.policies() ?? [],
+    runsPolicies: (workspaceId, room) => this.agentRuntime?.runsPolicies(workspaceId, room) ?? false,
+    launch: (launch) => this.agentRuntime?.launch(launch) ?? false,
+  }
 
   constructor(
     changes: ChangeFeed,
@@ -62,7 +70,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     let ref = this.workspaces.get(workspaceId)
     if (!ref) {
       const { clock } = this
-      const input = { workspaceId, clock, roomListener: this.announce, remoteMembers: this.remoteMembers }
+      const input = { workspaceId, clock, roomListener: this.announce, remoteMembers: this.remoteMembers, agents: this.agents }
       ref = createActor(workspaceMachine, { id: `workspace:${workspaceId}`, clock, input })
       ref.on('*', this.announce)
       ref.start()
@@ -124,6 +132,23 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   /** Send an event to every member of a room. */
   broadcast(workspaceId: string, room: string, event: ServerEvent): void {
     this.send(workspaceId, { type: 'BROADCAST_ROOM', room, event })
+  }
+
+  /** The agent runtime (the dispatcher): the rooms' agent policies and how their agents start; null detaches it. */
+  attachAgents(runtime: RoomAgentsRuntime | null): void {
+    this.agentRuntime = runtime
+  }
+
+  /** A room's room-agents actor (which agents it has and why, the roster they read); none when the room has neither. */
+  roomAgents(workspaceId: string, room: string): RoomAgentsRef | undefined {
+    const context = this.context(workspaceId)
+    return context && roomAgentsOf(context, room)
+  }
+
+  /** Tell a room's room-agents actor something; `open`: create it if the room has none (an agent is added). */
+  toRoomAgents(workspaceId: string, room: string, event: RoomAgentsEvent, open = false): void {
+    if (open && !this.closing) this.workspace(workspaceId).send({ type: 'ROOM_AGENTS', room, event, open })
+    else this.send(workspaceId, { type: 'ROOM_AGENTS', room, event })
   }
 
   /** The cluster's directory of the other nodes (a cluster node's), or null. */

@@ -264,7 +264,8 @@ export class RealtimeSession implements AgentSession {
       this.ctx.fail(`realtime connection closed (${code})`)
       return
     }
-    const now = performance.now()
+    // Counted on the agent's clock (the engine's): a test moves it instead of waiting a minute.
+    const now = this.ctx.clock.monotonic()
     while (this.reconnects.length > 0 && now - this.reconnects[0]! > 60_000) this.reconnects.shift()
     if (this.reconnects.length >= MAX_RECONNECTS_PER_MINUTE) {
       this.ctx.fail(`realtime connection closed (${code}) ${this.reconnects.length + 1} times within a minute`)

@@ -92,7 +92,7 @@ export const createPipelineProvider = (endpoints: Endpoints, env: NodeJS.Process
   configSchema: PipelineConfigSchema,
   secrets: () => secretsOf(endpoints, env),
   start: (ctx) => {
-    const api = (a: Api) => ({ baseUrl: a.baseUrl, apiKey: keyOf(a, env), timeoutMs: endpoints.requestTimeoutMs })
+    const api = (a: Api) => ({ baseUrl: a.baseUrl, apiKey: keyOf(a, env), timeoutMs: endpoints.requestTimeoutMs, clock: ctx.clock })
     return PipelineSession.open(ctx, {
       stt: api(endpoints.stt),
       llm: api(endpoints.llm),

@@ -6,11 +6,12 @@
  * 24 kHz 16-bit little-endian mono, or `wav`), each at its own base URL with its own key.
  *
  * Every request has an idle timeout: the response must start, and each further chunk arrive,
- * within `timeoutMs`. Failures are `ApiError`s naming the stage, the HTTP status and the error
+ * within `timeoutMs`, counted on the agent's clock (`ctx.clock`: the engine's). Failures are `ApiError`s naming the stage, the HTTP status and the error
  * code the server gave; their messages hold no key and no URL (the caller scrubs the server's
  * own message before logging it).
  */
 import { createParser } from 'eventsource-parser'
+import type { ClockShape, Timer } from '../../core/provider.js'
 
 export type Stage = 'stt' | 'llm' | 'tts'
 
@@ -19,6 +20,8 @@ export interface ApiEndpoint {
   /** null: no Authorization header (a local server without keys). */
   readonly apiKey: string | null
   readonly timeoutMs: number
+  /** What the idle timeout runs on: the agent's clock. */
+  readonly clock: Pick<ClockShape, 'setTimeout' | 'clearTimeout'>
 }
 
 export class ApiError extends Error {
@@ -51,28 +54,29 @@ const url = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, '')}${
 /** Aborts when the caller aborts, or when nothing arrived for `timeoutMs` (restarted by `touch`). */
 class IdleDeadline {
   private readonly controller = new AbortController()
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
+  private readonly timeoutMs: number
+  private readonly clock: ApiEndpoint['clock']
   timedOut = false
   readonly signal: AbortSignal
 
-  constructor(
-    private readonly timeoutMs: number,
-    outer: AbortSignal,
-  ) {
+  constructor(ep: ApiEndpoint, outer: AbortSignal) {
+    this.timeoutMs = ep.timeoutMs
+    this.clock = ep.clock
     this.signal = AbortSignal.any([outer, this.controller.signal])
     this.touch()
   }
 
   touch(): void {
-    clearTimeout(this.timer)
-    this.timer = setTimeout(() => {
+    this.clock.clearTimeout(this.timer)
+    this.timer = this.clock.setTimeout(() => {
       this.timedOut = true
       this.controller.abort()
     }, this.timeoutMs)
   }
 
   done(): void {
-    clearTimeout(this.timer)
+    this.clock.clearTimeout(this.timer)
   }
 }
 
@@ -139,7 +143,7 @@ export const transcribe = async (
   wav: Uint8Array,
   signal: AbortSignal,
 ): Promise<string> => {
-  const deadline = new IdleDeadline(ep.timeoutMs, signal)
+  const deadline = new IdleDeadline(ep, signal)
   try {
     const form = new FormData()
     form.append('file', new Blob([wav], { type: 'audio/wav' }), 'utterance.wav')
@@ -163,7 +167,7 @@ export async function* chatStream(
   request: { readonly model: string; readonly messages: ReadonlyArray<ChatMessage> },
   signal: AbortSignal,
 ): AsyncGenerator<string> {
-  const deadline = new IdleDeadline(ep.timeoutMs, signal)
+  const deadline = new IdleDeadline(ep, signal)
   try {
     const res = await post('llm', ep, '/chat/completions', JSON.stringify({ model: request.model, messages: request.messages, stream: true }), 'application/json', deadline)
     if (!res.body) throw new ApiError('llm', res.status, 'malformed response')
@@ -209,7 +213,7 @@ export async function* speech(
   request: { readonly model: string; readonly voice: string; readonly input: string; readonly format: 'pcm' | 'wav' },
   signal: AbortSignal,
 ): AsyncGenerator<{ pcm: Int16Array; rate: number }> {
-  const deadline = new IdleDeadline(ep.timeoutMs, signal)
+  const deadline = new IdleDeadline(ep, signal)
   try {
     const body = JSON.stringify({ model: request.model, voice: request.voice, input: request.input, response_format: request.format })
     const res = await post('tts', ep, '/audio/speech', body, 'application/json', deadline)

@@ -67,6 +67,11 @@ export class AgentRpc implements AgentPlacement {
 
   // ---- Asking: AgentPlacement ----
 
+  /** True while this node holds the room's lease: the room's policy agents run here. */
+  owns(ws: string, room: string): boolean {
+    return this.leases.holds(keyOf(ws, room))
+  }
+
   /** Null to run here, else the owner node to forward to. */
   async ownerFor(ws: string, room: string): Promise<string | null> {
     const key = keyOf(ws, room)

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, waitFor } from 'xstate'
 import { ManualClock } from '../clock.js'
-import { agentMachine, type AgentContext } from './agent.js'
+import { agentMachine, type AgentActorContext } from './agent.js'
 
 const input = { agentId: 'ag_1', room: 'r', identity: 'agent-echo', startTimeoutMs: 200, stopTimeoutMs: 200 }
 
 const withRuntime = (start: () => Promise<void>, stop: () => Promise<void> = async () => {}) =>
   agentMachine.provide({
     actors: {
-      startAgent: fromPromise<void, AgentContext>(start),
-      stopAgent: fromPromise<void, AgentContext>(stop),
+      startAgent: fromPromise<void, AgentActorContext>(start),
+      stopAgent: fromPromise<void, AgentActorContext>(stop),
     },
   })
 

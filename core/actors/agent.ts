@@ -17,7 +17,7 @@ export interface AgentInput {
   readonly stopTimeoutMs?: number
 }
 
-export interface AgentContext {
+export interface AgentActorContext {
   readonly agentId: string
   readonly room: string
   readonly identity: string
@@ -32,17 +32,17 @@ const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e)
 
 export const agentMachine = setup({
   types: {
-    context: {} as AgentContext,
+    context: {} as AgentActorContext,
     events: {} as AgentEvent,
     input: {} as AgentInput,
   },
   actors: {
     /** Replaced by the runtime: connect the provider and join the room. */
-    startAgent: fromPromise<void, AgentContext>(async () => {
+    startAgent: fromPromise<void, AgentActorContext>(async () => {
       throw new Error('no agent runtime provided')
     }),
     /** Replaced by the runtime: leave the room and release the provider. */
-    stopAgent: fromPromise<void, AgentContext>(async () => {}),
+    stopAgent: fromPromise<void, AgentActorContext>(async () => {}),
   },
   delays: {
     startTimeout: ({ context }) => context.startTimeoutMs,

@@ -25,10 +25,10 @@ const member = (id: string, kind: 'terminal' | 'agent' = 'terminal') => {
   return m satisfies RoomMember
 }
 
-/** A room on a manual clock: its sweep timer and its data-plane time both move only when told. */
+/** A room on a manual clock: its sweep's timers and its measure (the clock's monotonic time) move only when told. */
 const startRoom = () => {
   const clock = new ManualClock(0)
-  const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic(), clock } })
+  const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'lobby', clock } })
   ref.start()
   return { ref, clock }
 }
@@ -145,7 +145,7 @@ describe('room actor', () => {
     const events: string[] = []
     const ref = createActor(roomMachine, {
       clock,
-      input: { workspaceId: 'ws', room: 'lobby', now: () => clock.monotonic(), clock },
+      input: { workspaceId: 'ws', room: 'lobby', clock },
       inspect: (e) => {
         if (e.type === '@xstate.event' && e.actorRef === ref) events.push(e.event.type)
       },
@@ -216,7 +216,7 @@ describe('room actor', () => {
     const told: string[] = []
     // The host stand-in: an actor that records what it is told.
     const host = createActor(fromCallback<RoomParentEvent>(({ receive }) => receive((e) => told.push(`${e.type} ${e.room}`)))).start()
-    const ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'r', now: () => 0, host } })
+    const ref = createActor(roomMachine, { input: { workspaceId: 'ws', room: 'r', host } })
     const counts: number[] = []
     ref.on('room.occupancy', (e) => counts.push(e.terminals))
     ref.start()
@@ -237,7 +237,7 @@ describe('room actor', () => {
 
   it('says with each count what it was before, who joined or left, and since when it has had terminals', () => {
     const clock = new ManualClock(T0)
-    const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'r', now: () => 0, clock } })
+    const ref = createActor(roomMachine, { clock, input: { workspaceId: 'ws', room: 'r', clock } })
     const seen: string[] = []
     ref.on('room.occupancy', (e) => seen.push(`${e.member.kind} ${e.member.id} ${e.terminalsBefore}->${e.terminals} since ${e.occupiedSince === null ? null : e.occupiedSince - T0}`))
     ref.start()

@@ -5,9 +5,13 @@
  * actor) when it empties. It also turns the data plane's voice-activity signals into speaking
  * events for its members and announces them (`room.speaking`), sweeping for ended talk spurts
  * while anyone speaks; who is speaking now is in its context (`speaking`), as it announced it, for
- * views of the room opened mid-spurt. The router is the room's own: created with the actor,
- * disposed at close, and written by nobody else — a member's change of audio mode and, in a
- * cluster, the other nodes its frames go to (core/cluster) reach it as events (AUDIO_MODE, REMOTES).
+ * views of the room opened mid-spurt. With every join and leave it also builds its roster — who is
+ * in it, as one immutable value — and hands it to its room-agents actor (roomAgents.ts), where the
+ * room's agents read it. One clock: the engine's, whose `monotonic()` the speaking sweep measures
+ * with and whose timers arm it (for the system clock, the data plane's `performance.now()`, what
+ * frames are stamped with). The router is the room's own: created with the actor, disposed at
+ * close, and written by nobody else — a member's change of audio mode and, in a cluster, the other
+ * nodes its frames go to (core/cluster) reach it as events (AUDIO_MODE, REMOTES).
  *
  *   empty --JOIN--> occupied.quiet --SPEAKING_STARTED--> occupied.speaking
  *   occupied.speaking --SPEAKERS_STOPPED (from its sweep), nobody speaks--> occupied.quiet
@@ -35,6 +39,8 @@ export interface RoomMember {
   readonly fanout?: FanoutReceiver | null
   /** False for a member of another node relayed here (core/cluster): it is heard, never sent audio. */
   readonly listens?: boolean
+  /** A terminal's transport (its session's; a relayed member's as its node said); none for an agent. */
+  readonly transport?: string | null
   /** Control plane: receive room events. */
   sendEvent(event: ServerEvent): void
   /** The room took the member in: its source port and who else is there. */
@@ -59,9 +65,12 @@ export interface RoomContext {
   /** When the terminal count last rose from 0 (engine clock, epoch ms); null before any terminal came. */
   readonly occupiedSince: number | null
   readonly nextSourceId: number
-  readonly now: () => number
   readonly clock: Pick<ClockShape, 'now'>
   readonly host: RoomHost | null
+  /** Who hears the roster after every join and leave (its room-agents actor); none when a room runs on its own. */
+  readonly agents: RoomRosterListener | null
+  /** Who is in the room now, as agents read it (replaced, never edited, on every join and leave). */
+  readonly roster: RoomRoster
   /** Ends talk spurts while anyone speaks (a plain timer: no actor step per sweep). */
   readonly sweep: SpeakingSweep
   /** Members whose talk spurt is on, as announced (room.speaking): started, not yet stopped, still here. */
@@ -90,9 +99,36 @@ export interface RoomParentEvent {
 
 export type RoomHost = ActorRef<Snapshot<unknown>, RoomParentEvent>
 
+/**
+ * Who is in a room, as one immutable value the room builds on every join and leave: what its
+ * agents read (`ctx.participants()`, the source of a frame) through its room-agents actor.
+ */
+export interface RoomRoster {
+  /** Everyone in the room in the order they joined: terminals (of every node, in a cluster) and agents. */
+  readonly participants: ReadonlyArray<ParticipantInfo>
+  /** The same by source id (whose frame this is). */
+  readonly bySource: ReadonlyMap<number, ParticipantInfo>
+  /** The transport of each terminal, by its participant id (its client id). */
+  readonly transports: ReadonlyMap<string, string>
+}
+
+export const EMPTY_ROSTER: RoomRoster = { participants: [], bySource: new Map(), transports: new Map() }
+
+/** What the room tells its room-agents actor after every join and leave. */
+export interface RoomRosterEvent {
+  readonly type: 'ROSTER'
+  readonly roster: RoomRoster
+  /** Terminals in the room now, and before this join or leave (agents are not counted). */
+  readonly terminals: number
+  readonly terminalsBefore: number
+}
+
+export type RoomRosterListener = ActorRef<Snapshot<unknown>, RoomRosterEvent>
+
 /** Where a room without a host reports: nobody (started: an actor never started would keep what it is sent). */
 const noHost: RoomHost = createEmptyActor()
 noHost.start()
+const noAgents = noHost as unknown as RoomRosterListener // an empty actor takes any event and does nothing with it
 
 /**
  * What the room announces (`actor.on`): how many terminals are in it after a join or a leave, and
@@ -122,12 +158,15 @@ export type RoomEmitted =
 export interface RoomInput {
   readonly workspaceId: string
   readonly room: string
-  /** Data-plane time (what frames are stamped with), for ending talk spurts. */
-  readonly now: () => number
   /** Who hears that the room emptied (the workspace actor); none when a room runs on its own. */
   readonly host?: RoomHost
-  /** The engine's clock, for occupiedSince and the speaking sweep (the system clock when not given). */
-  readonly clock?: Pick<ClockShape, 'now' | 'setTimeout' | 'clearTimeout'>
+  /** Who hears its roster (its room-agents actor); none when a room runs on its own. */
+  readonly agents?: RoomRosterListener
+  /**
+   * The engine's clock (the system clock when not given): occupiedSince, and the speaking sweep's
+   * timers and its measure (`monotonic()`, the time line frames are stamped on).
+   */
+  readonly clock?: Pick<ClockShape, 'now' | 'monotonic' | 'setTimeout' | 'clearTimeout'>
 }
 
 /** How often ended talk spurts are looked for while anyone speaks. */
@@ -137,14 +176,14 @@ export const SPEAKING_SWEEP_MS = 100
  * Looks for ended talk spurts every SPEAKING_SWEEP_MS while anyone in the room speaks. A plain
  * timer on the engine clock, not an xstate `after`: a room whose speakers keep talking costs a
  * timer callback per sweep, not an actor step (with its timer cancelled and armed again); the
- * actor hears only of spurts that ended (SPEAKERS_STOPPED).
+ * actor hears only of spurts that ended (SPEAKERS_STOPPED). It measures with the clock it arms
+ * its timers on (`monotonic()`), so a test moving the clock moves both.
  */
 export class SpeakingSweep {
   private timer: Timer | undefined = undefined
   constructor(
-    private readonly clock: Pick<ClockShape, 'setTimeout' | 'clearTimeout'>,
+    private readonly clock: Pick<ClockShape, 'monotonic' | 'setTimeout' | 'clearTimeout'>,
     private readonly router: RoomRouter,
-    private readonly now: () => number,
     private readonly stopped: (ports: SourcePort[]) => void,
   ) {}
 
@@ -160,7 +199,7 @@ export class SpeakingSweep {
 
   private readonly tick = (): void => {
     this.timer = undefined
-    const ended = this.router.expireSpeakers(this.now())
+    const ended = this.router.expireSpeakers(this.clock.monotonic())
     // Armed again first: the actor's step for the ended spurts may stop the sweep (nobody speaks).
     if (this.router.anyoneSpeaking) this.start()
     if (ended.length > 0) this.stopped(ended)
@@ -182,6 +221,20 @@ const participants = (members: ReadonlyMap<string, MemberEntry>, except?: string
 
 const broadcast = (members: ReadonlyMap<string, MemberEntry>, event: ServerEvent, except?: string) => {
   for (const e of members.values()) if (e.member.id !== except) e.member.sendEvent(event)
+}
+
+/** The roster of these members (built once per join or leave; agents read it, never edit it). */
+const rosterOf = (members: ReadonlyMap<string, MemberEntry>): RoomRoster => {
+  if (members.size === 0) return EMPTY_ROSTER
+  const list: ParticipantInfo[] = []
+  const bySource = new Map<number, ParticipantInfo>()
+  const transports = new Map<string, string>()
+  for (const { info, member } of members.values()) {
+    list.push(info)
+    bySource.set(info.sourceId, info)
+    if (member.kind === 'terminal' && member.transport) transports.set(info.id, member.transport)
+  }
+  return { participants: list, bySource, transports }
 }
 
 const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefined =>
@@ -241,7 +294,10 @@ export const roomMachine = setup({
       const terminals = context.terminals + isTerminal(event.member) - (previous ? isTerminal(previous.member) : 0)
       const occupiedSince = context.terminals === 0 && terminals > 0 ? context.clock.now() : context.occupiedSince
       const speaking = previous ? without(context.speaking, [event.member.id]) : context.speaking
-      return { members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1, speaking }
+      return {
+        members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1, speaking,
+        roster: rosterOf(members),
+      }
     }),
     announceJoin: ({ context, event }) => {
       assertEvent(event, 'JOIN')
@@ -264,7 +320,13 @@ export const roomMachine = setup({
       assertEvent(event, 'LEAVE')
       const members = new Map(context.members)
       members.delete(event.member.id)
-      return { members, terminals: context.terminals - isTerminal(event.member), terminalsBefore: context.terminals, speaking: without(context.speaking, [event.member.id]) }
+      return {
+        members,
+        terminals: context.terminals - isTerminal(event.member),
+        terminalsBefore: context.terminals,
+        speaking: without(context.speaking, [event.member.id]),
+        roster: rosterOf(members),
+      }
     }),
     // The members hear it and so does whoever subscribed (emit). Both declared here, not built
     // per event with enqueueActions: SPEAKING_STARTED comes from the data plane, which may run
@@ -323,6 +385,11 @@ export const roomMachine = setup({
         occupiedSince: context.occupiedSince,
       }
     }),
+    // Delivered after this room's step (before the host hears that it emptied): the room's agents read the roster there.
+    tellAgents: sendTo(
+      ({ context }) => context.agents ?? noAgents,
+      ({ context }): RoomRosterEvent => ({ type: 'ROSTER', roster: context.roster, terminals: context.terminals, terminalsBefore: context.terminalsBefore }),
+    ),
     // Delivered after this room's step, so the host sees the room already empty.
     reportEmpty: sendTo(({ context }) => context.host ?? noHost, ({ context }): RoomParentEvent => ({ type: 'ROOM_EMPTY', room: context.room })),
     startSweep: ({ context }) => context.sweep.start(),
@@ -361,10 +428,11 @@ export const roomMachine = setup({
       terminalsBefore: 0,
       occupiedSince: null,
       nextSourceId: 1,
-      now: input.now,
       clock,
       host: input.host ?? null,
-      sweep: new SpeakingSweep(clock, router, input.now, (ports) => self.send({ type: 'SPEAKERS_STOPPED', ports })),
+      agents: input.agents ?? null,
+      roster: EMPTY_ROSTER,
+      sweep: new SpeakingSweep(clock, router, (ports) => self.send({ type: 'SPEAKERS_STOPPED', ports })),
       speaking: new Set(),
     }
   },
@@ -378,16 +446,16 @@ export const roomMachine = setup({
   states: {
     empty: {
       on: {
-        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
+        JOIN: { target: 'occupied', actions: ['addMember', 'announceJoin', 'announceOccupancy', 'tellAgents'] },
       },
     },
     occupied: {
       initial: 'quiet',
       on: {
-        JOIN: { actions: ['addMember', 'announceJoin', 'announceOccupancy'] },
+        JOIN: { actions: ['addMember', 'announceJoin', 'announceOccupancy', 'tellAgents'] },
         LEAVE: [
-          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'announceOccupancy', 'reportEmpty'] },
-          { guard: 'isMember', actions: ['announceLeave', 'removeMember', 'announceOccupancy'] },
+          { guard: 'lastMemberLeaves', target: 'empty', actions: ['announceLeave', 'removeMember', 'announceOccupancy', 'tellAgents', 'reportEmpty'] },
+          { guard: 'isMember', actions: ['announceLeave', 'removeMember', 'announceOccupancy', 'tellAgents'] },
         ],
       },
       states: {

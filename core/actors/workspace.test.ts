@@ -320,6 +320,23 @@ describe('workspace actor', () => {
     expect(w.sessions()).toEqual([])
   })
 
+  it("ends its rooms' talk spurts on the one clock they sweep on: a hangover after the last voiced frame, not before", () => {
+    const w = start()
+    const bot = member('bot')
+    w.open('a', 'lobby')
+    w.ws.send({ type: 'JOIN_ROOM', room: 'lobby', member: bot })
+    const port = bot.port!
+    // Stamped on the engine clock's monotonic time, as the system clock's frames are (performance.now()).
+    for (let i = 0; i < 3; i++) port.router.forward(port, uplink([1], 0x80 | 30), w.clock.monotonic() + i * 20)
+    const spurts = () => w.announced.filter((e) => e.type === 'room.speaking').map((e) => `${e.participantId} ${e.speaking}`)
+    expect(spurts()).toEqual(['bot true'])
+    w.clock.advance(400)
+    expect(spurts()).toEqual(['bot true'])
+    w.clock.advance(100)
+    expect(spurts()).toEqual(['bot true', 'bot false'])
+    stopWorkspace(w.ws)
+  })
+
   it('builds no xstate action while another actor\'s action runs: no "Custom actions should not" warning through join, move, broadcast, speaking and leave', () => {
     // xstate's development build (what vitest loads) warns when an action object (sendTo, emit …)
     // is built while any actor's custom action runs (xstate issue #5343). A member that talks as

@@ -1,7 +1,10 @@
 /**
  * The workspace actor: the one owner of a workspace's live control state — its rooms (a room
  * actor per occupied room, created on the first join, closed when it empties) and its sessions
- * (client id → session, and the token id index that revocation uses). Opening a session,
+ * (client id → session, and the token id index that revocation uses) — and beside each room its
+ * room-agents actor (roomAgents.ts: which agents the room has and why, the roster they read),
+ * created with the room or with the room's first agent, dropped once the room is closed and it
+ * holds no agent. Opening a session,
  * ending it, a client's change of room, its deletion, a revocation, a device-password reset are
  * events to it; it places sessions in rooms by the stored mapping, and it announces what changed
  * with `emit` (`actor.on`): usage metering, metrics, room default agents, webhooks and listings
@@ -43,6 +46,14 @@ import type { ParticipantInfo, ServerEvent } from '../events.js'
 import type { Session, SessionInfo } from '../session.js'
 import { clientMachine, contained, type ClientEndedEvent } from './client.js'
 import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember, type RoomParentEvent } from './room.js'
+import {
+  holdsNothing,
+  startRoomAgents,
+  type RoomAgentsEvent,
+  type RoomAgentsParentEvent,
+  type RoomAgentsRef,
+  type RoomAgentsRuntime,
+} from './roomAgents.js'
 
 export type RoomRef = ActorRefFrom<typeof roomMachine>
 export type ClientRef = ActorRefFrom<typeof clientMachine>
@@ -63,6 +74,9 @@ export type WorkspaceEvent =
   /** Cluster: the other nodes with members in a room, where its own frames go. */
   | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
   | RoomParentEvent
+  /** To a room's room-agents actor; `open`: create it when the room has none (an agent is added). */
+  | { type: 'ROOM_AGENTS'; room: string; event: RoomAgentsEvent; open?: boolean }
+  | RoomAgentsParentEvent
   | { type: 'SHUTDOWN'; reason?: HarkError }
   /** Internal: a new session placed in no room is introduced after its announcement (sent to itself). */
   | { type: 'INTRODUCE_UNPLACED'; session: Session }
@@ -97,8 +111,6 @@ export interface WorkspaceInput {
   readonly workspaceId: string
   /** The engine's clock: the timers of this actor's rooms and clients run on it. */
   readonly clock: ClockShape
-  /** Data-plane time, what frames are stamped with (rooms end talk spurts by it). */
-  readonly now?: () => number
   /** Subscribed (`actor.on`) to what each room it opens announces. */
   readonly roomListener?: (event: RoomEmitted) => void
   /**
@@ -106,6 +118,8 @@ export interface WorkspaceInput {
    * (RemoteDirectory.openingRoom); none on a single node.
    */
   readonly remoteMembers?: RemoteMembers
+  /** The agent runtime its room-agents actors start policy agents with; none: rooms get no policy agents. */
+  readonly agents?: RoomAgentsRuntime
 }
 
 export type RemoteMembers = (workspaceId: string, room: string, joiningId: string) => ReadonlyArray<RoomMember>
@@ -114,10 +128,12 @@ const noRemoteMembers: RemoteMembers = () => []
 export interface WorkspaceContext {
   readonly workspaceId: string
   readonly clock: ClockShape
-  readonly now: () => number
   readonly roomListener: ((event: RoomEmitted) => void) | undefined
   readonly remoteMembers: RemoteMembers
+  readonly agents: RoomAgentsRuntime | null
   readonly rooms: HashMap.HashMap<string, RoomRef>
+  /** Each room's room-agents actor: every open room has one, and so has a room with agents not in it yet. */
+  readonly roomAgents: HashMap.HashMap<string, RoomAgentsRef>
   /** clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). */
   readonly sessions: HashMap.HashMap<string, Session>
   /** jti -> clientId, for sessions opened with a token. */
@@ -160,18 +176,33 @@ const totalsOf = (room: RoomRef): RoomTotals => {
  */
 const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef, joining: RoomMember | undefined) => {
   if (room === null || HashMap.has(context.rooms, room)) return {}
+  const { roomAgents, ref: agents } = withRoomAgents(context, room, host)
   const ref = createActor(roomMachine, {
     id: `room:${room}`,
     parent: host,
     clock: context.clock,
-    input: { workspaceId: context.workspaceId, room, now: context.now, host, clock: context.clock },
+    input: { workspaceId: context.workspaceId, room, host, agents, clock: context.clock },
   })
   if (context.roomListener) ref.on('*', context.roomListener)
   ref.start()
   if (joining !== undefined && joining.listens !== false) {
     for (const member of context.remoteMembers(context.workspaceId, room, joining.id)) ref.send({ type: 'JOIN', member })
   }
-  return { rooms: HashMap.set(context.rooms, room, ref) }
+  return { rooms: HashMap.set(context.rooms, room, ref), roomAgents }
+}
+
+/** The room's room-agents actor, created when missing (only inside an assign, like a room). */
+const withRoomAgents = (context: WorkspaceContext, room: string, host: RoomHost & AnyActorRef) => {
+  const existing = lookup(context.roomAgents, room)
+  if (existing) return { roomAgents: context.roomAgents, ref: existing }
+  const ref = startRoomAgents({ workspaceId: context.workspaceId, room, runtime: context.agents, host, clock: context.clock }, context.clock)
+  return { roomAgents: HashMap.set(context.roomAgents, room, ref), ref }
+}
+
+/** The room's room-agents actor when it may go: its room is closed (or closing now) and it holds nothing. */
+const idleRoomAgents = (context: WorkspaceContext, room: string): RoomAgentsRef | undefined => {
+  const ref = lookup(context.roomAgents, room)
+  return ref && holdsNothing(ref.getSnapshot().context) ? ref : undefined
 }
 
 /**
@@ -181,6 +212,7 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
  */
 const nowhere = createEmptyActor() as unknown as RoomRef // an empty actor takes a room's events and does nothing with them
 nowhere.start()
+const nowhereAgents = nowhere as unknown as RoomAgentsRef // the same: it takes room-agents events and does nothing
 
 /** The room actor `room` names, or nowhere (none, or it is not open). */
 const roomRef = (context: WorkspaceContext, room: string | null | undefined): RoomRef =>
@@ -413,6 +445,29 @@ export const workspaceMachine = setup({
       assertEvent(event, 'ROOM_EMPTY')
       return { rooms: HashMap.remove(context.rooms, event.room) }
     }),
+    openRoomAgents: assign(({ context, event, self }) => {
+      assertEvent(event, 'ROOM_AGENTS')
+      return event.open ? { roomAgents: withRoomAgents(context, event.room, self).roomAgents } : {}
+    }),
+    toRoomAgents: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'ROOM_AGENTS')
+        return lookup(context.roomAgents, event.room) ?? nowhereAgents
+      },
+      ({ event }) => {
+        assertEvent(event, 'ROOM_AGENTS')
+        return event.event
+      },
+    ),
+    // A closed room's room-agents actor goes with it, unless it still has agents (then when it has none).
+    closeIdleRoomAgents: sendTo(({ context, event }) => {
+      assertEvent(event, ['ROOM_EMPTY', 'ROOM_AGENTS_IDLE'])
+      return idleRoomAgents(context, event.room) ?? nowhereAgents
+    }, { type: 'CLOSE' as const }),
+    dropIdleRoomAgents: assign(({ context, event }) => {
+      assertEvent(event, ['ROOM_EMPTY', 'ROOM_AGENTS_IDLE'])
+      return idleRoomAgents(context, event.room) ? { roomAgents: HashMap.remove(context.roomAgents, event.room) } : {}
+    }),
   },
   guards: {
     // A join may have come in between the room emptying and this event: then it stays.
@@ -431,16 +486,22 @@ export const workspaceMachine = setup({
       return HashMap.has(context.sessions, event.session.clientId)
     },
     drained: ({ context }) => HashMap.isEmpty(context.sessions) && HashMap.isEmpty(context.rooms),
+    // Its room is closed: the room-agents actor may go (if it holds nothing).
+    roomClosed: ({ context, event }) => {
+      assertEvent(event, 'ROOM_AGENTS_IDLE')
+      return !HashMap.has(context.rooms, event.room)
+    },
   },
 }).createMachine({
   id: 'workspace',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     clock: input.clock,
-    now: input.now ?? (() => performance.now()),
     roomListener: input.roomListener,
     remoteMembers: input.remoteMembers ?? noRemoteMembers,
+    agents: input.agents ?? null,
     rooms: HashMap.empty(),
+    roomAgents: HashMap.empty(),
     sessions: HashMap.empty(),
     byJti: HashMap.empty(),
   }),
@@ -452,7 +513,9 @@ export const workspaceMachine = setup({
     BROADCAST_ROOM: { actions: 'broadcast' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
     ROOM_REMOTES: { actions: 'setRemotes' },
-    ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom'] },
+    ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom', 'closeIdleRoomAgents', 'dropIdleRoomAgents'] },
+    ROOM_AGENTS: { actions: ['openRoomAgents', 'toRoomAgents'] },
+    ROOM_AGENTS_IDLE: { guard: 'roomClosed', actions: ['closeIdleRoomAgents', 'dropIdleRoomAgents'] },
     INTRODUCE_UNPLACED: { actions: 'introduce' },
   },
   states: {
@@ -505,6 +568,9 @@ export interface WorkspaceContexts {
 /** The room actor of `room`, if it is open. */
 export const roomOf = (context: WorkspaceContext, room: string): RoomRef | undefined => lookup(context.rooms, room)
 
+/** The room-agents actor of `room`, if it has one (its room is open, or agents are on their way). */
+export const roomAgentsOf = (context: WorkspaceContext, room: string): RoomAgentsRef | undefined => lookup(context.roomAgents, room)
+
 /** The live session of a client, if any. */
 export const liveSession = (context: WorkspaceContext, clientId: string): Session | undefined => lookup(context.sessions, clientId)
 
@@ -535,8 +601,9 @@ export const liveSessions = (context: WorkspaceContext): Session[] => [...HashMa
 
 /** Stop a workspace actor at once, and the rooms and client actors it holds (not xstate children). */
 export const stopWorkspace = (ref: ActorRefFrom<typeof workspaceMachine>): void => {
-  const { rooms, sessions } = ref.getSnapshot().context
+  const { rooms, sessions, roomAgents } = ref.getSnapshot().context
   for (const session of HashMap.values(sessions)) session.lifecycle?.stop()
   for (const room of HashMap.values(rooms)) room.send({ type: 'CLOSE' })
+  for (const agents of HashMap.values(roomAgents)) agents.send({ type: 'CLOSE' })
   ref.stop()
 }

@@ -3,10 +3,14 @@
  * preset (or the platform default provider), merges and validates the config, gives the agent a
  * stable identity, enforces the per-room limits, starts it and keeps its record — running agents,
  * and ended ones for a while so a back end can read why an agent stopped. Workspaces never see
- * each other's agents.
+ * each other's agents. Which agents a room has is its room-agents actor's (core/actors/roomAgents.ts):
+ * the dispatcher registers every agent it starts there, and is the runtime those actors start the
+ * agents their policies want with (the room default agent, `defaultAgents.ts`, and any policy an
+ * extension adds, `addPolicy`).
  */
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
+import { liveAgents, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
 import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
@@ -15,14 +19,12 @@ import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
+import { roomDefaultChanged, roomDefaultPolicy, watchRoomDefaults } from './defaultAgents.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
 
-/** What a dispatch asks for (REST body, room default agent). */
-export interface DispatchRequest {
-  readonly presetId?: string | null
-  readonly overrides?: Readonly<Record<string, unknown>> | null
-}
+/** What a dispatch asks for (REST body, a room policy's agent). */
+export type DispatchRequest = AgentRequest
 
 /** Agent providers by name (the engine's extension registry). */
 export interface ProviderDirectory {
@@ -67,6 +69,8 @@ const MAX_ENDED = 200
  * nobody owns), else the owner's id.
  */
 export interface AgentPlacement {
+  /** True while this node owns the room: the room's policy agents run here. */
+  owns(workspaceId: string, room: string): boolean
   ownerFor(workspaceId: string, room: string): Promise<string | null>
   dispatchAt(node: string, workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin): Promise<AgentView>
   /**
@@ -101,9 +105,15 @@ export class AgentDispatcher {
   private readonly badPackets: Counter
   private retiredFramesOut = 0
   private readonly lifecycleListeners = new Set<(event: AgentLifecycleEvent) => void>()
+  /** The room policies in force, in the order the room-agents actors consult them. */
+  private readonly policyList: RoomAgentPolicy[]
+  /** Policy agents being started (idle() waits for them). */
+  private readonly starting = new Set<Promise<unknown>>()
+  private unwatch: (() => void) | null = null
 
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
+    this.policyList = [roomDefaultPolicy(deps.storage, deps.settings)]
     this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
     this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
     this.badPackets = new Counter({
@@ -130,6 +140,72 @@ export class AgentDispatcher {
         for (const agents of dispatcher.agents.values()) for (const a of agents.values()) this.inc({ state: a.state })
       },
     })
+  }
+
+  /** Become the rooms' agent runtime: their room-agents actors consult the policies and start agents here. */
+  start(): void {
+    this.deps.hub.attachAgents(this.runtime)
+    this.unwatch ??= watchRoomDefaults(this.deps.storage.feed, this.deps.hub)
+  }
+
+  /**
+   * Add a room policy (an extension's: a transport whose devices want an agent), consulted after
+   * those already there. Returns the function that removes it.
+   */
+  addPolicy(policy: RoomAgentPolicy): () => void {
+    if (this.policyList.some((p) => p.name === policy.name)) throw new Error(`a room policy named ${policy.name} is already there`)
+    this.policyList.push(policy)
+    return () => {
+      const i = this.policyList.indexOf(policy)
+      if (i >= 0) this.policyList.splice(i, 1)
+    }
+  }
+
+  /** Resolves once every policy agent asked for so far has started (or failed to): tests, shutdown. */
+  async idle(): Promise<void> {
+    // After the room steps and the microtasks that ask for their agents.
+    do {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      await Promise.all([...this.starting])
+    } while (this.starting.size > 0)
+  }
+
+  /** What the room-agents actors start their policies' agents with. */
+  private readonly runtime: RoomAgentsRuntime = {
+    policies: () => this.policyList,
+    runsPolicies: (workspaceId, room) => this.placement === null || this.placement.owns(workspaceId, room),
+    launch: (launch) => this.launchPolicyAgent(launch),
+  }
+
+  private launchPolicyAgent(launch: PolicyLaunch): boolean {
+    const { workspaceId, room, policy } = launch
+    let agent: LiveAgent
+    try {
+      const resolved = this.resolve(workspaceId, launch.request)
+      agent = this.launch(workspaceId, room, resolved, launch.reason, { policy, key: launch.key, stopDelayMs: launch.stopDelayMs })
+    } catch (e) {
+      // A preset deleted since, an identity already taken, a full room: the room goes without it this cycle.
+      this.deps.log.warn({ workspaceId, room, reason: (e as Error).message }, `${policy} not started`)
+      return false
+    }
+    const started: Promise<unknown> = agent.start().then((state) => {
+      this.deps.log.info({ workspaceId, room, agentId: agent.agentId, state }, `${policy} dispatched`)
+    })
+    this.starting.add(started)
+    void started.finally(() => this.starting.delete(started))
+    return true
+  }
+
+  /** What a cluster node asks of this node's agents (core/cluster/node.ts, ClusterAgentHooks). */
+  nodeHooks() {
+    return {
+      dispatchHere: (ws: string, room: string, request: DispatchRequest, origin: AgentOrigin) => this.dispatchHere(ws, room, request, origin),
+      ownershipChanged: (ws: string, room: string, owned: boolean) => this.deps.hub.toRoomAgents(ws, room, { type: 'OWNERSHIP_CHANGED', owned }),
+      roomSettingsChanged: (ws: string, room: string) => roomDefaultChanged(this.deps.hub, ws, room),
+      list: (ws: string, room: string | null) => this.list(ws, { room }),
+      get: (ws: string, agentId: string) => this.get(ws, agentId),
+      stop: async (ws: string, agentId: string) => (this.get(ws, agentId) === null ? null : this.stop(ws, agentId)),
+    }
   }
 
   /** Hear agents start running, stop and fail. Returns the unsubscribe function. */
@@ -207,7 +283,7 @@ export class AgentDispatcher {
   /** Dispatch on this node, whoever owns the room (a dispatch forwarded here by another node). */
   async dispatchHere(workspaceId: string, room: string, request: DispatchRequest, origin: AgentOrigin = 'api'): Promise<AgentView> {
     const resolved = this.resolve(workspaceId, request)
-    const agent = this.launch(workspaceId, room, resolved, origin)
+    const agent = this.launch(workspaceId, room, resolved, origin === 'api' ? 'dispatched' : 'default')
     const state = await agent.start()
     if (state === 'failed' || state === 'stopped') {
       throw new AgentStartFailed({ message: `agent ${agent.agentId} failed to start: ${agent.view().reason ?? 'stopped'}` })
@@ -215,8 +291,17 @@ export class AgentDispatcher {
     return agent.view()
   }
 
-  /** Create and register the agent (synchronously, so limits hold under concurrent dispatches). */
-  private launch(workspaceId: string, room: string, resolved: ResolvedAgent, origin: AgentOrigin): LiveAgent {
+  /**
+   * Create the agent and register it with its room's room-agents actor (synchronously, so limits
+   * hold under concurrent dispatches); `policy`: the policy that wanted it, and what for.
+   */
+  private launch(
+    workspaceId: string,
+    room: string,
+    resolved: ResolvedAgent,
+    reason: AgentReason,
+    policy: { readonly policy: string; readonly key: string; readonly stopDelayMs: number } | null = null,
+  ): LiveAgent {
     if (this.closing) throw new ServerShuttingDown({ message: 'server shutting down' })
     this.prune()
     const live = this.live(workspaceId, room)
@@ -239,7 +324,7 @@ export class AgentDispatcher {
         name: resolved.name,
         providerName: resolved.providerName,
         presetId: resolved.presetId,
-        origin,
+        origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
       },
       {
@@ -253,6 +338,7 @@ export class AgentDispatcher {
         badPacket: () => this.badPackets.inc(),
         running: (running) => this.announce('started', running),
         ended: (ended) => {
+          this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ENDED', agentId: ended.agentId })
           this.endedAt.set(ended, this.deps.clock.now())
           if (ended.state === 'failed') this.failed.inc({ provider: ended.spec.providerName })
           this.announce(ended.state === 'failed' ? 'failed' : 'stopped', ended)
@@ -262,6 +348,8 @@ export class AgentDispatcher {
     let agents = this.agents.get(workspaceId)
     if (!agents) this.agents.set(workspaceId, (agents = new Map()))
     agents.set(agent.agentId, agent)
+    const entry = { agent, reason, policy: policy?.policy ?? null, stopDelayMs: policy?.stopDelayMs ?? null }
+    this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ADDED', entry, key: policy?.key ?? null }, true)
     this.started.inc({ provider: resolved.providerName })
     return agent
   }
@@ -311,21 +399,22 @@ export class AgentDispatcher {
     return views.sort(byNewest)
   }
 
-  /** Live (starting or running) agents in a room. */
+  /** Live (starting or running) agents in a room, as its room-agents actor has them. */
   live(workspaceId: string, room: string): LiveAgent[] {
-    return [...(this.agents.get(workspaceId)?.values() ?? [])].filter((a) => a.spec.room === room && isLive(a))
+    const ref = this.deps.hub.roomAgents(workspaceId, room)
+    if (!ref) return []
+    const agents = this.agents.get(workspaceId)
+    return liveAgents(ref.getSnapshot().context).flatMap((e) => agents?.get(e.agent.agentId) ?? [])
   }
 
   /** Stop every agent (engine shutdown). */
   async shutdown(): Promise<void> {
     this.closing = true
+    this.unwatch?.()
+    this.unwatch = null
+    this.deps.hub.attachAgents(null)
     const all = [...this.agents.values()].flatMap((m) => [...m.values()])
     await Promise.all(all.map((a) => a.stop('server shutting down')))
-  }
-
-  /** Dispatch an already-resolved agent (the room default agent controller). */
-  launchResolved(workspaceId: string, room: string, resolved: ResolvedAgent, origin: AgentOrigin): LiveAgent {
-    return this.launch(workspaceId, room, resolved, origin)
   }
 
   private provider(name: string, field: string): AgentProvider {

@@ -1,13 +1,16 @@
 /**
  * One dispatched agent at run time: its lifecycle actor (core/actors/agent.ts) with the runtime's
  * start and stop supplied, the provider session, its room membership (AgentMember) and its voice
- * (AgentPlayout). Whatever the provider does — throw, reject, hang, call `ctx.fail` — ends in the
+ * (AgentPlayout). Who else is in the room it reads from its room's room-agents actor
+ * (core/actors/roomAgents.ts), the room's one roster. Whatever the provider does — throw, reject, hang, call `ctx.fail` — ends in the
  * actor's `failed` state with a public reason; the room hears `agent.stopped` with it, and only
  * this agent's resources are released.
  */
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate'
 import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../agentProvider.js'
-import { agentMachine, type AgentContext as AgentActorContext } from '../actors/agent.js'
+import { agentMachine, type AgentActorContext } from '../actors/agent.js'
+import { EMPTY_ROSTER } from '../actors/room.js'
+import type { RoomAgentsRef } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
@@ -84,6 +87,8 @@ export class LiveAgent {
   private readonly settled: Promise<void>
   private announcedRunning = false
   private pendingFailure: string | null = null
+  /** Its room's room-agents actor, from the join on (it keeps the actor while it holds this agent). */
+  private roomAgents: RoomAgentsRef | null = null
   readonly startedAt: number
   private endedAt: number | null = null
 
@@ -99,10 +104,15 @@ export class LiveAgent {
       failed: (e, where) => this.failed(e, `provider error (${where})`),
       joined: (_room, port) => {
         this.playout.attach((uplink) => port.router.forward(port, uplink, performance.now()))
-        const session = this.session as Partial<IsolatedSession> | null
-        session?.[ROOM_JOINED]?.(this.member.participants())
+        this.roomAgents = deps.hub.roomAgents(spec.workspaceId, spec.room) ?? null
         this.joinedRoom?.()
       },
+      // After the room's step (the member hears its room in microtasks): the roster has the agent's room.
+      inRoom: () => {
+        const session = this.session as Partial<IsolatedSession> | null
+        session?.[ROOM_JOINED]?.(this.member.participants())
+      },
+      roster: () => this.roomAgents?.getSnapshot().context.roster ?? EMPTY_ROSTER,
       badPacket: () => deps.badPacket?.(),
     })
     const machine = agentMachine.provide({
@@ -153,6 +163,10 @@ export class LiveAgent {
 
   get agentId(): string {
     return this.spec.agentId
+  }
+
+  get identity(): string {
+    return this.spec.identity
   }
 
   view(): AgentView {
@@ -209,6 +223,7 @@ export class LiveAgent {
       identity: s.identity,
       config: s.config,
       log: this.log,
+      clock: this.deps.clock,
       signal: this.abort.signal,
       audio: this.playout,
       emit: (event) => this.emit(event),

@@ -3,11 +3,16 @@
  * are decoded to PCM here (one Opus decoder per source, created on that source's first frame) —
  * only when the session listens to audio, only for agent sinks, and in a microtask after the
  * sender's fan-out, so terminals' forwarding is untouched. PCM goes to the mixer or straight to the session; room events go to the session.
+ * Room events reach the session in the same microtask as frames, after the room's step — by then
+ * the room's roster (read through `hooks.roster`, the room-agents actor's; never a copy kept here)
+ * has the change the event tells of, so `participants()` in a callback agrees with it — and before
+ * the frames still waiting, as when events were told at once (a barge-in is heard before the audio
+ * that set it off).
  * Anything a session callback throws is caught and fails the agent, never the router or the room.
  */
 import { Decoder } from '@evan/opus'
 import type { AgentSession } from '../agentProvider.js'
-import type { RoomMember } from '../actors/room.js'
+import type { RoomMember, RoomRoster } from '../actors/room.js'
 import { DOWNLINK_HEADER_BYTES, DOWNLINK_KIND_OPUS } from '../dataplane/frame.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from '../events.js'
@@ -17,11 +22,18 @@ import { MixedInput } from './mixedInput.js'
 /** Frames waiting for the agent beyond this are dropped, oldest first (a stalled provider). */
 const MAX_INBOX = 256
 
+/** In the inbox: the room took the agent in (told after the room's step, in order with what follows). */
+const IN_ROOM = 0
+
 export interface AgentMemberHooks {
   /** The session threw: fail the agent (called at most once). */
   failed(error: unknown, where: string): void
-  /** The room took the agent in. */
+  /** The room took the agent in (inside the room's step: data plane only). */
   joined(room: string, port: SourcePort): void
+  /** The room took the agent in, told after the room's step (the roster has the agent's room). */
+  inRoom(): void
+  /** Who is in the room now: the room's roster (its room-agents actor's). */
+  roster(): RoomRoster
   /** A source sent a packet its decoder refused (counted, dropped). */
   badPacket(): void
 }
@@ -30,11 +42,11 @@ export class AgentMember implements RoomMember {
   readonly kind = 'agent' as const
   private session: AgentSession | null = null
   private readonly decoders = new Map<number, Decoder>()
-  private readonly others = new Map<string, ParticipantInfo>()
-  private readonly bySource = new Map<number, ParticipantInfo>()
   private mixer: MixedInput | null = null
   private broken = false
   private inbox: Uint8Array[] = []
+  /** Room events (and the join) waiting for the next drain, told before its frames. */
+  private events: Array<ServerEvent | typeof IN_ROOM> = []
   private draining = false
   port: SourcePort | null = null
 
@@ -62,13 +74,16 @@ export class AgentMember implements RoomMember {
   mute(): void {
     this.session = null
     this.inbox = []
+    this.events = []
     this.mixer?.close()
     this.mixer = null
     this.decoders.clear()
   }
 
+  /** The other members of its room (none before it joined). */
   participants(): ReadonlyArray<ParticipantInfo> {
-    return [...this.others.values()]
+    if (this.port === null) return []
+    return this.hooks.roster().participants.filter((p) => p.id !== this.id)
   }
 
   /**
@@ -81,6 +96,15 @@ export class AgentMember implements RoomMember {
     if (session === null || (this.mixer === null && !session.onSourceAudio)) return
     this.inbox.push(frame)
     if (this.inbox.length > MAX_INBOX) this.inbox.shift()
+    this.scheduleDrain()
+  }
+
+  private queueEvent(entry: ServerEvent | typeof IN_ROOM): void {
+    this.events.push(entry)
+    this.scheduleDrain()
+  }
+
+  private scheduleDrain(): void {
     if (!this.draining) {
       this.draining = true
       queueMicrotask(this.drain)
@@ -89,8 +113,14 @@ export class AgentMember implements RoomMember {
 
   private readonly drain = (): void => {
     this.draining = false
+    const events = this.events
     const frames = this.inbox
+    this.events = []
     this.inbox = []
+    for (const event of events) {
+      if (event === IN_ROOM) this.hooks.inRoom()
+      else this.tell(event)
+    }
     for (const frame of frames) this.hear(frame)
   }
 
@@ -113,34 +143,32 @@ export class AgentMember implements RoomMember {
     const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1)
     this.mixer?.push(sourceId, pcm)
     if (session.onSourceAudio) {
-      const from = this.bySource.get(sourceId)
+      const from = this.hooks.roster().bySource.get(sourceId)
       if (from) this.guard('onSourceAudio', () => session.onSourceAudio!(pcm, from))
     }
   }
 
+  /** Control plane, inside the room's step: told to the session after it, in order with the frames. */
   sendEvent(event: ServerEvent): void {
-    if (event.type === 'participant.joined') this.add(event.participant)
-    else if (event.type === 'participant.left') this.remove(event.participant)
+    if (this.session !== null) this.queueEvent(event)
+  }
+
+  private tell(event: ServerEvent): void {
+    // A source that left: its decoder and its mix input go (a later member may get its source id).
+    if (event.type === 'participant.left') this.forget(event.participant.sourceId)
     const session = this.session
     if (session?.onEvent) this.guard('onEvent', () => session.onEvent!(event))
   }
 
-  joined(room: string, port: SourcePort, participants: ReadonlyArray<ParticipantInfo>): void {
+  joined(room: string, port: SourcePort, _participants: ReadonlyArray<ParticipantInfo>): void {
     this.port = port
-    for (const p of participants) this.add(p)
     this.hooks.joined(room, port)
+    this.queueEvent(IN_ROOM)
   }
 
-  private add(p: ParticipantInfo): void {
-    this.others.set(p.id, p)
-    this.bySource.set(p.sourceId, p)
-  }
-
-  private remove(p: ParticipantInfo): void {
-    this.others.delete(p.id)
-    if (this.bySource.get(p.sourceId)?.id === p.id) this.bySource.delete(p.sourceId)
-    this.decoders.delete(p.sourceId)
-    this.mixer?.remove(p.sourceId)
+  private forget(sourceId: number): void {
+    this.decoders.delete(sourceId)
+    this.mixer?.remove(sourceId)
   }
 
   private guard(where: string, f: () => unknown): void {

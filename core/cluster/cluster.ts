@@ -92,6 +92,7 @@ export const nothingElsewhere: RemoteDirectory = {
 
 /** Every agent runs here: a single node never asks `ownerFor` a node other than itself. */
 const runsHere: AgentPlacement = {
+  owns: () => true,
   ownerFor: async () => null,
   dispatchAt: async () => {
     throw new Error('a single node dispatches nowhere else')

@@ -38,6 +38,9 @@ export class RelayedMember implements RoomMember {
   get name() {
     return this.info.name
   }
+  get transport() {
+    return this.info.transport ?? null
+  }
 
   deliver(): void {}
   sendEvent(): void {}

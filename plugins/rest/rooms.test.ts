@@ -138,7 +138,7 @@ describe('rooms', () => {
 
 describe('a room read mid-spurt', () => {
   it('shows a participant already talking as speaking (the room actor’s record), and silent once its spurt ended', async () => {
-    // The speaking sweep runs on the engine clock: here it runs only when the test advances it.
+    // The speaking sweep runs and measures on the engine clock: here it moves only when the test advances it.
     const clock = new ManualClock(Date.now())
     const m = await startRestEngine({}, { clock })
     try {
@@ -153,8 +153,8 @@ describe('a room read mid-spurt', () => {
         return one
       }
       expect(await speakingOf()).toEqual([['a', false], ['b', false]])
-      // Two voiced frames, stamped long ago on the data plane's time: the first sweep ends the spurt.
-      const t0 = performance.now() - 10_000
+      // Two voiced frames, stamped long ago on the room's time line (the engine clock's monotonic time): the first sweep ends the spurt.
+      const t0 = clock.monotonic() - 10_000
       a.session.pushAudio(uplink([1], 0x80 | 30), t0)
       a.session.pushAudio(uplink([1], 0x80 | 30), t0 + 20)
       await b.link.event('speaking.started')

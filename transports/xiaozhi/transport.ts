@@ -36,7 +36,7 @@ import {
   type TerminalHub,
   type Transport,
 } from '../../core/extension.js'
-import { AutoAgents } from './autoAgent.js'
+import { autoAgentPolicy } from './autoAgent.js'
 import { HELLO_TIMEOUT_MS, TRANSPORT_NAME, XiaozhiConnection, type ConnectionContext, type ConnectionLimits } from './connection.js'
 import { PlainListener } from './plainListener.js'
 import type { ProtocolVersion } from './protocol.js'
@@ -77,7 +77,7 @@ const refusalStatus = (error: unknown): number => {
 export class XiaozhiTransport implements Transport {
   private readonly connections = new Set<XiaozhiConnection>()
   private ctx: ConnectionContext
-  private readonly autoAgents: AutoAgents | null
+  private removeAutoAgents: (() => void) | null = null
   private plain: PlainListener | null = null
   private removeRoute: (() => void) | null = null
   private accepting = false
@@ -88,8 +88,8 @@ export class XiaozhiTransport implements Transport {
     @inject(xiaozhiSettings.key) private readonly settings: XiaozhiSettings,
     @inject(services.terminals) hub: TerminalHub,
     @inject(services.security) private readonly security: SecurityShape,
-    @inject(services.agents) agents: AgentDispatcher,
-    @inject(services.storage) storage: StorageShape,
+    @inject(services.agents) private readonly agents: AgentDispatcher,
+    @inject(services.storage) private readonly storage: StorageShape,
     @inject(services.gatewayRoutes) private readonly routes: GatewayRoutes,
     @inject(services.listeners) private readonly listeners: Listeners,
     @inject(services.clock) private readonly clock: ClockShape,
@@ -98,17 +98,6 @@ export class XiaozhiTransport implements Transport {
   ) {
     const drops = audioDrops(metrics)
     const rate = drops.cell(TRANSPORT_NAME, 'rate')
-    this.autoAgents = settings.autoAgent
-      ? new AutoAgents({
-          agents,
-          hub,
-          storage,
-          clock,
-          log,
-          stopDelayMs: engineSettings.agents.defaultAgentStopDelaySeconds * 1000,
-          transport: TRANSPORT_NAME,
-        })
-      : null
     this.ctx = {
       hub,
       batch: new WriteBatch(),
@@ -129,9 +118,9 @@ export class XiaozhiTransport implements Transport {
     return this
   }
 
-  /** Resolves when the auto agents acted on every room occupancy change heard so far (tests). */
+  /** Resolves when the auto agents asked for so far have started (tests). */
   async autoAgentsIdle(): Promise<void> {
-    await this.autoAgents?.idle()
+    await this.agents.idle()
   }
 
   /** Live device connections (tests, the bench). */
@@ -145,7 +134,10 @@ export class XiaozhiTransport implements Transport {
     }
     this.removeRoute = this.routes.addSocket(this.route)
     this.accepting = true
-    this.autoAgents?.start()
+    if (this.settings.autoAgent) {
+      const stopDelayMs = this.engineSettings.agents.defaultAgentStopDelaySeconds * 1000
+      this.removeAutoAgents = this.agents.addPolicy(autoAgentPolicy({ storage: this.storage, stopDelayMs, transport: TRANSPORT_NAME }))
+    }
     if (this.settings.plainPort !== null) {
       const plain = new PlainListener(this.route, this.clock, this.log, this.ctx.limits.helloTimeoutMs)
       const { host } = this.engineSettings
@@ -162,7 +154,8 @@ export class XiaozhiTransport implements Transport {
     this.accepting = false
     this.removeRoute?.()
     this.removeRoute = null
-    this.autoAgents?.stop()
+    this.removeAutoAgents?.()
+    this.removeAutoAgents = null
     const shuttingDown = new ServerShuttingDown({ message: 'server shutting down' })
     for (const c of [...this.connections]) c.close(shuttingDown)
     await this.plain?.close()

@@ -53,8 +53,6 @@ class WorkerSession implements WorkerTenant {
   private ended: string | null = null
   private receivedMs = 0
   private clears = 0
-  /** The room's members as the session was told (sent again to a restarted session). */
-  private participants: ReadonlyArray<ParticipantInfo> | null = null
   private readonly secrets: ReadonlyArray<string>
   private readonly log: Logger
 
@@ -131,7 +129,8 @@ class WorkerSession implements WorkerTenant {
       logLevel: this.ctx.log.level,
       playout: this.mirror.buffer as SharedArrayBuffer,
     })
-    if (this.restarting !== null && this.participants) worker.send({ t: 'participants', n: this.n, list: this.participants })
+    // The room's members as they are now (the room's roster), for a session started again.
+    if (this.restarting !== null) worker.send({ t: 'participants', n: this.n, list: this.ctx.participants() })
   }
 
   audio(pcm: Int16Array): void {
@@ -234,17 +233,16 @@ class WorkerSession implements WorkerTenant {
     return {
       ...(onAudio ? { onAudio: (pcm: Int16Array) => this.worker?.sendPcm(this.n, pcm) } : {}),
       ...(onSourceAudio ? { onSourceAudio: (pcm: Int16Array, from: ParticipantInfo) => this.worker?.sendSource(this.n, pcm, from.id) } : {}),
-      // Always: the worker keeps its own list of participants from these.
+      // Always: a change of the room's members comes with the list as it is now (the roster's),
+      // which the worker's `participants()` answers until the next one.
       onEvent: (event) => {
         if (event.type === 'participant.joined' || event.type === 'participant.left') {
-          const others = (this.participants ?? []).filter((p) => p.id !== event.participant.id)
-          this.participants = event.type === 'participant.joined' ? [...others, event.participant] : others
+          this.worker?.send({ t: 'participants', n: this.n, list: this.ctx.participants() })
         }
         this.worker?.send({ t: 'event', n: this.n, event })
       },
       stop: () => this.stop(),
       [ROOM_JOINED]: (participants) => {
-        this.participants = participants
         this.worker?.send({ t: 'participants', n: this.n, list: participants })
       },
     }

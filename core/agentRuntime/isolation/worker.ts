@@ -152,7 +152,8 @@ class Hosted {
   closed = false
   private broken = false
   readonly abort = new AbortController()
-  readonly participants = new Map<string, ParticipantInfo>()
+  /** The room's members as the engine last sent them (its roster, whole, on every change), by id: never edited here. */
+  participants: ReadonlyMap<string, ParticipantInfo> = new Map()
   readonly scope: AgentScope
 
   constructor(readonly n: number) {
@@ -200,6 +201,8 @@ const start = async (m: StartMessage): Promise<void> => {
     identity: m.agent.identity,
     config: m.agent.config,
     log,
+    // No engine clock crosses the thread: a worker's sessions run on the system clock.
+    clock: systemClock,
     signal: h.abort.signal,
     audio: new AudioOut(m.n, () => h.live, mirror),
     emit: (event) => {
@@ -272,8 +275,7 @@ const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
     case 'participants': {
       const h = hosted.get(op.n)
       if (!h) return
-      h.participants.clear()
-      for (const p of op.list) h.participants.set(p.id, p)
+      h.participants = new Map(op.list.map((p) => [p.id, p]))
       return
     }
     case 'source': {
@@ -290,8 +292,6 @@ const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
       const h = hosted.get(op.n)
       if (!h) return
       const e = op.event
-      if (e.type === 'participant.joined') h.participants.set(e.participant.id, e.participant)
-      else if (e.type === 'participant.left') h.participants.delete(e.participant.id)
       const session = h.session
       if (session?.onEvent) h.guard('onEvent', () => session.onEvent!(e))
       return
