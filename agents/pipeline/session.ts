@@ -19,7 +19,7 @@ import { PcmResampler } from '../openai-realtime/resampler.js'
 import { heardText, whenPlayed } from '../shared/heard.js'
 import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage } from './openaiHttp.js'
 import { SentenceSplitter } from './sentences.js'
-import { SpeechSegmenter, VAD_RATE } from './vad.js'
+import { SpeechSegmenter, VAD_RATE } from '../shared/vad.js'
 
 export interface PipelineConfig {
   readonly sttModel: string

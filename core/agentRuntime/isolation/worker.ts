@@ -26,6 +26,7 @@ import type { ParticipantInfo } from '../../events.js'
 import type { Extension } from '../../extension.js'
 import { createLogger, type Logger } from '../../log.js'
 import { ExtensionRegistry } from '../../registry.js'
+import { DeviceTools } from '../deviceTools.js'
 import { containAgentFaults, currentAgentScope, inAgentScope, type AgentScope } from '../faultContainment.js'
 import { isAgentProviderExtension } from './modules.js'
 import {
@@ -154,6 +155,8 @@ class Hosted {
   readonly abort = new AbortController()
   readonly participants = new Map<string, ParticipantInfo>()
   readonly scope: AgentScope
+  /** `ctx.tools`, made at its first read. */
+  tools: DeviceTools | null = null
 
   constructor(readonly n: number) {
     this.scope = { agentId: String(n), fail: (e) => this.fail(e, 'provider error (async)') }
@@ -216,6 +219,9 @@ const start = async (m: StartMessage): Promise<void> => {
     },
     participants: () => [...h.participants.values()],
     fail: (reason) => h.fail(new AgentFailure(String(reason)), 'provider failed'),
+    get tools() {
+      return (h.tools ??= new DeviceTools((to, payload) => ctx.emit({ kind: 'mcp', to, payload })))
+    },
   }
   let session: AgentSession
   try {
@@ -253,6 +259,7 @@ const stop = async (n: number): Promise<void> => {
   if (h) {
     h.closed = true
     h.abort.abort()
+    h.tools?.close()
     const session = h.session
     h.session = null
     await stopSession(h, session)
@@ -292,6 +299,7 @@ const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
       const e = op.event
       if (e.type === 'participant.joined') h.participants.set(e.participant.id, e.participant)
       else if (e.type === 'participant.left') h.participants.delete(e.participant.id)
+      h.tools?.observe(e)
       const session = h.session
       if (session?.onEvent) h.guard('onEvent', () => session.onEvent!(e))
       return
