@@ -237,9 +237,9 @@ export class LocalSession implements AgentSession {
           return await this.speak(turn, await this.carryOut(matched.intent, matched.slots, turn.abort.signal))
         }
         if (!this.languageModel) {
-          // Nothing at all (noise): no answer. Words that are no command: say so.
+          // Nothing, or a lone word (noise, a cough): no answer. Words that are no command: say so.
           this.endTurn(turn)
-          if (!text) return
+          if (text.split(/\s+/).filter((w) => w.length > 0).length < 2) return
           this.ctx.emit({ kind: 'transcript', role: 'user', text, final: true })
           return this.unrecognized('no intent')
         }
