@@ -16,6 +16,7 @@ import { xiaozhi } from '../../transports/xiaozhi/index.js'
 import { XiaozhiDevice, type DeviceTool } from '../../transports/xiaozhi/test/device.js'
 import { localAgent } from './index.js'
 import { kitchenAssistant } from './kitchen.js'
+import { FakeChat } from './test/fakeChat.js'
 import { concat, noise, recording, replyRecognizer, send, silence, speak } from './test/speech.js'
 
 /** A bound for failure, not a pause: a turn on a loaded 2-core machine. */
@@ -60,16 +61,21 @@ const replies = [
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let seed: ReturnType<typeof seedWorkspace>
+let chat: FakeChat
 let rooms = 0
 
 beforeAll(async () => {
+  chat = await FakeChat.start()
   t = await startTestEngine({
-    agents: { defaultProvider: 'local', defaultAgentStopDelaySeconds: 0, startTimeoutMs: 15_000 },
+    agents: { defaultProvider: 'local', defaultAgentStopDelaySeconds: 0, startTimeoutMs: 15_000, local: { chat: { baseUrl: chat.baseUrl, model: 'llama' } } },
     extensions: [websocketTransport, ...xiaozhi, localAgent],
   })
   seed = seedWorkspace(t.engine)
 }, 30_000)
-afterAll(() => t?.stop())
+afterAll(async () => {
+  await t?.stop()
+  await chat?.stop()
+})
 
 /** A room with a local agent, a xiaozhi device serving the kitchen tools, and a WebSocket terminal. */
 const kitchen = async (overrides: Record<string, unknown> = {}) => {
@@ -163,6 +169,31 @@ describe('local agent: real speech in, a device tool called, real speech out', (
     // The new command is carried out and answered.
     await k.device.toolCalls.next((c) => c.name === 'self.light.set_on' && c.arguments.on === false, TURN_MS, 'the bedroom light off')
     await k.agentEvent('transcript', (e) => e.role === 'agent' && e.text === 'The bedroom light is off.')
+    k.close()
+  }, 60_000)
+
+  it('chat (the only fake: an OpenAI-compatible server): what is no command goes to the model with the device tools, and its answer is spoken', async () => {
+    const k = await kitchen({ brain: 'commands+chat', instructions: 'Be brief.' })
+    chat.callTool = 'self_thermometer_read'
+    chat.reply = 'It is {result} degrees.'
+    await k.say(await speak('what will the weather be like tomorrow'))
+    const first = await chat.requests.next(() => true, TURN_MS, 'a chat request')
+    expect(first.model).toBe('llama')
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'Be brief.' })
+    // pocketsphinx's general model heard the words (not the command grammar's).
+    expect(first.messages[1]!.role).toBe('user')
+    expect(first.messages[1]!.content).toMatch(/weather/)
+    expect(first.tools!.map((x) => x.function.name)).toContain(`speaker-${rooms}_self_thermometer_read`)
+    expect(await k.device.toolCalls.next(() => true, TURN_MS, 'the thermometer')).toEqual({ name: 'self.thermometer.read', arguments: {} })
+    const second = await chat.requests.next((r) => r.messages.some((m) => m.role === 'tool'), TURN_MS, 'the tool result')
+    expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: 'twenty one' })
+    await k.agentEvent('transcript', (e) => e.role === 'agent' && e.text === 'It is twenty one degrees.')
+    const ears = replyRecognizer(['it is twenty one degrees'])
+    expect(ears.hear(heardFrom(k.term, k.agentSource))).toContain('it is twenty one degrees')
+    ears.close()
+    // A command still goes straight to its intent.
+    await k.say(await speak('turn off the kitchen light'))
+    expect(await k.device.toolCalls.next((c) => c.name === 'self.light.set_on', TURN_MS, 'the light')).toMatchObject({ arguments: { on: false } })
     k.close()
   }, 60_000)
 
