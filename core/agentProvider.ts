@@ -39,6 +39,11 @@ export interface AgentProvider<Config = unknown> {
    */
   secrets?(): ReadonlyArray<string>
   /**
+   * What the provider found on this machine (local engines, models): `hark start` prints the
+   * summary; `ready: false` says its agents will refuse to start, and why. Must be cheap (no load).
+   */
+  hostCheck?(): { readonly ready: boolean; readonly summary: string }
+  /**
    * Start one agent session. Throwing or rejecting fails the agent (the reason of an
    * `AgentFailure` is shown to the room; anything else shows as "provider error"). Taking longer
    * than `agents.startTimeoutMs` fails it too. Must not touch the room before it resolves: audio

@@ -54,7 +54,7 @@ describe('local provider on a machine without the speech packages', () => {
       chat: { baseUrl: null, model: 'local', apiKey: null, apiKeyEnv: 'X', timeoutMs: 1000 },
     }
     const provider = createLocalProvider(settings)
-    expect(provider.engines()).toEqual({
+    expect(provider.hostCheck()).toEqual({
       ready: false,
       summary: expect.stringContaining('sudo apt-get install libpocketsphinx3 libsphinxbase3 pocketsphinx-en-us libflite1'),
     })

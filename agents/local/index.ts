@@ -107,7 +107,7 @@ const engineSettings = (s: Pick<Settings, 'modelDir' | 'libraryDirs'>) => ({
 
 const keyOf = (s: Settings, env: NodeJS.ProcessEnv): string | null => s.chat.apiKey ?? env[s.chat.apiKeyEnv] ?? null
 
-export const createLocalProvider = (settings: Settings, env: NodeJS.ProcessEnv = process.env): AgentProvider<LocalConfig> & { engines(): { ready: boolean; summary: string } } => {
+export const createLocalProvider = (settings: Settings, env: NodeJS.ProcessEnv = process.env): AgentProvider<LocalConfig> & { hostCheck(): { ready: boolean; summary: string } } => {
   const secrets = () => {
     const out = [keyOf(settings, env) ?? '']
     if (settings.chat.baseUrl) {
@@ -125,7 +125,7 @@ export const createLocalProvider = (settings: Settings, env: NodeJS.ProcessEnv =
     description: 'Offline voice agent: Silero VAD, pocketsphinx speech-to-text, flite text-to-speech; a command grammar and/or a local chat model',
     configSchema: localConfigSchema(settings) as unknown as Schema.Codec<LocalConfig, unknown>,
     secrets,
-    engines: () => describeEngines(findEngines(engineSettings(settings))),
+    hostCheck: () => describeEngines(findEngines(engineSettings(settings))),
     start: async (ctx) => {
       const { LocalSession } = await import('./session.js')
       const chat = settings.chat.baseUrl
