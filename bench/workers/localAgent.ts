@@ -118,7 +118,7 @@ serveWorker({
         for (const p of kitchenPhrases) speech.set(`${v}:${p.say}`, await voice.say(p.say))
       }
       dataDir = mkdtempSync(join(tmpdir(), 'hark-local-agent-'))
-      engine = createEngine({ dataDir, log: { level: 'warn' }, rest: { port: 0 }, extensions: [localAgent], agents: { startTimeoutMs: 60_000 } })
+      engine = createEngine({ dataDir, log: { level: 'warn' }, rest: { port: 0 }, extensions: [localAgent], agents: { defaultProvider: 'local', startTimeoutMs: 60_000 } })
       await engine.start()
       const { host } = engine
       const ws = host.security.createWorkspace('bench')
