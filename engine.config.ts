@@ -12,6 +12,7 @@
 import { defineConfig } from './core/extension.js'
 import { echoAgent } from './agents/echo/index.js'
 import { natsCluster } from './cluster/nats/extension.js'
+import { localAgent } from './agents/local/index.js'
 import { openaiRealtimeAgent } from './agents/openai-realtime/index.js'
 import { pipelineAgent } from './agents/pipeline/index.js'
 import { consolePlugin } from './plugins/console/index.js'
@@ -23,7 +24,7 @@ import { websocketTransport } from './transports/websocket/extension.js'
 import { xiaozhi } from './transports/xiaozhi/extension.js'
 
 export default defineConfig({
-  extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent, natsCluster],
+  extensions: [restPlugin, consolePlugin, webhooksPlugin, websocketTransport, mqttTransport, webrtcTransport, ...xiaozhi, echoAgent, openaiRealtimeAgent, pipelineAgent, localAgent, natsCluster],
   host: '127.0.0.1',
   dataDir: './data',
   log: { level: 'info', format: 'auto' },

@@ -40,6 +40,11 @@ export interface AgentProvider<Config = unknown> {
    */
   secrets?(): ReadonlyArray<string>
   /**
+   * What the provider found on this machine (local engines, models): `hark start` prints the
+   * summary; `ready: false` says its agents will refuse to start, and why. Must be cheap (no load).
+   */
+  hostCheck?(): { readonly ready: boolean; readonly summary: string }
+  /**
    * Start one agent session. Throwing or rejecting fails the agent (the reason of an
    * `AgentFailure` is shown to the room; anything else shows as "provider error"). Taking longer
    * than `agents.startTimeoutMs` fails it too. Must not touch the room before it resolves: audio
@@ -110,6 +115,55 @@ export interface AgentContext<Config = unknown> {
   participants(): ReadonlyArray<ParticipantInfo>
   /** The session cannot go on: the agent fails, and the room hears `reason` (keep secrets out of it). */
   fail(reason: string): void
+  /**
+   * Tools the agent may call: today the MCP tools of the devices in its room (spec/agents.md,
+   * "Tools"). Discovery starts at the first read of `ctx.tools` — read it in `start` — so a
+   * provider that never uses tools costs the devices nothing.
+   */
+  readonly tools: AgentTools
+}
+
+/** One tool an agent may call. */
+export interface ToolInfo {
+  /**
+   * Unique among the agent's tools. A device tool is `<clientId>/<its name on the device>`: a
+   * client id never holds `/`, so two devices offering the same tool never collide.
+   */
+  readonly name: string
+  /** Where it comes from: `device` (an MCP-capable terminal of the room). */
+  readonly source: 'device'
+  /** The tool's own name at its source (`self.light.set_on`). */
+  readonly tool: string
+  /** The terminal offering it (device tools). */
+  readonly clientId: string
+  readonly description: string
+  /** JSON Schema of its arguments, as the source announced it. */
+  readonly inputSchema: Readonly<Record<string, unknown>>
+}
+
+/** What a call gave: never a rejection — a failing, missing or silent tool is an error result. */
+export interface ToolResult {
+  readonly isError: boolean
+  /** The text parts of the result joined (or the error's message): what a reply template or a model reads. */
+  readonly text: string
+  /** The result's content as the source sent it (MCP content items), empty for an error of ours. */
+  readonly content: ReadonlyArray<Readonly<Record<string, unknown>>>
+  /** Why it failed when the tool never answered: `unknown_tool`, `timeout`, `gone` (its device left), `stopped`. */
+  readonly error?: 'unknown_tool' | 'timeout' | 'gone' | 'stopped'
+}
+
+export interface ToolCallOptions {
+  /** Give up after this long (default 5000 ms): the result is `{ isError: true, error: 'timeout' }`. */
+  readonly timeoutMs?: number
+}
+
+export interface AgentTools {
+  /** The tools known now (devices announce theirs when they join and whenever an agent joins). */
+  list(): ReadonlyArray<ToolInfo>
+  /** Call `name` (from `list()`) with `args`. */
+  call(name: string, args: Readonly<Record<string, unknown>>, options?: ToolCallOptions): Promise<ToolResult>
+  /** Told whenever `list()` changes; returns the unsubscribe. */
+  onChange(listener: () => void): () => void
 }
 
 /** Throw (or pass to `ctx.fail`) to fail an agent with a reason safe to show the room. */

@@ -11,7 +11,7 @@ import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 import { dominantHz, speechLike } from '../test/audioChecks.js'
 import { pipelineAgent, pipelineSettings } from './index.js'
-import { SpeechSegmenter } from './vad.js'
+import { SpeechSegmenter } from '../../core/agentRuntime/vad.js'
 import { FakeOpenAiHttp, MS_PER_CHAR } from './test/fakeOpenAiHttp.js'
 
 const KEYS = { stt: 'sk-stt-key-000000000001', llm: 'sk-llm-key-000000000002', tts: 'sk-tts-key-000000000003' }

