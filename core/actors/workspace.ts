@@ -135,6 +135,15 @@ const totalsOf = (room: RoomRef): RoomTotals => {
 }
 
 /**
+ * The ids of the actors this one creates: the same for every room and every client actor. A
+ * finished actor tells its parent `xstate.done.actor.<id>`, and xstate caches the transitions of
+ * each event type it has seen on the machine's state nodes for the life of the process: an id per
+ * room name or per session made that cache grow by an entry (~150 B) with every room and every
+ * expiring session ever opened (issue 33). Nothing looks these actors up by id.
+ */
+export const ACTOR_IDS = { room: 'room', client: 'client' } as const
+
+/**
  * The room an event names, created when missing (only inside an assign: see openTargetRoom). Like
  * a client actor, it runs in this actor's system (`parent`), not a root with a system of its own
  * (its scheduler, registry and maps: ~1.5 KB per room); still not an xstate child (see above).
@@ -142,7 +151,8 @@ const totalsOf = (room: RoomRef): RoomTotals => {
 const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef) => {
   if (room === null || HashMap.has(context.rooms, room)) return {}
   const ref = createActor(roomMachine, {
-    id: `room:${room}`,
+    // One id for every room (see ACTOR_IDS), not one per room name.
+    id: ACTOR_IDS.room,
     parent: host,
     clock: context.clock,
     input: { workspaceId: context.workspaceId, room, now: context.now, host, clock: context.clock },
@@ -219,7 +229,7 @@ export const workspaceMachine = setup({
       else {
         // A child in this actor's system (client.ts), not a root with a system of its own.
         const client = createActor(clientMachine, {
-          id: `session:${session.sessionId}`,
+          id: ACTOR_IDS.client,
           parent: self,
           clock: context.clock,
           input: { session, workspace: self, expiresInMs: event.expiresAt - context.clock.now() },
