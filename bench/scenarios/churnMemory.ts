@@ -43,6 +43,7 @@ const MB = 1024 * 1024
 
 interface Memory extends WorkerMessage {
   readonly type: 'memory'
+  readonly rssBeforeGcBytes: number
   readonly rssBytes: number
   readonly heapUsedBytes: number
   readonly externalBytes: number
@@ -128,6 +129,7 @@ const run = async (ctx: MeasureContext, f: Fixture, side: 'hark' | 'peer'): Prom
   const idle = memory.idle!
   const extra: Record<string, number> = { cycles: ctx.load, cyclesPerSecond: ctx.load / churnSeconds }
   for (const point of POINTS) {
+    extra[`${point}RssBeforeGcMB`] = memory[point]!.rssBeforeGcBytes / MB
     extra[`${point}RssMB`] = memory[point]!.rssBytes / MB
     extra[`${point}HeapMB`] = memory[point]!.heapUsedBytes / MB
     extra[`${point}ExternalMB`] = memory[point]!.externalBytes / MB
@@ -165,7 +167,7 @@ const figures = (sides: ReadonlyArray<ComparedSide>): string[] =>
     const cycles = at('cycles')
     const path = (unit: string) => POINTS.map((p) => at(`${p}${unit}`).toFixed(1)).join(' → ')
     return [
-      `${side.name}: RSS MB ${path('RssMB')}; heap MB ${path('HeapMB')}; external MB ${path('ExternalMB')} (baseline, ${Math.round(cycles / 3)} cycles, ${cycles} cycles, idle)` +
+      `${side.name}: RSS MB ${path('RssMB')} (before the GC: ${path('RssBeforeGcMB')}); heap MB ${path('HeapMB')}; external MB ${path('ExternalMB')} (baseline, ${Math.round(cycles / 3)} cycles, ${cycles} cycles, idle)` +
         `; timers ${at('baselineTimeouts')} → ${at('idleTimeouts')}, TCP handles ${at('baselineTcpHandles')} → ${at('idleTcpHandles')}`,
     ]
   })

@@ -28,6 +28,8 @@ if (!gc) throw new Error('churnServer needs --expose-gc')
 
 /** What this process holds after a full collection (several: finalizers and weak callbacks free more on the next). */
 const memory = async (): Promise<WorkerMessage> => {
+  // What an outside probe sees (garbage included), then what the process keeps.
+  const rssBeforeGcBytes = process.memoryUsage.rss()
   for (let i = 0; i < 4; i++) {
     gc()
     await new Promise((resolve) => setImmediate(resolve))
@@ -37,6 +39,7 @@ const memory = async (): Promise<WorkerMessage> => {
   for (const kind of getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1
   return {
     type: 'memory',
+    rssBeforeGcBytes,
     rssBytes: m.rss,
     heapUsedBytes: m.heapUsed,
     heapTotalBytes: m.heapTotal,
