@@ -90,7 +90,8 @@ const run = async (ctx: MeasureContext, f: Fixture, side: 'hark' | 'peer'): Prom
   const churn = async (from: number, to: number): Promise<Churned> => {
     ctx.phase(`${side}: churn cycles ${from}–${to}`)
     load.send({ type: 'churn', from, to, lanes: LANES })
-    const done = await load.next<Churned>('churned', Math.max(120_000, (to - from) * 50))
+    // Bounded by the churn's budget (the run's own limit is that plus the idle wait and 180 s).
+    const done = await load.next<Churned>('churned', ctx.warmupMs)
     if (done.failed > 0) throw new Error(`${done.failed} of ${to - from} cycles failed: ${done.firstError}`)
     return done
   }
