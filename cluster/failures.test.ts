@@ -72,10 +72,15 @@ const ws = (i: number, id: string) =>
 const closeCode = (t: WsTerminal) => new Promise<number>((resolve) => t.ws.once('close', (code) => resolve(code)))
 const api = <T = unknown>(i: number, method: string, path: string, body?: unknown) =>
   restCall<T>(nodes.get(i)!.ports.rest, apiKey, method, path, body)
-/** Ask again (each try a real round trip, no timer) until `ask` holds. */
-const until = async (what: string, ask: () => Promise<boolean>, tries = 2000) => {
-  for (let i = 0; i < tries; i++) if (await ask()) return
-  throw new Error(`never: ${what}`)
+/**
+ * Ask again (each try a real round trip, no timer) until `ask` holds, for up to `withinMs` (a count
+ * of tries was ~1 s of round trips: too short on a loaded machine for a lease the room's last owner
+ * still had to give back).
+ */
+const until = async (what: string, ask: () => Promise<boolean>, withinMs = 20_000) => {
+  const end = performance.now() + withinMs
+  while (performance.now() < end) if (await ask()) return
+  throw new Error(`never within ${withinMs} ms: ${what}`)
 }
 interface UsageRow { sessionId: string; clientId: string; startedAt: number; checkpointAt: number; endedAt: number | null }
 /** The workspace's usage sessions, read from the primary over sqld's HTTP API (Hrana v2 pipeline). */

@@ -5,6 +5,7 @@
  */
 import type { Scenario } from '../scenario.js'
 import agentLatency from './agentLatency.js'
+import churnMemory from './churnMemory.js'
 import cluster from './cluster.js'
 import connectStorm from './connectStorm.js'
 import idleMemory from './idleMemory.js'
@@ -30,6 +31,7 @@ export const scenarios: readonly Scenario[] = [
   idleMemory,
   idleMqtt,
   connectStorm,
+  churnMemory,
   webhooks,
   xiaozhiDevices,
   cluster,

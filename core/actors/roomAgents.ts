@@ -412,6 +412,9 @@ export const roomAgentsMachine = setup({
 
 export type RoomAgentsRef = ActorRefFrom<typeof roomAgentsMachine>
 
+/** The id of every room-agents actor: one for all, not one per room (workspace.ts, ACTOR_IDS). */
+export const ROOM_AGENTS_ACTOR_ID = 'roomAgents'
+
 /** A room's room-agents actor, in its workspace actor's system (`parent`), started. */
 export const startRoomAgents = (input: RoomAgentsInput & { host: RoomAgentsHost & AnyActorRef }, clock: ClockShape): RoomAgentsRef =>
-  createActor(roomAgentsMachine, { id: `roomAgents:${input.room}`, parent: input.host, clock, input }).start()
+  createActor(roomAgentsMachine, { id: ROOM_AGENTS_ACTOR_ID, parent: input.host, clock, input }).start()

@@ -418,4 +418,30 @@ describe('workspace actor', () => {
       warn.mockRestore()
     }
   })
+
+  it('sees the same event types however many rooms and expiring sessions come and go (xstate caches transitions per event type for good)', () => {
+    const clock = new ManualClock(T0)
+    const types = new Set<string>()
+    let ws: ReturnType<typeof createActor<typeof workspaceMachine>> | null = null
+    ws = createActor(workspaceMachine, {
+      clock,
+      input: { workspaceId: 'ws_1', clock },
+      inspect: (e) => {
+        if (e.type === '@xstate.event' && e.actorRef === ws) types.add(e.event.type)
+      },
+    }).start()
+    const cycle = (i: number) => {
+      const identity = terminalIdentity(`c${i}`, { workspaceId: 'ws_1', room: `room-${i}` })
+      const session = new Session(identity, new RecordingLink(), clock, 'forward')
+      // Every other session's credential expires: it gets a client actor, which ends with it.
+      ws!.send({ type: 'SESSION_OPEN', session, room: `room-${i}`, expiresAt: i % 2 === 0 ? T0 + 60_000 : null })
+      session.end()
+    }
+    for (let i = 0; i < 4; i++) cycle(i)
+    const seen = [...types].sort()
+    for (let i = 4; i < 100; i++) cycle(i)
+    expect([...types].sort()).toEqual(seen)
+    expect(HashMap.size(ws.getSnapshot().context.rooms) + HashMap.size(ws.getSnapshot().context.sessions)).toBe(0)
+    stopWorkspace(ws)
+  })
 })

@@ -41,16 +41,14 @@ import {
   TokenRevoked,
   type HarkError,
 } from '../errors.js'
-import type { RemoteSink } from '../dataplane/roomRouter.js'
-import type { ParticipantInfo, ServerEvent } from '../events.js'
-import type { Session, SessionInfo } from '../session.js'
-import { clientMachine, contained, type ClientEndedEvent } from './client.js'
-import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember, type RoomParentEvent } from './room.js'
+import type { ParticipantInfo } from '../events.js'
+import type { Session } from '../session.js'
+import { clientMachine, contained } from './client.js'
+import { roomMachine, type RoomEmitted, type RoomHost, type RoomMember } from './room.js'
 import {
   holdsNothing,
+  ROOM_AGENTS_ACTOR_ID,
   startRoomAgents,
-  type RoomAgentsEvent,
-  type RoomAgentsParentEvent,
   type RoomAgentsRef,
   type RoomAgentsRuntime,
 } from './roomAgents.js'
@@ -58,54 +56,8 @@ import {
 export type RoomRef = ActorRefFrom<typeof roomMachine>
 export type ClientRef = ActorRefFrom<typeof clientMachine>
 
-export type WorkspaceEvent =
-  | { type: 'SESSION_OPEN'; session: Session; room: string | null; expiresAt: number | null }
-  | ClientEndedEvent
-  | { type: 'CLIENT_ROOM_CHANGED'; clientId: string; room: string | null }
-  | { type: 'CLIENT_DELETED'; clientId: string }
-  | { type: 'CLIENT_TOKENS_REVOKED'; clientId: string }
-  | { type: 'DEVICE_PASSWORD_RESET'; clientId: string }
-  | { type: 'TOKEN_REVOKED'; jti: string }
-  | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
-  | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
-  | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
-  /** A session switched its audio mode: its room splits its receivers again. */
-  | { type: 'AUDIO_MODE'; session: Session }
-  /** Cluster: the other nodes with members in a room, where its own frames go. */
-  | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
-  | RoomParentEvent
-  /** To a room's room-agents actor; `open`: create it when the room has none (an agent is added). */
-  | { type: 'ROOM_AGENTS'; room: string; event: RoomAgentsEvent; open?: boolean }
-  | RoomAgentsParentEvent
-  | { type: 'SHUTDOWN'; reason?: HarkError }
-  /** Internal: a new session placed in no room is introduced after its announcement (sent to itself). */
-  | { type: 'INTRODUCE_UNPLACED'; session: Session }
-
-/** Frame counts of a room's router, final when it closes (metrics keep them). */
-export interface RoomTotals {
-  readonly framesIn: number
-  readonly framesOut: number
-  /** Frames sent to native (uWS pub/sub) receivers with one publish each; their deliveries are in framesOut. */
-  readonly framesPublished: number
-  readonly framesDecoded: number
-  readonly framesEncoded: number
-}
-
-/** What the workspace actor announces (subscribe with `actor.on(type, …)`). */
-export type WorkspaceEmitted =
-  /** Admitted and placed by its client's mapping in `room` (null: no room). */
-  | { type: 'session.opened'; session: SessionInfo; room: string | null }
-  /** A live session moved from one room to another because its client's mapping changed (either may be null). */
-  | { type: 'session.moved'; session: SessionInfo; from: string | null; to: string | null }
-  /**
-   * A session ended. `room`: the room it was in last (null: none); `reason`: the error it was
-   * closed with (a revocation, a newer session, shutdown, a protocol error …), null when the terminal went away.
-   */
-  | { type: 'session.ended'; session: SessionInfo; room: string | null; reason: HarkError | null }
-  | { type: 'room.closed'; workspaceId: string; room: string; totals: RoomTotals }
-
-/** What a workspace's actors announce: its own events and its rooms'. */
-export type WorkspaceAnnouncement = WorkspaceEmitted | RoomEmitted
+export type { WorkspaceEvent, RoomTotals, WorkspaceEmitted, WorkspaceAnnouncement } from './workspaceEvents.js'
+import type { WorkspaceAnnouncement, WorkspaceEmitted, WorkspaceEvent, RoomTotals } from './workspaceEvents.js'
 
 export interface WorkspaceInput {
   readonly workspaceId: string
@@ -167,6 +119,15 @@ const totalsOf = (room: RoomRef): RoomTotals => {
 }
 
 /**
+ * The ids of the actors this one creates: the same for every room, room-agents and client actor. A
+ * finished actor tells its parent `xstate.done.actor.<id>`, and xstate caches the transitions of
+ * each event type it has seen on the machine's state nodes for the life of the process: an id per
+ * room name or per session made that cache grow by an entry (~150 B) with every room and every
+ * expiring session ever opened (issue 33). Nothing looks these actors up by id.
+ */
+export const ACTOR_IDS = { room: 'room', client: 'client', roomAgents: ROOM_AGENTS_ACTOR_ID } as const
+
+/**
  * The room an event names, created when missing (only inside an assign: see openTargetRoom). Like
  * a client actor, it runs in this actor's system (`parent`), not a root with a system of its own
  * (its scheduler, registry and maps: ~1.5 KB per room); still not an xstate child (see above).
@@ -178,7 +139,8 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
   if (room === null || HashMap.has(context.rooms, room)) return {}
   const { roomAgents, ref: agents } = withRoomAgents(context, room, host)
   const ref = createActor(roomMachine, {
-    id: `room:${room}`,
+    // One id for every room (see ACTOR_IDS), not one per room name.
+    id: ACTOR_IDS.room,
     parent: host,
     clock: context.clock,
     input: { workspaceId: context.workspaceId, room, host, agents, clock: context.clock },
@@ -274,7 +236,7 @@ export const workspaceMachine = setup({
       else {
         // A child in this actor's system (client.ts), not a root with a system of its own.
         const client = createActor(clientMachine, {
-          id: `session:${session.sessionId}`,
+          id: ACTOR_IDS.client,
           parent: self,
           clock: context.clock,
           input: { session, workspace: self, expiresInMs: event.expiresAt - context.clock.now() },

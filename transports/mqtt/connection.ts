@@ -114,6 +114,11 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   private heldAudio: HeldAudio | null = null
   /** The socket's file descriptor for direct writes (plain TCP on a POSIX system), else -1. */
   private readonly fd: number
+  /**
+   * The close grace of a closing socket (`finish`), cleared when the socket closes: left to run, it
+   * kept this connection, its session and buffers for CLOSE_GRACE_MS after every disconnect.
+   */
+  private closeGrace: NodeJS.Timeout | null = null
 
   constructor(
     readonly socket: Socket,
@@ -144,6 +149,8 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   closed(): void {
     this.finish('ungraceful')
     this.ctx.clock.clearTimeout(this.timer)
+    if (this.closeGrace !== null) clearTimeout(this.closeGrace)
+    this.closeGrace = null
     this.ctx.onClosed(this)
   }
 
@@ -469,7 +476,7 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
       this.flush()
       this.socket.destroySoon()
       // Real time, not the engine's clock: it bounds real I/O (the socket's last flush).
-      setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
+      this.closeGrace = setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref()
     }
     if (!wasOpen) return
     const identity = this.identity!
