@@ -42,5 +42,5 @@ export { scrubSecrets } from './agentRuntime/redact.js'
 // ---- Audio helpers (16 kHz mono PCM; the frame constants are in agentProvider.ts) ----
 export { levelByteFromPcm, levelOf, voiceFlag, LEVEL_SILENT } from './dataplane/frame.js'
 export { PcmResampler, pcmToBase64, base64ToPcm } from './agentRuntime/resampler.js'
-export { heardText, whenPlayed } from './agentRuntime/heard.js'
+export { heardOfSpoken, heardText, whenPlayed } from './agentRuntime/heard.js'
 export { SpeechSegmenter, VAD_RATE, type VadOptions, type VadListener, type UtteranceStream } from './agentRuntime/vad.js'

@@ -13,7 +13,7 @@
  * `maxUtteranceMs` (a monologue) is not answered; when the monologue ends the agent says once
  * that it did not catch it.
  */
-import { AgentFailure, heardText, SpeechSegmenter, whenPlayed, type AgentContext, type AgentSession, type ServerEvent, type ToolResult } from '../../core/provider.js'
+import { AgentFailure, heardOfSpoken, SpeechSegmenter, whenPlayed, type AgentContext, type AgentSession, type ServerEvent, type ToolResult } from '../../core/provider.js'
 import { ChatError, chatTurn, type ChatEndpoint, type ChatMessage } from './chat.js'
 import { loadDictionary } from './dictionary.js'
 import { missingReason, type FliteVoice, type LocalEngines } from './engines.js'
@@ -196,17 +196,7 @@ export class LocalSession implements AgentSession {
     turn.abort.abort()
     const heardMs = Math.max(0, turn.pushedMs - this.ctx.audio.pendingMs)
     this.ctx.audio.clear()
-    const heard: string[] = []
-    let at = 0
-    for (const s of turn.spoken) {
-      if (at + s.ms <= heardMs) heard.push(s.text)
-      else {
-        heard.push(heardText(s.text, (heardMs - at) / s.ms))
-        break
-      }
-      at += s.ms
-    }
-    const text = heard.filter((t) => t.length > 0).join(' ')
+    const text = heardOfSpoken(turn.spoken, heardMs)
     if (text) this.ctx.emit({ kind: 'transcript', role: 'agent', text, final: true, truncated: true })
     this.ctx.emit({ kind: 'interrupted' })
     this.ctx.emit({ kind: 'state', state: 'listening' })

@@ -14,7 +14,7 @@
  * timeout, a dropped connection, a malformed answer) costs that turn only — the room gets
  * `{kind: "error", stage, reason}` — and three failed turns in a row fail the agent.
  */
-import { heardText, PcmResampler, scrubSecrets, SpeechSegmenter, VAD_RATE, whenPlayed, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
+import { heardOfSpoken, PcmResampler, scrubSecrets, SpeechSegmenter, VAD_RATE, whenPlayed, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
 import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage } from './openaiHttp.js'
 import { SentenceSplitter } from './sentences.js'
 
@@ -122,17 +122,7 @@ export class PipelineSession implements AgentSession {
     turn.abort.abort()
     const heardMs = Math.max(0, turn.pushedMs - this.ctx.audio.pendingMs)
     this.ctx.audio.clear()
-    const heard: string[] = []
-    let at = 0
-    for (const s of turn.spoken) {
-      if (at + s.ms <= heardMs) heard.push(s.text)
-      else {
-        heard.push(heardText(s.text, (heardMs - at) / s.ms))
-        break
-      }
-      at += s.ms
-    }
-    const text = heard.filter((t) => t.length > 0).join(' ')
+    const text = heardOfSpoken(turn.spoken, heardMs)
     if (text) {
       this.ctx.emit({ kind: 'transcript', role: 'agent', text, final: true, truncated: true })
       this.remember({ role: 'assistant', content: text })

@@ -13,6 +13,25 @@ export const heardText = (text: string, share: number): string => {
 }
 
 /**
+ * What the room heard of a reply spoken as `spoken` (its sentences in order, each with the ms of
+ * audio it took) when `heardMs` of that audio had been played: whole sentences, then the heard
+ * share of the one cut off, joined by spaces.
+ */
+export const heardOfSpoken = (spoken: ReadonlyArray<{ readonly text: string; readonly ms: number }>, heardMs: number): string => {
+  const heard: string[] = []
+  let at = 0
+  for (const s of spoken) {
+    if (at + s.ms <= heardMs) heard.push(s.text)
+    else {
+      heard.push(heardText(s.text, (heardMs - at) / s.ms))
+      break
+    }
+    at += s.ms
+  }
+  return heard.filter((t) => t.length > 0).join(' ')
+}
+
+/**
  * Resolves once at most `leftMs` of what was pushed to `audio` is still to be played (0: all of it
  * has been played); false if `signal` aborted first.
  */

@@ -45,15 +45,7 @@ export const noise = (ms: number, amplitude = 0.3, seed = 7): Int16Array => {
   return pcm
 }
 
-export const concat = (...parts: Int16Array[]): Int16Array => {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
+export { concat } from '../../../core/test/speech.js'
 
 /** Uplink frames as a terminal sends them: 60 ms Opus packets, each after its V|level byte. */
 export const uplinkFrames = (pcm: Int16Array): Uint8Array[] => {
