@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import defaultConfig from '../../engine.config.js'
 import { CHROMIUM } from '../../core/test/chromium.js'
@@ -42,21 +42,36 @@ const shot = async (p: Page, name: string) => {
   await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 }
 
-/** A signed-in admin's page at this size. */
-const signedIn = async (viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await newContext(browser, viewport)
+/** The admin's session: signed in once through the form (beforeAll), its cookie reused by every page. */
+let session: BrowserContextOptions['storageState']
+
+/** A signed-in admin's page at this size, freshly loaded at `path` (the Clients page unless said). */
+const signedIn = async (viewport: { width: number; height: number }, path = `/w/${ids.ws}/clients`, ready = 'tr[data-client="hall-panel"]'): Promise<{ context: BrowserContext; page: Page }> => {
+  const context = await newContext(browser, viewport, session)
   const page = await context.newPage()
-  await page.goto(`${base}/sign-in`)
-  await page.getByLabel('Email').fill(ADMIN.email)
-  await page.getByLabel('Password').fill(ADMIN.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Clients' }).waitFor()
+  await open(page, path, ready)
   return { context, page }
 }
 
 /** Open a page by its address and wait for what shows it has its data. */
 const open = async (p: Page, path: string, ready: string) => {
   await p.goto(`${base}${path}`)
+  await p.locator(ready).first().waitFor()
+}
+
+/**
+ * Go to a page inside the running app, as its own links do (history entry + the router's popstate),
+ * without loading the document again; then wait for what shows the page has its data. Consecutive
+ * pages of PAGES never share a ready selector and a component, so an old page cannot pass for the new.
+ */
+const visit = async (p: Page, path: string, ready: string) => {
+  await p.evaluate(async (to) => {
+    const w = globalThis as unknown as { history: { pushState(s: null, t: string, u: string): void }; dispatchEvent(e: unknown): void; PopStateEvent: new (type: string) => unknown }
+    w.history.pushState(null, '', to)
+    w.dispatchEvent(new w.PopStateEvent('popstate'))
+    // One turn of the page's event loop: the router's re-render has replaced the old page.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }, path)
   await p.locator(ready).first().waitFor()
 }
 
@@ -97,6 +112,15 @@ beforeAll(async () => {
   host.storage.agentPresets.insert({ workspaceId: ids.ws, presetId: 'greeter', name: 'Greeter', provider: 'echo', config: { silenceMs: 700 }, createdAt: now, updatedAt: now })
   host.storage.agentPresets.insert({ workspaceId: ids.ws, presetId: 'concierge', name: 'Concierge', provider: 'openai-realtime', config: {}, createdAt: now, updatedAt: now })
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--ignore-certificate-errors'] })
+  const context = await newContext(browser)
+  const page = await context.newPage()
+  await page.goto(`${base}/sign-in`)
+  await page.getByLabel('Email').fill(ADMIN.email)
+  await page.getByLabel('Password').fill(ADMIN.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Clients' }).waitFor()
+  session = await context.storageState()
+  await context.close()
 }, 60_000)
 
 afterAll(async () => {
@@ -132,12 +156,13 @@ const PAGES: ReadonlyArray<readonly [string, () => string, string]> = [
 ]
 
 describe('the console at 390 px and at 1280 px', () => {
-  for (const [label, viewport] of [['390 px', PHONE], ['1280 px', LAPTOP]] as const) {
-    it(`fits every page into ${label} without scrolling the document sideways${viewport === PHONE ? ', and axe finds nothing serious' : ''}`, async () => {
-      const { context, page } = await signedIn(viewport)
-      try {
-        for (const [name, path, ready] of PAGES) {
-          await step(page, `open ${name}`, () => open(page, path(), ready))
+  it('fits every page into 390 px and 1280 px without scrolling the document sideways, and axe finds nothing serious at 390 px', async () => {
+    const { context, page } = await signedIn(PHONE)
+    try {
+      for (const [name, path, ready] of PAGES) {
+        await step(page, `open ${name}`, () => visit(page, path(), ready))
+        for (const [label, viewport] of [['390 px', PHONE], ['1280 px', LAPTOP]] as const) {
+          await page.setViewportSize(viewport)
           const { scrollWidth, clientWidth } = await documentWidth(page)
           expect(scrollWidth, `${name} at ${label}`).toBeLessThanOrEqual(clientWidth)
           expect(clientWidth, `${name} at ${label}`).toBe(viewport.width)
@@ -146,18 +171,23 @@ describe('the console at 390 px and at 1280 px', () => {
           // that layout is, and browser.test.ts runs it on the desktop layout of the main pages.
           if (viewport === PHONE) await step(page, `axe on ${name}`, () => checkA11y(page, `${name} at ${label}`))
         }
-        // Sign-in, signed out.
-        const anonymous = await (await newContext(browser, viewport)).newPage()
-        await anonymous.goto(`${base}/sign-in`)
-        await anonymous.getByLabel('Email').waitFor()
-        expect((await documentWidth(anonymous)).scrollWidth).toBeLessThanOrEqual(viewport.width)
-        await checkA11y(anonymous, `sign-in at ${label}`)
-        await anonymous.context().close()
-      } finally {
-        await context.close()
+        await page.setViewportSize(PHONE)
       }
-    }, 120_000)
-  }
+      // Sign-in, signed out, at both widths.
+      const anonymous = await (await newContext(browser, PHONE)).newPage()
+      await anonymous.goto(`${base}/sign-in`)
+      await anonymous.getByLabel('Email').waitFor()
+      for (const viewport of [PHONE, LAPTOP]) {
+        await anonymous.setViewportSize(viewport)
+        expect((await documentWidth(anonymous)).scrollWidth).toBeLessThanOrEqual(viewport.width)
+      }
+      await anonymous.setViewportSize(PHONE)
+      await checkA11y(anonymous, 'sign-in at 390 px')
+      await anonymous.context().close()
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
 
   it('folds the navigation behind a Menu button on a phone, operable by keyboard alone', async () => {
     const { context, page } = await signedIn(PHONE)
@@ -168,7 +198,6 @@ describe('the console at 390 px and at 1280 px', () => {
       expect(await rooms.isVisible()).toBe(false)
       await shot(page, '390-clients')
       // From the top of a freshly loaded page: Tab reaches the button, Enter opens the menu.
-      await open(page, `/w/${ids.ws}/clients`, 'tr[data-client="hall-panel"]')
       await tabTo(page, menu, 5)
       await page.keyboard.press('Enter')
       expect(await menu.getAttribute('aria-expanded')).toBe('true')
@@ -191,20 +220,18 @@ describe('the console at 390 px and at 1280 px', () => {
       expect(await menu.getAttribute('aria-expanded')).toBe('false')
       expect(await focused(menu)).toBe(true)
       expect(await rooms.isVisible()).toBe(false)
+      // At 1280 px nothing folds: no Menu button, the links in the sidebar.
+      await page.setViewportSize(LAPTOP)
+      await rooms.waitFor()
+      expect(await menu.count()).toBe(0)
     } finally {
       await context.close()
     }
-    // At 1280 px nothing folds: no Menu button, the links in the sidebar.
-    const wide = await signedIn(LAPTOP)
-    expect(await wide.page.getByRole('button', { name: 'Menu' }).count()).toBe(0)
-    expect(await wide.page.getByRole('link', { name: 'Rooms', exact: true }).isVisible()).toBe(true)
-    await wide.context.close()
   })
 
   it('shows the audit log within 1280 px: one-line times with the full time as title, detail as key/value lines', async () => {
-    const { context, page } = await signedIn(LAPTOP)
+    const { context, page } = await signedIn(LAPTOP, `/w/${ids.ws}/audit`, 'td:has-text("apikey.created")')
     try {
-      await open(page, `/w/${ids.ws}/audit`, 'td:has-text("apikey.created")')
       await shot(page, '1280-audit')
       const table = page.locator('.table-scroll')
       expect(await table.evaluate((el) => [el.scrollWidth, el.clientWidth])).toEqual([expect.any(Number), await table.evaluate((el) => el.scrollWidth)])
@@ -224,13 +251,12 @@ describe('the console at 390 px and at 1280 px', () => {
     } finally {
       await context.close()
     }
-    const phone = await signedIn(PHONE)
-    await open(phone.page, `/w/${ids.ws}/audit`, 'td:has-text("apikey.created")')
+    const phone = await signedIn(PHONE, `/w/${ids.ws}/audit`, 'td:has-text("apikey.created")')
     // Wider than a phone, the table scrolls in its own named, focusable region.
     const region = phone.page.getByRole('region', { name: /Security events of Acme Devices/ })
     expect(await region.getAttribute('tabindex')).toBe('0')
     await shot(phone.page, '390-audit')
-    await open(phone.page, `/w/${ids.ws}/clients/new`, 'text=Create client')
+    await visit(phone.page, `/w/${ids.ws}/clients/new`, 'text=Create client')
     await shot(phone.page, '390-new-client')
     await phone.context.close()
   })
@@ -262,9 +288,8 @@ describe('the console at 390 px and at 1280 px', () => {
   })
 
   it('hints overrides from the chosen provider’s schema, labels its settings for people, and states the webhook URL rule applied', async () => {
-    const { context, page } = await signedIn(LAPTOP)
+    const { context, page } = await signedIn(LAPTOP, `/w/${ids.ws}/agents`, 'text=Dispatch agent')
     try {
-      await open(page, `/w/${ids.ws}/agents`, 'text=Dispatch agent')
       const overrides = page.getByLabel('Overrides (JSON)')
       // The platform default is agents.defaultProvider (echo).
       await expect.poll(() => overrides.getAttribute('placeholder')).toBe('{"silenceMs": 500}')
@@ -281,7 +306,7 @@ describe('the console at 390 px and at 1280 px', () => {
       await page.getByLabel('Provider').selectOption('openai-realtime')
       for (const label of ['Model', 'Voice', 'Instructions', 'VAD silence (ms)', 'Input transcription model']) expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1)
 
-      await open(page, `/w/${ids.ws}/webhooks`, 'text=Create webhook')
+      await visit(page, `/w/${ids.ws}/webhooks`, 'text=Create webhook')
       expect(await page.getByText('An https:// or http:// URL, any host (webhooks.allowPrivateNetworks is on).').count()).toBe(1)
       await page.getByLabel('Endpoint URL').fill('ftp://127.0.0.1/hooks')
       await page.getByRole('button', { name: 'Create webhook' }).click()
@@ -292,7 +317,7 @@ describe('the console at 390 px and at 1280 px', () => {
   })
 
   it('says what to do next on every empty list: a link or the CLI command', async () => {
-    const { context, page } = await signedIn(PHONE)
+    const { context, page } = await signedIn(PHONE, `/w/${ids.empty}/clients`, '.empty')
     try {
       for (const [page_, expectLink, command] of [
         ['clients', 'Create a client', `hark client create CLIENT-ID --workspace ${ids.empty} --room lobby`],
@@ -303,17 +328,17 @@ describe('the console at 390 px and at 1280 px', () => {
         ['api-keys', null, `hark apikey create --workspace ${ids.empty}`],
         ['devices', null, `hark xiaozhi activate CODE --workspace ${ids.empty} --client CLIENT-ID`],
       ] as const) {
-        await open(page, `/w/${ids.empty}/${page_}`, '.empty')
+        await visit(page, `/w/${ids.empty}/${page_}`, '.empty')
         const empty = page.locator('.empty')
         if (expectLink) expect(await empty.getByRole('link', { name: expectLink, exact: true }).count(), page_).toBe(1)
         if (command) expect(await empty.locator('code').textContent(), page_).toBe(command)
       }
-      await open(page, `/w/${ids.empty}/clients`, '.empty')
+      await visit(page, `/w/${ids.empty}/clients`, '.empty')
       await shot(page, '390-clients-empty')
       await page.locator('.empty').getByRole('link', { name: 'Create a client' }).click()
       await page.getByRole('heading', { name: 'New client' }).waitFor()
       // Filters that match nothing offer to clear them.
-      await open(page, `/w/${ids.ws}/clients`, 'tr[data-client="hall-panel"]')
+      await visit(page, `/w/${ids.ws}/clients`, 'tr[data-client="hall-panel"]')
       await page.getByLabel('Filter by room').fill('nowhere')
       await page.getByRole('button', { name: 'Apply filters' }).click()
       await page.getByText('No clients match these filters.').waitFor()

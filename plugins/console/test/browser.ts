@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -13,9 +13,12 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** How long one Playwright wait may take before it fails and names what it waited for. */
 export const STALL_MS = 20_000
 
-/** A context for the engine's console: its self-signed certificate accepted, axe-core loaded. */
-export const newContext = async (browser: Browser, viewport = { width: 1280, height: 900 }) => {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport })
+/**
+ * A context for the engine's console: its self-signed certificate accepted, axe-core loaded; with
+ * `storageState`, the cookies of an earlier context (a session signed in once, reused).
+ */
+export const newContext = async (browser: Browser, viewport = { width: 1280, height: 900 }, storageState?: BrowserContextOptions['storageState']) => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport, storageState })
   // axe-core comes in as an init script, like a test tool's: the page's CSP allows no inline script.
   await context.addInitScript({ content: AXE_SOURCE })
   // A wait that never ends fails in Playwright's words (which locator, on which page) before the
