@@ -14,10 +14,41 @@ import type { TerminalHub } from '../terminals.js'
 
 export const ROOM_DEFAULT_POLICY = 'room default agent'
 
-export const roomDefaultPolicy = (storage: StorageShape, settings: Settings): RoomAgentPolicy => ({
+/**
+ * Which rooms of a workspace name a default agent, read once per workspace (on its first join that
+ * asks) and forgotten when one of its rooms' settings changes: so a join asks no storage whether
+ * its room has a default agent.
+ */
+export class RoomsWithDefaults {
+  private readonly byWorkspace = new Map<string, ReadonlySet<string>>()
+  constructor(private readonly storage: StorageShape) {}
+
+  has(workspaceId: string, room: string): boolean {
+    let rooms = this.byWorkspace.get(workspaceId)
+    if (rooms === undefined) {
+      rooms = new Set(this.storage.roomSettings.roomsWithDefaultAgent(workspaceId))
+      this.byWorkspace.set(workspaceId, rooms)
+    }
+    return rooms.has(room)
+  }
+
+  forget(workspaceId: string): void {
+    this.byWorkspace.delete(workspaceId)
+  }
+}
+
+export const roomDefaultPolicy = (storage: StorageShape, settings: Settings, rooms = new RoomsWithDefaults(storage)): RoomAgentPolicy => ({
   name: ROOM_DEFAULT_POLICY,
   reason: 'default',
   replacedReason: 'room default agent changed',
+  mayWant: ({ workspaceId, room, kind }) => {
+    if (kind !== 'terminal') return false // its agent comes with a terminal
+    try {
+      return rooms.has(workspaceId, room)
+    } catch {
+      return true // storage cannot tell now: the room gets its actor, and want() asks again
+    }
+  },
   want: ({ workspaceId, room }) => {
     const setting = storage.roomSettings.get(workspaceId, room)?.defaultAgent ?? null
     if (setting === null) return null
@@ -30,8 +61,11 @@ export const roomDefaultPolicy = (storage: StorageShape, settings: Settings): Ro
 })
 
 /** A room's settings changed: its room-agents actor asks the policy again. Returns the unsubscribe function. */
-export const watchRoomDefaults = (feed: ChangeFeed, hub: TerminalHub): (() => void) =>
-  feed.on('room.updated', (change) => roomDefaultChanged(hub, change.workspaceId, change.subject))
+export const watchRoomDefaults = (feed: ChangeFeed, hub: TerminalHub, rooms: RoomsWithDefaults): (() => void) =>
+  feed.on('room.updated', (change) => roomDefaultChanged(hub, rooms, change.workspaceId, change.subject))
 
-export const roomDefaultChanged = (hub: TerminalHub, workspaceId: string, room: string): void =>
-  hub.toRoomAgents(workspaceId, room, { type: 'POLICY_CHANGED', policy: ROOM_DEFAULT_POLICY })
+/** Its room-agents actor hears it — created now if the room is open here and had none (no policy wanted one before). */
+export const roomDefaultChanged = (hub: TerminalHub, rooms: RoomsWithDefaults, workspaceId: string, room: string): void => {
+  rooms.forget(workspaceId)
+  hub.toRoomAgents(workspaceId, room, { type: 'POLICY_CHANGED', policy: ROOM_DEFAULT_POLICY }, 'whenRoomOpen')
+}

@@ -10,7 +10,7 @@
  */
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
-import { liveAgents, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
+import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
 import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
@@ -19,7 +19,7 @@ import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
-import { roomDefaultChanged, roomDefaultPolicy, watchRoomDefaults } from './defaultAgents.js'
+import { roomDefaultChanged, roomDefaultPolicy, RoomsWithDefaults, watchRoomDefaults } from './defaultAgents.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
 
@@ -107,13 +107,16 @@ export class AgentDispatcher {
   private readonly lifecycleListeners = new Set<(event: AgentLifecycleEvent) => void>()
   /** The room policies in force, in the order the room-agents actors consult them. */
   private readonly policyList: RoomAgentPolicy[]
+  /** The rooms that name a default agent, by workspace (the default policy's `mayWant`). */
+  private readonly roomsWithDefaults: RoomsWithDefaults
   /** Policy agents being started (idle() waits for them). */
   private readonly starting = new Set<Promise<unknown>>()
   private unwatch: (() => void) | null = null
 
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
-    this.policyList = [roomDefaultPolicy(deps.storage, deps.settings)]
+    this.roomsWithDefaults = new RoomsWithDefaults(deps.storage)
+    this.policyList = [roomDefaultPolicy(deps.storage, deps.settings, this.roomsWithDefaults)]
     this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
     this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
     this.badPackets = new Counter({
@@ -145,7 +148,7 @@ export class AgentDispatcher {
   /** Become the rooms' agent runtime: their room-agents actors consult the policies and start agents here. */
   start(): void {
     this.deps.hub.attachAgents(this.runtime)
-    this.unwatch ??= watchRoomDefaults(this.deps.storage.feed, this.deps.hub)
+    this.unwatch ??= watchRoomDefaults(this.deps.storage.feed, this.deps.hub, this.roomsWithDefaults)
   }
 
   /**
@@ -173,6 +176,7 @@ export class AgentDispatcher {
   /** What the room-agents actors start their policies' agents with. */
   private readonly runtime: RoomAgentsRuntime = {
     policies: () => this.policyList,
+    mayWant: (joining) => policiesMayWant(this.policyList, joining),
     runsPolicies: (workspaceId, room) => this.placement === null || this.placement.owns(workspaceId, room),
     launch: (launch) => this.launchPolicyAgent(launch),
   }
@@ -201,7 +205,7 @@ export class AgentDispatcher {
     return {
       dispatchHere: (ws: string, room: string, request: DispatchRequest, origin: AgentOrigin) => this.dispatchHere(ws, room, request, origin),
       ownershipChanged: (ws: string, room: string, owned: boolean) => this.deps.hub.toRoomAgents(ws, room, { type: 'OWNERSHIP_CHANGED', owned }),
-      roomSettingsChanged: (ws: string, room: string) => roomDefaultChanged(this.deps.hub, ws, room),
+      roomSettingsChanged: (ws: string, room: string) => roomDefaultChanged(this.deps.hub, this.roomsWithDefaults, ws, room),
       list: (ws: string, room: string | null) => this.list(ws, { room }),
       get: (ws: string, agentId: string) => this.get(ws, agentId),
       stop: async (ws: string, agentId: string) => (this.get(ws, agentId) === null ? null : this.stop(ws, agentId)),
