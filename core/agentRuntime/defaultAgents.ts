@@ -6,11 +6,15 @@
  * swaps it when the setting changes: a committed `room.updated` (this node's, another process's, or
  * another node's through the cluster) tells the room's actor that the policy's input changed.
  */
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import type { RoomAgentPolicy } from '../actors/roomAgents.js'
 import type { Settings } from '../config.js'
 import type { ChangeFeed } from '../storage/changeFeed.js'
-import type { StorageShape } from '../storage/storage.js'
-import type { TerminalHub } from '../terminals.js'
+import { Storage, type StorageShape } from '../storage/storage.js'
+import { Terminals, type TerminalHub } from '../terminals.js'
+import { Agents } from './dispatcherLayer.js'
 
 export const ROOM_DEFAULT_POLICY = 'room default agent'
 
@@ -69,3 +73,30 @@ export const roomDefaultChanged = (hub: TerminalHub, rooms: RoomsWithDefaults, w
   rooms.forget(workspaceId)
   hub.toRoomAgents(workspaceId, room, { type: 'POLICY_CHANGED', policy: ROOM_DEFAULT_POLICY }, 'whenRoomOpen')
 }
+
+export interface RoomDefaultAgentsShape {
+  /** A room's settings changed (another node's `room.updated`, through the cluster): its actor asks the policy again. */
+  changed(workspaceId: string, room: string): void
+}
+
+export class RoomDefaultAgents extends Context.Service<RoomDefaultAgents, RoomDefaultAgentsShape>()('hark/RoomDefaultAgents') {}
+
+/** The room default policy, first of the dispatcher's policies, and the watch of the rooms' settings; both go when released. */
+export const makeRoomDefaultAgents = (settings: Settings) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const hub = yield* Terminals
+    const agents = yield* Agents
+    const rooms = new RoomsWithDefaults(storage)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const removePolicy = agents.addPolicy(roomDefaultPolicy(storage, settings, rooms))
+        const unwatch = watchRoomDefaults(storage.feed, hub, rooms)
+        return () => (unwatch(), removePolicy())
+      }),
+      (stop) => Effect.sync(stop),
+    )
+    return { changed: (workspaceId, room) => roomDefaultChanged(hub, rooms, workspaceId, room) } satisfies RoomDefaultAgentsShape
+  })
+
+export const roomDefaultAgentsLayer = (settings: Settings) => Layer.effect(RoomDefaultAgents, makeRoomDefaultAgents(settings))
