@@ -5,6 +5,7 @@
  * The room-agents actor starts it with the room's first terminal, once per occupancy cycle, and
  * swaps it when the setting changes: a committed `room.updated` (this node's, another process's, or
  * another node's through the cluster) tells the room's actor that the policy's input changed.
+ * In an engine, its layer adds the policy to the dispatcher and watches the rooms' settings.
  */
 import * as Context from 'effect/Context'
 import * as Effect from 'effect/Effect'

@@ -5,8 +5,8 @@
  * and ended ones for a while so a back end can read why an agent stopped. Workspaces never see
  * each other's agents. Which agents a room has is its room-agents actor's (core/actors/roomAgents.ts):
  * the dispatcher registers every agent it starts there, and is the runtime those actors start the
- * agents their policies want with (the room default agent, `defaultAgents.ts`, and any policy an
- * extension adds, `addPolicy`).
+ * agents their policies want with (every policy added with `addPolicy`: the room default agent's,
+ * by its layer in `defaultAgents.ts`, first; an extension's, such as the xiaozhi auto agent).
  */
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
