@@ -188,8 +188,9 @@ export const makeHttpServer = (settings: Settings) =>
       Effect.try({ try: () => createHttpServer(settings, metrics, () => ready), catch: (e) => e as ConfigError }),
       (app) => Effect.promise(() => finishHttpDrain(app)),
     )
-    for (const name of registry.names('plugin')) {
-      const plugin = registry.resolve<EnginePlugin>('plugin', name)
+    // Every plugin is built before any registers its routes: one may add a resource to another's API (ApiRoutes) when built.
+    const plugins = registry.names('plugin').map((name) => ({ name, plugin: registry.resolve<EnginePlugin>('plugin', name) }))
+    for (const { name, plugin } of plugins) {
       if (!plugin.register) continue
       yield* Effect.promise(() => app.register(async (scope) => plugin.register!(scope)).after())
       log.debug({ plugin: name }, 'plugin routes registered')
