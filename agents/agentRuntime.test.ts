@@ -364,6 +364,22 @@ describe('room default agent', () => {
     expect(engine.host.agents.live(seed.workspaceId, 'lobby')[0]!.agentId).not.toBe(agent!.agentId)
   })
 
+  it('a room with no default agent gets no room-agents actor; one set while terminals are in it starts its agent at once', async () => {
+    await start()
+    const a = await connect('a')
+    await a.link.event('session')
+    // Nothing wants an agent there: a join costs no room-agents actor and no roster.
+    expect(engine.host.terminals.roomAgents(seed.workspaceId, 'lobby')).toBeUndefined()
+    setDefault('lobby', { stopDelaySeconds: 0 })
+    expect((await a.link.event('participant.joined', (e) => e.participant.kind === 'agent')).participant.id).toBe('agent@default')
+    expect(engine.host.agents.live(seed.workspaceId, 'lobby').map((x) => x.view().origin)).toEqual(['default'])
+    // The room's next terminal finds it in the roster the agent reads.
+    const b = await connect('b')
+    await b.link.event('session')
+    const roster = engine.host.terminals.roomAgents(seed.workspaceId, 'lobby')!.getSnapshot().context.roster
+    expect(roster.participants.map((p) => p.id).sort()).toEqual(['a', 'agent@default', 'b'])
+  })
+
   it('a terminal back within the stop delay keeps the same agent, past it the agent stops; a changed setting swaps it; no setting stops it', async () => {
     // The stop delay runs on the engine's clock: a minute passes when the test says so.
     const clock = new ManualClock(Date.now())

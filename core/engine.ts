@@ -5,7 +5,6 @@
  * is flushed and closed.
  */
 import { existsSync, mkdirSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import * as Cause from 'effect/Cause'
 import * as Context from 'effect/Context'
@@ -14,42 +13,33 @@ import * as Exit from 'effect/Exit'
 import * as Layer from 'effect/Layer'
 import * as ManagedRuntime from 'effect/ManagedRuntime'
 import * as Schedule from 'effect/Schedule'
-import type { FastifyInstance } from 'fastify'
-import type { AgentProvider } from './agentProvider.js'
-import { AgentDispatcher } from './agentRuntime/dispatcher.js'
-import { containAgentFaults } from './agentRuntime/faultContainment.js'
-import { isolatedProvider } from './agentRuntime/isolation/isolatedProvider.js'
-import { providerModuleList, resolveWithProviderModules, runnableModule } from './agentRuntime/isolation/modules.js'
-import { ProviderWorkerPool } from './agentRuntime/isolation/pool.js'
-import { ApiRoutes } from './apiRoutes.js'
+import { roomDefaultAgentsLayer } from './agentRuntime/defaultAgents.js'
+import { agentDispatcherLayer, Agents } from './agentRuntime/dispatcherLayer.js'
+import { providerModuleList, resolveWithProviderModules } from './agentRuntime/isolation/modules.js'
+import { providerWorkersLayer } from './agentRuntime/isolation/workersLayer.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
-import { singleNode, type ClusterAdapter, type ClusterNode } from './cluster/cluster.js'
-import { nodeIdOf } from './cluster/nodeId.js'
+import { Cluster, clusterLayer } from './cluster/clusterLayer.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './define.js'
-import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
-import { beginHttpDrain, createHttpServer, finishHttpDrain } from './http.js'
+import { beginHttpDrain, HttpServer, httpServerLayer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
-import { PresenceService } from './presence.js'
-import { ExtensionRegistry } from './registry.js'
+import { Extensions, extensionsLayer } from './registryLayer.js'
 import { checkMasterKey, loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
 import type { EngineContext } from './engineContext.js'
+import { ExtensionError, messageOf } from './startupErrors.js'
 import { BackgroundCheckpoints } from './storage/checkpointer.js'
 import { Storage, storageLayer } from './storage/storage.js'
 import { presenceLayer, Terminals, terminalsLayer } from './terminals.js'
 import { loadTls, Tls } from './tls.js'
-import { EngineLeases } from './leases.js'
-import type { EngineServiceMap } from './services.js'
 import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
-import { attachAgentEvents } from './webhooks/liveEvents.js'
-import { WebhookOutboxService, webhookOutboxLayer } from './webhooks/outboxLayer.js'
+import { webhookOutboxLayer } from './webhooks/outboxLayer.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -195,174 +185,23 @@ interface Running {
   readonly ports: Record<string, number>
 }
 
-/** Start the HTTP server, transports and plugins; their stop is registered as finalizers. */
-const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
+/**
+ * What runs on top of the layers: the transports, the rooms' agent policies and the plugins, then
+ * the engine is ready. Their stops are finalizers, run in reverse: no new REST requests first,
+ * then plugins, agents, the terminals, the transports — before the layers below are released.
+ */
+const serving = (settings: Settings) =>
   Effect.gen(function* () {
-    const ctx = yield* Effect.context<EngineContext>()
     const log = yield* Log
-    let registry: ExtensionRegistry | undefined
-    // Isolated providers run their sessions in provider workers; a worker imports the provider's module.
-    const isolatedModules = new Map<string, string>()
-    for (const ext of extensions) {
-      if (ext.kind !== 'agentProvider' || !ext.isolate) continue
-      if (ext.module === null) {
-        return yield* Effect.fail(
-          new Error(
-            `agent provider ${ext.name} runs in a provider worker, which needs its module: ` +
-              `defineAgentProvider('${ext.name}', { module: import.meta.url, … }), or isolate: false to run it in the engine's thread`,
-          ),
-        )
-      }
-      const module = yield* Effect.try({ try: () => runnableModule(ext.module!), catch: (e) => new Error(`agent provider ${ext.name}: ${(e as Error).message}`) })
-      isolatedModules.set(ext.name, module)
-    }
-    const pool =
-      isolatedModules.size === 0
-        ? null
-        : new ProviderWorkerPool({
-            size: settings.agents.workers ?? availableParallelism(),
-            agentsPerWorker: settings.agents.agentsPerWorker,
-            memoryMb: settings.agents.workerMemoryMb,
-            stallMs: settings.agents.workerStallMs,
-            boot: { settings, preload: [...isolatedModules].map(([name, module]) => ({ name, module })) },
-            clock: Context.get(ctx, Clock),
-            log: log.child({ component: 'provider-workers' }),
-            metrics: Context.get(ctx, Metrics),
-          })
-    // Added before the agents' own finalizer, so it runs after every agent has stopped.
-    if (pool) yield* Effect.addFinalizer(() => Effect.promise(() => pool.close()))
-    const providers = new Map<string, AgentProvider>()
-    const agents = new AgentDispatcher({
-      hub: Context.get(ctx, Terminals),
-      storage: Context.get(ctx, Storage),
-      settings,
-      log,
-      clock: Context.get(ctx, Clock),
-      metrics: Context.get(ctx, Metrics),
-      providers: {
-        names: () => registry!.names('agentProvider'),
-        get: (name) => {
-          let provider = providers.get(name)
-          if (!provider) {
-            provider = registry!.resolve<AgentProvider>('agentProvider', name)
-            const module = isolatedModules.get(name)
-            if (module !== undefined && pool) provider = isolatedProvider(name, module, provider, pool)
-            providers.set(name, provider)
-          }
-          return provider
-        },
-      },
-    })
-    const webhookOutbox = Context.get(ctx, WebhookOutboxService)
-    // Added first, so it runs after the agents' shutdown: their last events are published.
-    const detachAgentEvents = attachAgentEvents(agents, Context.get(ctx, Clock), (e) => webhookOutbox.publish(e))
-    yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
-    // What extensions may receive, by service key (services.ts); nothing else of the engine reaches them.
-    const leases = new EngineLeases()
-    const operations = {
-      settings,
-      clock: Context.get(ctx, Clock),
-      storage: Context.get(ctx, Storage),
-      security: Context.get(ctx, Security),
-      presence: Context.get(ctx, PresenceService),
-      terminals: Context.get(ctx, Terminals),
-      agents,
-    }
-    const services: EngineServiceMap = {
-      ...operations,
-      operations,
-      log,
-      metrics: Context.get(ctx, Metrics),
-      tls: Context.get(ctx, Tls),
-      gatewayRoutes: new GatewayRoutes(),
-      apiRoutes: new ApiRoutes(),
-      webhookOutbox,
-      leases,
-      listeners: {
-        listening: (name, port) => {
-          ports[name] = port
-          log.info({ listener: name, host: settings.host, port }, 'listening')
-        },
-        port: (name) => ports[name] ?? null,
-      },
-    }
-    registry = new ExtensionRegistry(services, extensions)
-    const r = registry
-    // Extensions defined with `load` are imported now, not when the config was read.
-    yield* Effect.tryPromise({ try: () => r.load(), catch: (e) => e as Error })
-    const host: EngineHost = { ...services, resolve: (kind, name) => r.resolve(kind, name), names: (kind) => r.names(kind) }
-    if (r.names('agentProvider').length > 0) {
-      // A provider's own timers and sockets must fail its agent, not the process.
-      const uninstall = containAgentFaults(log)
-      yield* Effect.addFinalizer(() => Effect.sync(uninstall))
-    }
-    if (r.names('agentProvider').length > 0 && !r.names('agentProvider').includes(settings.agents.defaultProvider)) {
-      log.warn(
-        { defaultProvider: settings.agents.defaultProvider, registered: r.names('agentProvider') },
-        'agents.defaultProvider is not a registered agent provider: dispatches without a presetId will be refused',
-      )
-    }
-
-    let ready = false
-    const app: FastifyInstance = createHttpServer(settings, services.metrics, () => ready)
-    // Runs last: REST requests still in flight get the rest of the drain budget, then are cut.
-    yield* Effect.addFinalizer(() => Effect.promise(() => finishHttpDrain(app)))
-
-    const plugins = r.names('plugin').map((name) => ({ name, plugin: r.resolve<EnginePlugin>('plugin', name) }))
-    for (const { name, plugin } of plugins) {
-      if (plugin.register) {
-        yield* Effect.promise(() => app.register(async (scope) => plugin.register!(scope)).after())
-        log.debug({ plugin: name }, 'plugin routes registered')
-      }
-    }
-    yield* Effect.tryPromise({
-      try: () => app.listen({ host: settings.host, port: settings.rest.port }),
-      catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
-    })
-    const address = app.server.address()
-    services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
-
-    // In a cluster, the node joins before any terminal can connect, and leaves after they are closed.
-    let cluster: ClusterNode = singleNode
-    const natsUrl = settings.cluster.natsUrl
-    if (natsUrl !== null) {
-      // The cluster extension (engine.config.ts: cluster/nats/) imports its implementation when asked to join.
-      const [name] = r.names('cluster')
-      if (name === undefined) return yield* Effect.fail(new Error('cluster.natsUrl is set, but the engine config registers no cluster extension (engine.config.ts: natsCluster)'))
-      const adapter = r.resolve<ClusterAdapter>('cluster', name)
-      const node = yield* Effect.tryPromise({
-        try: async () => {
-          const node = await adapter.join({
-            natsUrl,
-            nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
-            leaseTtlMs: settings.cluster.leaseTtlMs,
-            relayBatchMs: settings.cluster.relayBatchMs,
-            hub: Context.get(ctx, Terminals),
-            storage: services.storage,
-            security: services.security,
-            clock: services.clock,
-            log,
-            endpoints: () => ({ ...ports }),
-          })
-          await node.start()
-          return node
-        },
-        catch: (e) => new Error(`cannot join the cluster at cluster.natsUrl ${natsUrl}: ${(e as Error).message}`),
-      })
-      yield* Effect.addFinalizer(() => Effect.promise(() => node.stop()))
-      node.installMetrics(services.metrics)
-      agents.setPlacement(node.placement)
-      node.setAgentHooks(agents.nodeHooks())
-      // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
-      leases.attach(node.leases)
-      cluster = node
-    }
-
-    for (const name of r.names('transport')) {
-      const transport = r.resolve<Transport>('transport', name)
+    const { registry, host } = yield* Extensions
+    const http = yield* HttpServer
+    const agents = yield* Agents
+    yield* Cluster // joined before any terminal can connect, left after they are closed
+    for (const name of registry.names('transport')) {
+      const transport = registry.resolve<Transport>('transport', name)
       yield* Effect.tryPromise({
         try: () => transport.start(),
-        catch: (e) => (e instanceof ListenError ? e : new Error(`transport ${name} failed to start: ${(e as Error).message}`)),
+        catch: (e) => (e instanceof ListenError ? e : new ExtensionError({ extension: `transport ${name}`, message: `transport ${name} failed to start: ${messageOf(e)}`, cause: e })),
       })
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => transport.stop()).pipe(
@@ -371,12 +210,13 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       )
     }
     // Finalizers run in reverse: terminals hear session.closing before listeners go away.
-    const terminals = Context.get(ctx, Terminals)
+    const terminals = yield* Terminals
     yield* Effect.addFinalizer(() => Effect.sync(() => terminals.closeAll()))
     // The rooms' agent policies from here on; agents leave their rooms (telling the terminals) before the terminals are closed.
     agents.start()
     yield* Effect.addFinalizer(() => Effect.promise(() => agents.shutdown()))
-    for (const { name, plugin } of plugins) {
+    for (const name of registry.names('plugin')) {
+      const plugin = registry.resolve<EnginePlugin>('plugin', name)
       if (plugin.start) yield* Effect.promise(async () => plugin.start!())
       if (plugin.stop) {
         const stop = plugin.stop.bind(plugin)
@@ -387,16 +227,30 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
         )
       }
     }
-    ready = true
+    http.setReady(true)
     // Runs first: no new REST requests, while those in flight go on during the rest of the stop.
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        ready = false
-        beginHttpDrain(app)
+        http.setReady(false)
+        beginHttpDrain(http.app)
       }),
     )
-    return { host, ports } satisfies Running
+    return host
   })
+
+/**
+ * The engine's own layers, each built on those before it and released in reverse: the provider
+ * workers, the dispatcher, the room default agents, the extensions' registry, the HTTP server
+ * (listening), the cluster; then `serving`.
+ */
+const engineLayers = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
+  clusterLayer(settings, ports).pipe(
+    Layer.provideMerge(httpServerLayer(settings)),
+    Layer.provideMerge(extensionsLayer(settings, extensions, ports)),
+    Layer.provideMerge(roomDefaultAgentsLayer(settings)),
+    Layer.provideMerge(agentDispatcherLayer(settings)),
+    Layer.provideMerge(providerWorkersLayer(settings, extensions)),
+  )
 
 export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   config: EngineConfig<X> = {} as EngineConfig<X>,
@@ -430,8 +284,8 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
     Layer.provideMerge(baseLayer(resolved, options)),
   )
   class Server extends Context.Service<Server, Running>()('hark/Server') {}
-  const serverLayer = Layer.effect(
-    Server,
+  /** Chores on the engine's services before anything serves: the database's news, cache invalidation, housekeeping. */
+  const prepared = Layer.effectDiscard(
     Effect.gen(function* () {
       if (createsDatabase) (yield* Log).info({ file: databaseFile }, 'created the database (hark.db)')
       if (remote) {
@@ -440,9 +294,15 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       }
       yield* cacheInvalidation
       yield* housekeeping(resolved)
-      return yield* serve(current, extensions, ports)
     }),
-  ).pipe(Layer.provideMerge(services))
+  )
+  /** The whole engine: its services, the chores, its own layers, then what serves (built at start: the settings and extensions are final then). */
+  const serverLayer = (settings: Settings, all: ReadonlyArray<Extension>) =>
+    Layer.effect(Server, Effect.map(serving(settings), (host): Running => ({ host, ports }))).pipe(
+      Layer.provideMerge(engineLayers(settings, all, ports)),
+      Layer.provideMerge(prepared),
+      Layer.provideMerge(services),
+    )
 
   let runtime: ManagedRuntime.ManagedRuntime<Server | EngineContext, unknown> | undefined
 
@@ -471,7 +331,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
       }
       mkdirSync(dataDir, { recursive: true, mode: 0o700 })
       createsDatabase = !remote && !existsSync(databaseFile)
-      runtime = ManagedRuntime.make(serverLayer)
+      runtime = ManagedRuntime.make(serverLayer(current, extensions))
       try {
         running = await runtime.runPromise(Effect.gen(function* () {
           return yield* Server

@@ -43,7 +43,7 @@ export type { Change, ChangeAuthor, ChangeKind, ChangeOf, NewChange } from './st
 export type { TlsMaterial } from './tls.js'
 export type { Presence, PresenceEntry } from './presence.js'
 export type { AgentDispatcher, AgentLifecycleEvent } from './agentRuntime/dispatcher.js'
-export type { AgentReason, AgentRequest, PolicyWant, RoomAgentPolicy, RoomAgentsView } from './actors/roomAgents.js'
+export type { AgentReason, AgentRequest, PolicyJoin, PolicyWant, RoomAgentPolicy, RoomAgentsView } from './actors/roomAgents.js'
 export type { RoomRoster } from './actors/room.js'
 export type { OperationServices } from './operations/services.js'
 export type { WebhookOutbox } from './webhooks/outbox.js'

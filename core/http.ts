@@ -6,6 +6,9 @@
  * drains: no new requests, those in flight finish (for at most REST_DRAIN_MS), then the rest is cut.
  */
 import type { Duplex } from 'node:stream'
+import * as Context from 'effect/Context'
+import * as Effect from 'effect/Effect'
+import * as Layer from 'effect/Layer'
 import { fastify, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Registry } from 'prom-client'
 import { ConfigError, type Settings } from './config.js'
@@ -22,6 +25,11 @@ import {
 } from './errors.js'
 import { statusLine } from './gatewayRoutes.js'
 import { lazySerializers, warmSchemaCompilers } from './httpApi/lazySchemas.js'
+import { Log } from './log.js'
+import { Metrics } from './metrics.js'
+import type { EnginePlugin } from './plugin.js'
+import { Extensions } from './registryLayer.js'
+import { ListenError } from './transport.js'
 
 /** How long a stop lets REST requests in flight finish: inside `hark start`'s 4.5 s stop budget. */
 export const REST_DRAIN_MS = 3000
@@ -155,3 +163,45 @@ export const finishHttpDrain = async (app: FastifyInstance): Promise<void> => {
   clearTimeout(timer)
   await closed
 }
+
+export interface HttpServerShape {
+  readonly app: FastifyInstance
+  /** /healthz answers 200 once set (the engine is serving), 503 before and again from the stop on. */
+  setReady(ready: boolean): void
+}
+
+/** The REST-port HTTP server of an engine, listening, with every plugin's routes. */
+export class HttpServer extends Context.Service<HttpServer, HttpServerShape>()('hark/HttpServer') {}
+
+/**
+ * Build the server, register the plugins' routes and listen on rest.port. Its release waits for
+ * the requests still in flight for the rest of the drain budget, then cuts them; the drain itself
+ * begins first thing in a stop (`beginHttpDrain`, the engine's last finalizer).
+ */
+export const makeHttpServer = (settings: Settings) =>
+  Effect.gen(function* () {
+    const log = yield* Log
+    const { registry, services } = yield* Extensions
+    const metrics = yield* Metrics
+    let ready = false
+    const app = yield* Effect.acquireRelease(
+      Effect.try({ try: () => createHttpServer(settings, metrics, () => ready), catch: (e) => e as ConfigError }),
+      (app) => Effect.promise(() => finishHttpDrain(app)),
+    )
+    // Every plugin is built before any registers its routes: one may add a resource to another's API (ApiRoutes) when built.
+    const plugins = registry.names('plugin').map((name) => ({ name, plugin: registry.resolve<EnginePlugin>('plugin', name) }))
+    for (const { name, plugin } of plugins) {
+      if (!plugin.register) continue
+      yield* Effect.promise(() => app.register(async (scope) => plugin.register!(scope)).after())
+      log.debug({ plugin: name }, 'plugin routes registered')
+    }
+    yield* Effect.tryPromise({
+      try: () => app.listen({ host: settings.host, port: settings.rest.port }),
+      catch: (e) => new ListenError('rest', settings.host, settings.rest.port, 'rest.port', e),
+    })
+    const address = app.server.address()
+    services.listeners.listening('rest', typeof address === 'object' && address ? address.port : settings.rest.port)
+    return { app, setReady: (value) => void (ready = value) } satisfies HttpServerShape
+  })
+
+export const httpServerLayer = (settings: Settings) => Layer.effect(HttpServer, makeHttpServer(settings))

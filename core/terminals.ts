@@ -45,6 +45,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private agentRuntime: RoomAgentsRuntime | null = null
   private readonly agents: RoomAgentsRuntime = {
     policies: () => this.agentRuntime?.policies() ?? [],
+    mayWant: (joining) => this.agentRuntime?.mayWant(joining) ?? false,
     runsPolicies: (workspaceId, room) => this.agentRuntime?.runsPolicies(workspaceId, room) ?? false,
     launch: (launch) => this.agentRuntime?.launch(launch) ?? false,
   }
@@ -145,10 +146,13 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     return context && roomAgentsOf(context, room)
   }
 
-  /** Tell a room's room-agents actor something; `open`: create it if the room has none (an agent is added). */
-  toRoomAgents(workspaceId: string, room: string, event: RoomAgentsEvent, open = false): void {
-    if (open && !this.closing) this.workspace(workspaceId).send({ type: 'ROOM_AGENTS', room, event, open })
-    else this.send(workspaceId, { type: 'ROOM_AGENTS', room, event })
+  /**
+   * Tell a room's room-agents actor something; `open`: create it if the room has none (an agent is
+   * added), `whenRoomOpen`: if the room is open here (a policy's input changed).
+   */
+  toRoomAgents(workspaceId: string, room: string, event: RoomAgentsEvent, open: boolean | 'whenRoomOpen' = false): void {
+    if (open === true && !this.closing) this.workspace(workspaceId).send({ type: 'ROOM_AGENTS', room, event, open })
+    else this.send(workspaceId, { type: 'ROOM_AGENTS', room, event, open: open === 'whenRoomOpen' && !this.closing ? open : false })
   }
 
   /** The cluster's directory of the other nodes (a cluster node's), or null. */

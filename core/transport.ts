@@ -2,6 +2,8 @@
  * The Transport contract: an adapter that accepts terminals over some protocol (WebSocket,
  * MQTT, WebRTC…), authenticates them through the security service, and feeds their audio into rooms.
  */
+import * as Data from 'effect/Data'
+
 export interface Transport {
   /** Bind listeners; resolve once they accept connections (report ports with services.listeners). */
   start(): Promise<void>
@@ -23,22 +25,25 @@ const hostCodes = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAM
  * A listener could not bind. Names the listener and the setting holding its port, so whoever
  * started the engine can say how to change it (the CLI names the flag and the variable).
  */
-export class ListenError extends Error {
-  readonly _tag = 'ListenError'
+export class ListenError extends Data.TaggedError('ListenError')<{
+  /** The listener's name, as reported to listeners.listening ("rest", "gateway", "mqtt"…). */
+  readonly listener: string
+  readonly host: string
+  readonly port: number
+  /** Path of the setting that holds this port ("rest.port"). */
+  readonly setting: string
   /** The host cannot be bound (not an address of this machine, or no such name): `host` is wrong, not the port. */
   readonly hostProblem: boolean
-  constructor(
-    /** The listener's name, as reported to listeners.listening ("rest", "gateway", "mqtt"…). */
-    readonly listener: string,
-    readonly host: string,
-    readonly port: number,
-    /** Path of the setting that holds this port ("rest.port"). */
-    readonly setting: string,
-    cause: unknown,
-  ) {
+  readonly message: string
+  readonly cause: unknown
+}> {
+  constructor(listener: string, host: string, port: number, setting: string, cause: unknown) {
     const code = (cause as { code?: unknown } | null)?.code
     const reason = typeof code === 'string' && bindReasons[code] ? bindReasons[code] : String((cause as Error)?.message ?? cause)
-    super(`cannot listen on ${host}:${port} (${listener}): ${reason}`, { cause })
-    this.hostProblem = typeof code === 'string' && hostCodes.has(code)
+    super({
+      listener, host, port, setting, cause,
+      hostProblem: typeof code === 'string' && hostCodes.has(code),
+      message: `cannot listen on ${host}:${port} (${listener}): ${reason}`,
+    })
   }
 }

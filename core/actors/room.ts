@@ -67,9 +67,12 @@ export interface RoomContext {
   readonly nextSourceId: number
   readonly clock: Pick<ClockShape, 'now'>
   readonly host: RoomHost | null
-  /** Who hears the roster after every join and leave (its room-agents actor); none when a room runs on its own. */
+  /**
+   * Who hears the roster after every join and leave (its room-agents actor); none while no agent
+   * and no policy needs one (the workspace attaches it then: AGENTS), or when a room runs on its own.
+   */
   readonly agents: RoomRosterListener | null
-  /** Who is in the room now, as agents read it (replaced, never edited, on every join and leave). */
+  /** Who is in the room now, as agents read it (replaced, never edited, on every join and leave); empty while nobody hears it. */
   readonly roster: RoomRoster
   /** Ends talk spurts while anyone speaks (a plain timer: no actor step per sweep). */
   readonly sweep: SpeakingSweep
@@ -89,6 +92,8 @@ export type RoomEvent =
   | { type: 'AUDIO_MODE' }
   /** The other nodes with members here (cluster): each gets this node's own frames once. */
   | { type: 'REMOTES'; remotes: ReadonlyArray<RemoteSink> }
+  /** Its room-agents actor, created after the room opened (an agent or a policy needs one): it hears the roster from now on. */
+  | { type: 'AGENTS'; agents: RoomRosterListener }
   | { type: 'CLOSE' }
 
 /** What the room tells whoever hosts it (the workspace actor): its last member left. */
@@ -237,6 +242,10 @@ const rosterOf = (members: ReadonlyMap<string, MemberEntry>): RoomRoster => {
   return { participants: list, bySource, transports }
 }
 
+/** The roster when someone hears it: a room without a room-agents actor builds none (no work per join for agents it has not). */
+const rosterFor = (context: RoomContext, members: ReadonlyMap<string, MemberEntry>): RoomRoster =>
+  context.agents === null ? EMPTY_ROSTER : rosterOf(members)
+
 const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefined =>
   [...context.members.values()].find((e) => e.port.sourceId === sourceId)
 
@@ -296,7 +305,7 @@ export const roomMachine = setup({
       const speaking = previous ? without(context.speaking, [event.member.id]) : context.speaking
       return {
         members, terminals, terminalsBefore: context.terminals, occupiedSince, nextSourceId: (sourceId % 65535) + 1, speaking,
-        roster: rosterOf(members),
+        roster: rosterFor(context, members),
       }
     }),
     announceJoin: ({ context, event }) => {
@@ -325,7 +334,7 @@ export const roomMachine = setup({
         terminals: context.terminals - isTerminal(event.member),
         terminalsBefore: context.terminals,
         speaking: without(context.speaking, [event.member.id]),
-        roster: rosterOf(members),
+        roster: rosterFor(context, members),
       }
     }),
     // The members hear it and so does whoever subscribed (emit). Both declared here, not built
@@ -369,6 +378,10 @@ export const roomMachine = setup({
     },
     // The sinks read a member's audioMode through a getter: the router only needs to split them again.
     splitAudioModes: ({ context }) => context.router.refreshAudioModes(),
+    attachAgents: assign(({ context, event }) => {
+      assertEvent(event, 'AGENTS')
+      return { agents: event.agents, roster: rosterOf(context.members) }
+    }),
     setRemotes: ({ context, event }) => {
       assertEvent(event, 'REMOTES')
       context.router.setRemotes(event.remotes)
@@ -441,6 +454,7 @@ export const roomMachine = setup({
     BROADCAST: { actions: 'relay' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
     REMOTES: { actions: 'setRemotes' },
+    AGENTS: { actions: ['attachAgents', 'tellAgents'] },
     CLOSE: { target: '.closed' },
   },
   states: {

@@ -9,8 +9,8 @@ import { ManualClock } from '../clock.js'
 import { Session } from '../session.js'
 import { RecordingLink, terminalIdentity } from '../test/helpers.js'
 import type { RoomMember } from './room.js'
-import type { AgentReason, PolicyLaunch, RoomAgentHandle, RoomAgentPolicy, RoomAgentState, RoomAgentsView } from './roomAgents.js'
-import { liveAgents } from './roomAgents.js'
+import type { AgentReason, PolicyJoin, PolicyLaunch, RoomAgentHandle, RoomAgentPolicy, RoomAgentState, RoomAgentsView } from './roomAgents.js'
+import { liveAgents, policiesMayWant } from './roomAgents.js'
 import { roomAgentsOf, stopWorkspace, workspaceMachine } from './workspace.js'
 
 const WS = 'ws_1'
@@ -61,6 +61,7 @@ const start = (policies: RoomAgentPolicy[]) => {
   }
   const runtime = {
     policies: () => policies,
+    mayWant: (joining: PolicyJoin) => policiesMayWant(policies, joining),
     runsPolicies: () => owns,
     launch: (launch: PolicyLaunch) => {
       if (refuse) return false
@@ -215,12 +216,56 @@ describe('room-agents actor', () => {
     const before = r.roster('lobby')
     r.ws.send({ type: 'CLIENT_ROOM_CHANGED', clientId: 'a', room: 'hall' })
     expect(ids('lobby')).toEqual(['agent agent@api', 'terminal b'])
+    // No agent and no policy there: no room-agents actor, no roster built.
+    expect(r.roomAgents('hall')).toBeUndefined()
+    r.add('hall', 'dispatched')
     expect(ids('hall')).toEqual(['terminal a'])
     // Replaced, never edited: a reader holding the old value keeps what it read.
     expect(before!.participants).toHaveLength(3)
     r.end(b)
     expect(ids('lobby')).toEqual(['agent agent@api'])
     expect(r.roomAgents('lobby')!.getSnapshot().context.terminals).toBe(0)
+    stopWorkspace(r.ws)
+  })
+
+  it('gives a room a room-agents actor only when a policy may want an agent there or an agent comes: joins into other rooms cost none', async () => {
+    const asked: string[] = []
+    const devices: RoomAgentPolicy = {
+      ...policy('auto', 'auto', 0, (v) => ([...v.roster.transports.values()].includes('xiaozhi') ? 'platform default' : null)),
+      mayWant: (j) => (asked.push(`${j.room} ${j.kind} ${j.transport}`), j.kind === 'terminal' && j.transport === 'xiaozhi'),
+    }
+    const r = start([devices])
+    r.open('a', 'lobby')
+    r.open('b', 'lobby', 'mqtt')
+    await r.settle()
+    expect(r.roomAgents('lobby')).toBeUndefined()
+    const lobby = r.ws.getSnapshot().context.rooms
+    expect([...lobby].map(([name, ref]) => [name, ref.getSnapshot().context.roster.participants.length])).toEqual([['lobby', 0]])
+    expect(asked).toEqual(['lobby terminal websocket', 'lobby terminal mqtt'])
+    // A device joins the open room: the policy may want an agent, the actor comes with the whole roster.
+    r.open('d', 'lobby', 'xiaozhi')
+    await r.settle()
+    expect(r.roster('lobby')?.participants.map((p) => p.id)).toEqual(['a', 'b', 'd'])
+    expect(r.live('lobby')).toEqual(['auto agent@platform default'])
+    // Once it has one, a join asks no policy whether it may want one.
+    r.open('e', 'lobby')
+    expect(asked).toHaveLength(3)
+    expect(r.roster('lobby')?.participants.map((p) => p.id)).toEqual(['a', 'b', 'd', 'e'])
+    stopWorkspace(r.ws)
+  })
+
+  it('a policy whose input changed reaches an open room that had no room-agents actor (POLICY_CHANGED, whenRoomOpen); a closed room gets none', async () => {
+    let wants: string | null = null
+    const r = start([{ ...policy('default', 'default', 0, () => wants), mayWant: () => wants !== null }])
+    r.open('a', 'lobby')
+    expect(r.roomAgents('lobby')).toBeUndefined()
+    wants = 'greeter'
+    r.ws.send({ type: 'ROOM_AGENTS', room: 'lobby', event: { type: 'POLICY_CHANGED', policy: 'default' }, open: 'whenRoomOpen' })
+    r.ws.send({ type: 'ROOM_AGENTS', room: 'hall', event: { type: 'POLICY_CHANGED', policy: 'default' }, open: 'whenRoomOpen' })
+    await r.settle()
+    expect(r.live('lobby')).toEqual(['default agent@greeter'])
+    expect(r.launches).toHaveLength(1)
+    expect(r.roomAgents('hall')).toBeUndefined()
     stopWorkspace(r.ws)
   })
 

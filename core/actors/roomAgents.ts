@@ -82,6 +82,21 @@ export interface RoomAgentPolicy {
   readonly replacedReason: string
   /** What it wants in this room now; null: nothing. Called on the control plane; keep it quick. */
   want(room: RoomAgentsView): PolicyWant | null
+  /**
+   * Whether it may want an agent in a room that this member joins; false: the room needs no
+   * room-agents actor for it, and a join costs it nothing. Called on every join into a room that
+   * has none; keep it O(1), no storage read. Not given: it may, always (the room gets its actor).
+   */
+  mayWant?(joining: PolicyJoin): boolean
+}
+
+/** A member joining a room, as `RoomAgentPolicy.mayWant` sees it. */
+export interface PolicyJoin {
+  readonly workspaceId: string
+  readonly room: string
+  readonly kind: 'terminal' | 'agent'
+  /** A terminal's transport's name (a relayed member's as its node said); none for an agent. */
+  readonly transport?: string | null
 }
 
 /** A policy's agent to start. */
@@ -96,6 +111,8 @@ export interface PolicyLaunch extends PolicyWant {
 export interface RoomAgentsRuntime {
   /** The policies in force, consulted in this order. */
   policies(): ReadonlyArray<RoomAgentPolicy>
+  /** Whether a policy may want an agent in the room this member joins (`RoomAgentPolicy.mayWant`): the room then gets its room-agents actor. */
+  mayWant(joining: PolicyJoin): boolean
   /** Whether this node runs the room's policy agents (in a cluster: it owns the room). */
   runsPolicies(workspaceId: string, room: string): boolean
   /** Start it, registering it first (AGENT_ADDED); false when it cannot be started (the runtime logs why). */
@@ -414,6 +431,10 @@ export type RoomAgentsRef = ActorRefFrom<typeof roomAgentsMachine>
 
 /** The id of every room-agents actor: one for all, not one per room (workspace.ts, ACTOR_IDS). */
 export const ROOM_AGENTS_ACTOR_ID = 'roomAgents'
+
+/** Whether any of these policies may want an agent in the room `joining` enters. */
+export const policiesMayWant = (policies: ReadonlyArray<RoomAgentPolicy>, joining: PolicyJoin): boolean =>
+  policies.some((policy) => policy.mayWant === undefined || policy.mayWant(joining))
 
 /** A room's room-agents actor, in its workspace actor's system (`parent`), started. */
 export const startRoomAgents = (input: RoomAgentsInput & { host: RoomAgentsHost & AnyActorRef }, clock: ClockShape): RoomAgentsRef =>

@@ -84,7 +84,10 @@ export interface WorkspaceContext {
   readonly remoteMembers: RemoteMembers
   readonly agents: RoomAgentsRuntime | null
   readonly rooms: HashMap.HashMap<string, RoomRef>
-  /** Each room's room-agents actor: every open room has one, and so has a room with agents not in it yet. */
+  /**
+   * Each room's room-agents actor: a room with agents (or with agents on their way in) has one,
+   * and so has an open room a policy may want an agent in; other rooms have none.
+   */
   readonly roomAgents: HashMap.HashMap<string, RoomAgentsRef>
   /** clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). */
   readonly sessions: HashMap.HashMap<string, Session>
@@ -136,8 +139,12 @@ export const ACTOR_IDS = { room: 'room', client: 'client', roomAgents: ROOM_AGEN
  * list); a relayed member opening a room brings no others.
  */
 const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost & AnyActorRef, joining: RoomMember | undefined) => {
-  if (room === null || HashMap.has(context.rooms, room)) return {}
-  const { roomAgents, ref: agents } = withRoomAgents(context, room, host)
+  if (room === null) return {}
+  const open = lookup(context.rooms, room)
+  if (open !== undefined) return needsRoomAgents(context, room, joining) ? { roomAgents: withRoomAgents(context, room, host).roomAgents } : {}
+  const { roomAgents, ref: agents } = needsRoomAgents(context, room, joining)
+    ? withRoomAgents(context, room, host)
+    : { roomAgents: context.roomAgents, ref: lookup(context.roomAgents, room) }
   const ref = createActor(roomMachine, {
     // One id for every room (see ACTOR_IDS), not one per room name.
     id: ACTOR_IDS.room,
@@ -153,11 +160,26 @@ const withRoom = (context: WorkspaceContext, room: string | null, host: RoomHost
   return { rooms: HashMap.set(context.rooms, room, ref), roomAgents }
 }
 
-/** The room's room-agents actor, created when missing (only inside an assign, like a room). */
+/**
+ * Whether `joining` makes the room need a room-agents actor it does not have yet: a policy may
+ * want an agent there (RoomAgentPolicy.mayWant). A room without agents and without a policy that
+ * cares has none: a join costs no actor, no roster and no policy (issue 34, the connect storm).
+ */
+const needsRoomAgents = (context: WorkspaceContext, room: string, joining: RoomMember | undefined): boolean =>
+  joining !== undefined &&
+  context.agents !== null &&
+  !HashMap.has(context.roomAgents, room) &&
+  context.agents.mayWant({ workspaceId: context.workspaceId, room, kind: joining.kind, transport: joining.transport })
+
+/**
+ * The room's room-agents actor, created when missing (only inside an assign, like a room). A room
+ * already open is told of it (AGENTS) and hands it its roster at once.
+ */
 const withRoomAgents = (context: WorkspaceContext, room: string, host: RoomHost & AnyActorRef) => {
   const existing = lookup(context.roomAgents, room)
   if (existing) return { roomAgents: context.roomAgents, ref: existing }
   const ref = startRoomAgents({ workspaceId: context.workspaceId, room, runtime: context.agents, host, clock: context.clock }, context.clock)
+  lookup(context.rooms, room)?.send({ type: 'AGENTS', agents: ref })
   return { roomAgents: HashMap.set(context.roomAgents, room, ref), ref }
 }
 
@@ -409,7 +431,8 @@ export const workspaceMachine = setup({
     }),
     openRoomAgents: assign(({ context, event, self }) => {
       assertEvent(event, 'ROOM_AGENTS')
-      return event.open ? { roomAgents: withRoomAgents(context, event.room, self).roomAgents } : {}
+      const open = event.open === true || (event.open === 'whenRoomOpen' && HashMap.has(context.rooms, event.room))
+      return open ? { roomAgents: withRoomAgents(context, event.room, self).roomAgents } : {}
     }),
     toRoomAgents: sendTo(
       ({ context, event }) => {

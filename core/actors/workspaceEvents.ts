@@ -27,7 +27,8 @@ export type WorkspaceEvent =
   | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
   | RoomParentEvent
   /** To a room's room-agents actor; `open`: create it when the room has none (an agent is added). */
-  | { type: 'ROOM_AGENTS'; room: string; event: RoomAgentsEvent; open?: boolean }
+  /** `open`: create the room's room-agents actor if it has none (`whenRoomOpen`: if the room is open here). */
+  | { type: 'ROOM_AGENTS'; room: string; event: RoomAgentsEvent; open?: boolean | 'whenRoomOpen' }
   | RoomAgentsParentEvent
   | { type: 'SHUTDOWN'; reason?: HarkError }
   /** Internal: a new session placed in no room is introduced after its announcement (sent to itself). */

@@ -5,12 +5,12 @@
  * and ended ones for a while so a back end can read why an agent stopped. Workspaces never see
  * each other's agents. Which agents a room has is its room-agents actor's (core/actors/roomAgents.ts):
  * the dispatcher registers every agent it starts there, and is the runtime those actors start the
- * agents their policies want with (the room default agent, `defaultAgents.ts`, and any policy an
- * extension adds, `addPolicy`).
+ * agents their policies want with (every policy added with `addPolicy`: the room default agent's,
+ * by its layer in `defaultAgents.ts`, first; an extension's, such as the xiaozhi auto agent).
  */
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
-import { liveAgents, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
+import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
 import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
@@ -19,7 +19,6 @@ import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
-import { roomDefaultChanged, roomDefaultPolicy, watchRoomDefaults } from './defaultAgents.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
 
@@ -92,7 +91,15 @@ export interface DispatcherDeps {
   readonly log: Logger
   readonly clock: ClockShape
   readonly metrics: Registry
-  readonly providers: ProviderDirectory
+  /** Where providers are found; none yet: `useProviders` (the registry, built after the dispatcher). */
+  readonly providers?: ProviderDirectory
+}
+
+const noProviders: ProviderDirectory = {
+  names: () => [],
+  get: (name) => {
+    throw new Error(`no agent provider named ${name} yet: the engine is starting`)
+  },
 }
 
 export class AgentDispatcher {
@@ -109,11 +116,13 @@ export class AgentDispatcher {
   private readonly policyList: RoomAgentPolicy[]
   /** Policy agents being started (idle() waits for them). */
   private readonly starting = new Set<Promise<unknown>>()
-  private unwatch: (() => void) | null = null
+  /** Where providers are found: the engine's registry, which is built after the dispatcher (it hands the dispatcher to extensions). */
+  private providerDirectory: ProviderDirectory = noProviders
 
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
-    this.policyList = [roomDefaultPolicy(deps.storage, deps.settings)]
+    this.policyList = []
+    if (deps.providers) this.providerDirectory = deps.providers
     this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
     this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
     this.badPackets = new Counter({
@@ -142,10 +151,14 @@ export class AgentDispatcher {
     })
   }
 
+  /** Where providers are found from now on (the engine's registry, once it is built). */
+  useProviders(providers: ProviderDirectory): void {
+    this.providerDirectory = providers
+  }
+
   /** Become the rooms' agent runtime: their room-agents actors consult the policies and start agents here. */
   start(): void {
     this.deps.hub.attachAgents(this.runtime)
-    this.unwatch ??= watchRoomDefaults(this.deps.storage.feed, this.deps.hub)
   }
 
   /**
@@ -173,6 +186,7 @@ export class AgentDispatcher {
   /** What the room-agents actors start their policies' agents with. */
   private readonly runtime: RoomAgentsRuntime = {
     policies: () => this.policyList,
+    mayWant: (joining) => policiesMayWant(this.policyList, joining),
     runsPolicies: (workspaceId, room) => this.placement === null || this.placement.owns(workspaceId, room),
     launch: (launch) => this.launchPolicyAgent(launch),
   }
@@ -201,7 +215,6 @@ export class AgentDispatcher {
     return {
       dispatchHere: (ws: string, room: string, request: DispatchRequest, origin: AgentOrigin) => this.dispatchHere(ws, room, request, origin),
       ownershipChanged: (ws: string, room: string, owned: boolean) => this.deps.hub.toRoomAgents(ws, room, { type: 'OWNERSHIP_CHANGED', owned }),
-      roomSettingsChanged: (ws: string, room: string) => roomDefaultChanged(this.deps.hub, ws, room),
       list: (ws: string, room: string | null) => this.list(ws, { room }),
       get: (ws: string, agentId: string) => this.get(ws, agentId),
       stop: async (ws: string, agentId: string) => (this.get(ws, agentId) === null ? null : this.stop(ws, agentId)),
@@ -228,8 +241,8 @@ export class AgentDispatcher {
 
   /** Registered providers with their config schemas. */
   providers(): ProviderInfo[] {
-    return this.deps.providers.names().map((name) => {
-      const p = this.deps.providers.get(name)
+    return this.providerDirectory.names().map((name) => {
+      const p = this.providerDirectory.get(name)
       return { name, description: p.description ?? null, configSchema: configJsonSchema(p) }
     })
   }
@@ -410,18 +423,16 @@ export class AgentDispatcher {
   /** Stop every agent (engine shutdown). */
   async shutdown(): Promise<void> {
     this.closing = true
-    this.unwatch?.()
-    this.unwatch = null
     this.deps.hub.attachAgents(null)
     const all = [...this.agents.values()].flatMap((m) => [...m.values()])
     await Promise.all(all.map((a) => a.stop('server shutting down')))
   }
 
   private provider(name: string, field: string): AgentProvider {
-    if (!this.deps.providers.names().includes(name)) {
-      throw new ValidationFailed({ field, message: `no agent provider named ${name} (registered: ${this.deps.providers.names().join(', ') || 'none'})` })
+    if (!this.providerDirectory.names().includes(name)) {
+      throw new ValidationFailed({ field, message: `no agent provider named ${name} (registered: ${this.providerDirectory.names().join(', ') || 'none'})` })
     }
-    return this.deps.providers.get(name)
+    return this.providerDirectory.get(name)
   }
 
   private prune(): void {

@@ -34,6 +34,7 @@ export const roomSettingsRepo = (db: Db) => {
     RETURNING *`)
   const byRoom = db.prepare('SELECT * FROM room_settings WHERE workspace_id = ? AND room = ?')
   const list = db.prepare('SELECT * FROM room_settings WHERE workspace_id = ? AND room > ? ORDER BY room LIMIT ?')
+  const withDefault = db.prepare('SELECT room FROM room_settings WHERE workspace_id = ? AND default_agent IS NOT NULL')
   return {
     put: (s: Omit<RoomSettingsRecord, 'updatedAt'>, at: number) =>
       guard('put room settings', () =>
@@ -43,6 +44,9 @@ export const roomSettingsRepo = (db: Db) => {
         const r = byRoom.get(workspaceId, room) as Row | undefined
         return r ? toRecord(r) : null
       }),
+    /** The workspace's rooms that name a default agent. */
+    roomsWithDefaultAgent: (workspaceId: string): string[] =>
+      guard('list rooms with a default agent', () => (withDefault.all(workspaceId) as Array<{ room: string }>).map((r) => r.room)),
     list: (workspaceId: string, q: { after?: string; limit: number }) =>
       guard('list room settings', () => (list.all(workspaceId, q.after ?? '', q.limit) as Row[]).map(toRecord)),
   }

@@ -30,6 +30,7 @@ import { webhookEndpointsRepo } from './webhookEndpoints.js'
 import { webhookOutboxRepo } from './webhookOutbox.js'
 import { userSessionsRepo } from './userSessions.js'
 import { usersRepo } from './users.js'
+import { messageOf, StorageError } from '../startupErrors.js'
 import { workspacesRepo } from './workspaces.js'
 
 export const makeRepositories = (db: Db) => ({
@@ -194,7 +195,7 @@ export const storageLayer = (file: string, remote: RemoteDatabase | null = null)
             },
             catch: (e) => e,
           })
-        : Effect.sync(() => openStorage(file)),
+        : Effect.try({ try: () => openStorage(file), catch: (e) => new StorageError({ file, message: messageOf(e), cause: e }) }),
       (s) => Effect.sync(() => s.close()),
     ),
   )

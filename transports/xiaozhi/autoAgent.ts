@@ -22,6 +22,8 @@ export const autoAgentPolicy = ({ storage, stopDelayMs, transport }: AutoAgentDe
   name: AUTO_AGENT_POLICY,
   reason: 'auto',
   replacedReason: 'auto agent no longer wanted',
+  // Only a room a device is in: the others need no room-agents actor for it.
+  mayWant: (joining) => joining.kind === 'terminal' && joining.transport === transport,
   want: ({ workspaceId, room, roster, agents, launching }) => {
     if (agents.length > 0 || launching.length > 0) return null
     if (![...roster.transports.values()].includes(transport)) return null
