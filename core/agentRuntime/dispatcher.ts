@@ -22,6 +22,7 @@ import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfi
 import { roomDefaultChanged, roomDefaultPolicy, watchRoomDefaults } from './defaultAgents.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
+import { ToolCallMetrics, toolCallOf, type AgentToolCallEvent } from './toolCalls.js'
 
 /** What a dispatch asks for (REST body, a room policy's agent). */
 export type DispatchRequest = AgentRequest
@@ -105,6 +106,8 @@ export class AgentDispatcher {
   private readonly badPackets: Counter
   private retiredFramesOut = 0
   private readonly lifecycleListeners = new Set<(event: AgentLifecycleEvent) => void>()
+  private readonly toolCallListeners = new Set<(event: AgentToolCallEvent) => void>()
+  private readonly toolCalls: ToolCallMetrics
   /** The room policies in force, in the order the room-agents actors consult them. */
   private readonly policyList: RoomAgentPolicy[]
   /** Policy agents being started (idle() waits for them). */
@@ -114,6 +117,7 @@ export class AgentDispatcher {
   constructor(private readonly deps: DispatcherDeps) {
     const dispatcher = this
     this.policyList = [roomDefaultPolicy(deps.storage, deps.settings)]
+    this.toolCalls = new ToolCallMetrics(deps.metrics)
     this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
     this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
     this.badPackets = new Counter({
@@ -212,6 +216,24 @@ export class AgentDispatcher {
   onAgent(listener: (event: AgentLifecycleEvent) => void): () => void {
     this.lifecycleListeners.add(listener)
     return () => this.lifecycleListeners.delete(listener)
+  }
+
+  /** Every tool call an agent of this node made (the `agent.tool_called` webhook listens). */
+  onToolCall(listener: (event: AgentToolCallEvent) => void): () => void {
+    this.toolCallListeners.add(listener)
+    return () => this.toolCallListeners.delete(listener)
+  }
+
+  private toolCalled(agent: LiveAgent, event: Readonly<Record<string, unknown>>): void {
+    const call = toolCallOf(agent.spec.workspaceId, agent.view(), event)
+    this.toolCalls.record(call)
+    for (const listener of this.toolCallListeners) {
+      try {
+        listener(call)
+      } catch (e) {
+        this.deps.log.error({ err: e, agentId: agent.agentId }, 'tool call listener failed')
+      }
+    }
   }
 
   private announce(type: AgentLifecycleEvent['type'], agent: LiveAgent): void {
@@ -336,6 +358,7 @@ export class AgentDispatcher {
         startTimeoutMs: a.startTimeoutMs,
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
+        toolCalled: (agent, event) => this.toolCalled(agent, event),
         running: (running) => this.announce('started', running),
         ended: (ended) => {
           this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ENDED', agentId: ended.agentId })
