@@ -11,6 +11,7 @@ import type { ServerEvent } from '../../core/events.js'
 import { concat, silence, tone, UplinkEncoder } from '../../core/test/speech.js'
 import { RecordingLink, seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
+import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 import { xiaozhi } from '../../transports/xiaozhi/index.js'
 import { XiaozhiDevice, type DeviceTool } from '../../transports/xiaozhi/test/device.js'
 import { openaiRealtimeAgent } from './index.js'
@@ -104,5 +105,49 @@ describe('openai-realtime agent tools (function calling against the fake GA Real
     expect(device.toolCalls.items).toHaveLength(1)
     expect(fake.errorCodes()).toEqual([])
     expect(t.engine.host.agents.get(seed.workspaceId, view.agentId)?.state).toBe('running')
+  }, 60_000)
+
+  it('a WebSocket terminal offers its own MCP tools over the terminal protocol (mcp.ready, mcp): the agent lists and calls them; a payload that is not JSON-RPC is refused', async () => {
+    const replies: FakeReply[] = [
+      { audioMs: 0, transcript: '', toolCalls: [{ name: 'lamp.toggle', arguments: { level: 3 } }] },
+      { audioMs: 300, transcript: 'Toggled' },
+    ]
+    const fake = await FakeRealtimeServer.start(KEY, (turn) => replies[turn - 1] ?? { audioMs: 200, transcript: `reply ${turn}` })
+    running.push(() => fake.stop())
+    const t = await startTestEngine({
+      extensions: [websocketTransport, openaiRealtimeAgent],
+      agents: { defaultProvider: 'openai-realtime', startTimeoutMs: 10_000, openaiRealtime: { baseUrl: fake.baseUrl, apiKey: KEY, apiKeyEnv: 'HARK_TEST_NONE' } },
+    })
+    running.push(() => t.stop())
+    const seed = seedWorkspace(t.engine)
+    await t.engine.host.agents.dispatch(seed.workspaceId, 'den', { overrides: { tools: { device: ['web-1/*'] } } })
+    seed.addClient('web-1', 'den')
+    const { token } = await t.engine.host.security.tokens.issue(seed.workspaceId, 'web-1', null)
+    const term = await TestTerminal.connect(t.engine.ports.gateway!, { token }, t.engine.host.tls.cert)
+    running.push(() => term.close())
+    await term.event('session')
+    // Serve MCP as a terminal: answer the agent's requests addressed to it.
+    const calls: unknown[] = []
+    term.events.next((e) => {
+      if (e.type !== 'agent.event' || e.event.kind !== 'mcp' || e.event.to !== 'web-1') return false
+      const request = e.event.payload as { id: number; method: string; params?: { arguments?: unknown } }
+      const result =
+        request.method === 'initialize' ? { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'web', version: '1' } }
+        : request.method === 'tools/list' ? { tools: [{ name: 'lamp.toggle', description: 'Toggle the lamp', inputSchema: { type: 'object', properties: { level: { type: 'integer' } } } }] }
+        : (calls.push(request.params?.arguments), { content: [{ type: 'text', text: 'toggled' }], isError: false })
+      term.send({ type: 'mcp', payload: { jsonrpc: '2.0', id: request.id, result } })
+      return false
+    }, 60_000).catch(() => {})
+    term.send({ type: 'mcp', payload: { id: 1 } })
+    expect(await term.event('error')).toMatchObject({ code: 'validation_failed', message: '"payload" must be a JSON-RPC 2.0 object ({"jsonrpc": "2.0", …})' })
+    term.send({ type: 'mcp.ready' })
+    await fake.received.next(
+      (e) => e.type === 'session.update' && JSON.stringify((e.session as { tools?: unknown }).tools ?? []).includes('web-1_lamp_toggle'),
+      WAIT_MS,
+      'the terminal tool in the session',
+    )
+    for (const frame of new UplinkEncoder().frames(concat(tone(600, 220), silence(900)))) term.sendAudio(frame)
+    expect(await fake.functionOutputs.next(() => true, WAIT_MS, 'the lamp output')).toMatchObject({ name: 'web-1_lamp_toggle', output: 'toggled' })
+    expect(calls).toEqual([{ level: 3 }])
   }, 60_000)
 })
