@@ -70,6 +70,15 @@ export const parseClientMessage = (text: string, byteLength: number): ClientMess
       }
       return { ok: true, message: { type: 'audio.mode', audioMode: mode, id } }
     }
+    case 'mcp.ready':
+      return { ok: true, message: { type: 'mcp.ready', id } }
+    case 'mcp': {
+      const payload = value.payload
+      if (!isObject(payload) || payload.jsonrpc !== '2.0') {
+        return recoverable(new ValidationFailed({ field: 'payload', message: '"payload" must be a JSON-RPC 2.0 object ({"jsonrpc": "2.0", …})' }), id)
+      }
+      return { ok: true, message: { type: 'mcp', payload, id } }
+    }
     default:
       return recoverable(new ValidationFailed({ field: 'type', message: `unknown message type "${value.type.slice(0, 64)}"` }), id)
   }
@@ -89,6 +98,13 @@ export const answerClientMessage = (
     case 'audio.mode':
       // The session confirms with an `audio.mode` event.
       session.setAudioMode(message.audioMode)
+      return
+    // To the room as the xiaozhi transport tells a device's: a participant.event agents hear in onEvent.
+    case 'mcp.ready':
+      session.tellRoom({ kind: 'mcp.ready' })
+      return
+    case 'mcp':
+      session.tellRoom({ kind: 'mcp', payload: message.payload })
       return
   }
 }

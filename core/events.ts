@@ -106,5 +106,9 @@ export const CONTROL_MESSAGE_BURST = 40
 export type ClientMessage =
   | { readonly type: 'ping'; readonly id: string | number | null }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode; readonly id: string | number | null }
+  /** The terminal offers MCP tools to the agents of its room (spec/terminal-protocol.md, MCP). */
+  | { readonly type: 'mcp.ready'; readonly id: string | number | null }
+  /** A JSON-RPC 2.0 message of the terminal's MCP server (an answer to an agent's request) for the agents of its room. */
+  | { readonly type: 'mcp'; readonly payload: Readonly<Record<string, unknown>>; readonly id: string | number | null }
 
 export type ClientMessageType = ClientMessage['type']

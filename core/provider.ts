@@ -44,3 +44,7 @@ export { levelByteFromPcm, levelOf, voiceFlag, LEVEL_SILENT } from './dataplane/
 export { PcmResampler, pcmToBase64, base64ToPcm } from './agentRuntime/resampler.js'
 export { heardOfSpoken, heardText, whenPlayed } from './agentRuntime/heard.js'
 export { SpeechSegmenter, VAD_RATE, type VadOptions, type VadListener, type UtteranceStream } from './agentRuntime/vad.js'
+
+// ---- Tools for model-backed providers (spec/agents.md, "Tools") ----
+export { ToolRunner, EVENT_RESULT_CHARS, type ModelFunction, type ToolOutcome } from './agentRuntime/toolRunner.js'
+export { toolConfigFields, toolAllowed, ToolPermissionsSchema, TOOL_SOURCES, type ToolConfig, type ToolPermissions, type ToolBounds, type ToolSource } from './agentRuntime/toolConfig.js'

@@ -57,6 +57,8 @@ export interface TerminalSession {
   pushAudio(uplink: Uint8Array, now?: number): void
   /** Ask for per-source frames (forward) or one mixed stream (mixed). */
   setAudioMode(mode: AudioMode): void
+  /** A `participant.event` from this terminal to every member of its room (nothing when it is in none). */
+  tellRoom(event: Readonly<Record<string, unknown>>): void
   /** The terminal is gone (socket closed, keepalive lost). Idempotent. */
   end(): void
   /** Close from the server side with a reason (sends session.closing first). Idempotent. */
@@ -83,7 +85,8 @@ export interface SessionOwner {
   send(
     event:
       | { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }
-      | { readonly type: 'AUDIO_MODE'; readonly session: Session },
+      | { readonly type: 'AUDIO_MODE'; readonly session: Session }
+      | { readonly type: 'BROADCAST_ROOM'; readonly room: string; readonly event: ServerEvent },
   ): void
 }
 
@@ -206,6 +209,13 @@ export class Session implements TerminalSession, RoomMember {
     const owner = this.owner
     if (owner !== null && this.room !== null && owner.getSnapshot().status === 'active') owner.send({ type: 'AUDIO_MODE', session: this })
     this.sendEvent({ type: 'audio.mode', audioMode: mode })
+  }
+
+  tellRoom(event: Readonly<Record<string, unknown>>): void {
+    const owner = this.owner
+    const room = this.room
+    if (owner === null || room === null || owner.getSnapshot().status !== 'active') return
+    owner.send({ type: 'BROADCAST_ROOM', room, event: { type: 'participant.event', room, participantId: this.clientId, event } })
   }
 
   private introduce(room: string | null, sourceId: number | null, participants: ReadonlyArray<ParticipantInfo>) {

@@ -7,7 +7,7 @@
 // Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
 import * as Effect from 'effect/Effect'
 import * as Schema from 'effect/Schema'
-import { AgentFailure, defineAgentProvider, defineSettings, setting, type AgentProvider } from '../../core/provider.js'
+import { AgentFailure, defineAgentProvider, defineSettings, setting, toolConfigFields, type AgentProvider } from '../../core/provider.js'
 import { RealtimeSession, type RealtimeConfig } from './session.js'
 
 const text = (fallback: string, description: string, maxLength = 200) =>
@@ -25,6 +25,7 @@ export const OpenAiRealtimeConfig = Schema.Struct({
   inputTranscriptionModel: Schema.optionalKey(
     Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)).annotate({ description: 'transcribe what the room says with this model' }),
   ),
+  ...toolConfigFields,
 }).annotate({ description: 'openai-realtime: a speech-to-speech agent' })
 
 /** Server settings: where the Realtime API is and its key (never in a preset, a response or a log). */

@@ -20,10 +20,13 @@ import {
   PcmResampler,
   pcmToBase64,
   scrubSecrets,
+  ToolRunner,
   type AgentContext,
   type AgentSession,
   type ServerEvent,
+  type ToolConfig,
 } from '../../core/provider.js'
+import { RealtimeTools, type FunctionCallDone } from './tools.js'
 
 export const REALTIME_RATE = 24_000
 const ROOM_RATE = 16_000
@@ -42,7 +45,7 @@ const MAX_RECONNECTS_PER_MINUTE = 3
 
 const SILENCE_100MS = pcmToBase64(new Int16Array((REALTIME_RATE * FILLER_MS) / 1000))
 
-export interface RealtimeConfig {
+export interface RealtimeConfig extends ToolConfig {
   readonly model: string
   readonly voice: string
   readonly instructions: string
@@ -65,6 +68,7 @@ interface RealtimeServerEvent {
     readonly id?: string
     readonly status?: string
     readonly status_details?: { readonly reason?: string; readonly error?: { readonly type?: string; readonly code?: string } } | null
+    readonly output?: ReadonlyArray<{ readonly type?: string }>
   }
   readonly item?: { readonly id?: string; readonly type?: string; readonly role?: string }
   readonly response_id?: string
@@ -95,10 +99,11 @@ export const realtimeUrl = (baseUrl: string, model: string) =>
   `${baseUrl.replace(/\/+$/, '')}/realtime?model=${encodeURIComponent(model)}`
 
 /** The `session.update` this client sends: audio formats, voice, instructions, server VAD. */
-export const sessionUpdate = (config: RealtimeConfig) => ({
+export const sessionUpdate = (config: RealtimeConfig, tools: Record<string, unknown> = {}) => ({
   type: 'session.update',
   session: {
     type: 'realtime',
+    ...tools,
     model: config.model,
     instructions: config.instructions,
     output_modalities: ['audio'],
@@ -119,7 +124,7 @@ export const sessionUpdate = (config: RealtimeConfig) => ({
 })
 
 /** Open a socket, wait for `session.created`, configure the session, wait for `session.updated`. */
-const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint): Promise<WebSocket> => {
+const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint, tools: RealtimeTools): Promise<WebSocket> => {
   const ws = new WebSocket(realtimeUrl(endpoint.baseUrl, ctx.config.model), {
     headers: { Authorization: `Bearer ${endpoint.apiKey}` },
     handshakeTimeout: 10_000,
@@ -140,7 +145,7 @@ const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint):
       if (!event) return
       if (event.type === 'session.created' && !created) {
         created = true
-        ws.send(JSON.stringify(sessionUpdate(ctx.config)))
+        ws.send(JSON.stringify(sessionUpdate(ctx.config, tools.sessionFields())))
       } else if (event.type === 'session.updated') {
         cleanup()
         ctx.signal.removeEventListener('abort', abort)
@@ -188,6 +193,7 @@ export class RealtimeSession implements AgentSession {
   private constructor(
     private readonly ctx: AgentContext<RealtimeConfig>,
     private readonly endpoint: RealtimeEndpoint,
+    private readonly tools: RealtimeTools,
     private readonly up: PcmResampler,
     private readonly down: PcmResampler,
   ) {}
@@ -197,16 +203,26 @@ export class RealtimeSession implements AgentSession {
       PcmResampler.create(ROOM_RATE, REALTIME_RATE),
       PcmResampler.create(REALTIME_RATE, ROOM_RATE),
     ])
+    let session: RealtimeSession | undefined
+    const runner = new ToolRunner(ctx, () => ctx.config, endpoint.secrets)
+    const tools = new RealtimeTools(runner, () => ctx.config, (event) => session?.send(event), ctx.signal)
     let ws: WebSocket
     try {
-      ws = await connect(ctx, endpoint)
+      ws = await connect(ctx, endpoint, tools)
     } catch (e) {
       up.close()
       down.close()
       throw e
     }
-    const session = new RealtimeSession(ctx, endpoint, up, down)
+    session = new RealtimeSession(ctx, endpoint, tools, up, down)
     session.attach(ws)
+    // Read now (only when tools are allowed): the room's devices are asked for theirs as the agent joins.
+    if (ctx.config.tools) {
+      ctx.tools.onChange(() => {
+        session!.send({ type: 'session.update', session: { type: 'realtime', ...tools.sessionFields() } })
+        ctx.emit({ kind: 'tools', tools: runner.functions().map((f) => f.name) })
+      })
+    }
     ctx.emit({ kind: 'state', state: 'listening' })
     return session
   }
@@ -273,7 +289,7 @@ export class RealtimeSession implements AgentSession {
     }
     this.reconnects.push(now)
     this.ctx.log.info({ code }, 'realtime session ended by the server; reconnecting with the same configuration')
-    connect(this.ctx, this.endpoint).then(
+    connect(this.ctx, this.endpoint, this.tools).then(
       (ws) => {
         if (this.closing) {
           ws.close(1000)
@@ -383,6 +399,7 @@ export class RealtimeSession implements AgentSession {
     if (!event) return
     switch (event.type) {
       case 'input_audio_buffer.speech_started':
+        this.tools.newTurn()
         this.turnOpen = true
         this.startFiller()
         // The server heard the room speak; with interrupt_response it has cancelled its reply itself.
@@ -437,8 +454,12 @@ export class RealtimeSession implements AgentSession {
       case 'conversation.item.input_audio_transcription.completed':
         if (event.transcript) this.ctx.emit({ kind: 'transcript', role: 'user', text: event.transcript, final: true })
         return
+      case 'response.function_call_arguments.done':
+        this.tools.callDone(event as FunctionCallDone)
+        return
       case 'response.done':
         this.onResponseDone(event)
+        void this.tools.responseDone(event.response?.output, event.response?.status === 'completed')
         return
       case 'error':
         this.onError(event)
@@ -509,7 +530,7 @@ export class RealtimeSession implements AgentSession {
   }
 
   /** Send a client event with our own event id (errors about it name that id); returns the id. */
-  private send(event: Record<string, unknown>): string {
+  send(event: Record<string, unknown>): string {
     const eventId = `hark_${++this.seq}`
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ event_id: eventId, ...event }))
     return eventId

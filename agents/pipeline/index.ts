@@ -9,7 +9,7 @@
 // Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
 import * as Effect from 'effect/Effect'
 import * as Schema from 'effect/Schema'
-import { defineAgentProvider, defineSettings, intBetween, setting, type AgentProvider } from '../../core/provider.js'
+import { defineAgentProvider, defineSettings, intBetween, setting, toolConfigFields, type AgentProvider } from '../../core/provider.js'
 import { PipelineSession, type PipelineConfig } from './session.js'
 
 /** One OpenAI-compatible HTTP API: its base URL and key (null and no variable: no key is sent). */
@@ -68,6 +68,7 @@ export const PipelineConfigSchema = Schema.Struct({
   minSpeechMs: int(100, 2000, 250, 'speech an utterance needs before it counts (and may interrupt the agent), ms'),
   maxUtteranceMs: int(1000, 30_000, 15_000, 'an utterance is cut (and answered) at this length, ms'),
   maxHistoryTurns: int(0, 50, 10, 'exchanges of the conversation sent back to the chat model'),
+  ...toolConfigFields,
 }).annotate({ description: 'pipeline: speech-to-text, chat model and text-to-speech over OpenAI-compatible HTTP APIs' })
 
 /** The key from settings, or from the environment variable they name; null means no key. */

@@ -44,9 +44,33 @@ export class ApiError extends Error {
   }
 }
 
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant'
-  readonly content: string
+/** One function call the model asked for, its arguments assembled from the streamed deltas. */
+export interface ToolCall {
+  readonly id: string
+  readonly type: 'function'
+  readonly function: { readonly name: string; readonly arguments: string }
+}
+
+export type ChatMessage =
+  | { readonly role: 'system' | 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: ReadonlyArray<ToolCall> }
+  | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
+
+/** A function offered to the chat model (the request's `tools[].function`). */
+export interface ChatFunction {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Readonly<Record<string, unknown>>
+}
+
+/** What the reply stream yields: pieces of text, then (at most once, at the end) the tool calls asked for. */
+export type ChatPiece = string | { readonly toolCalls: ReadonlyArray<ToolCall> }
+
+/** Streamed `tool_calls` deltas: the first of an index carries id, type and name; later ones, pieces of `arguments`. */
+interface ToolCallDelta {
+  index?: unknown
+  id?: unknown
+  function?: { name?: unknown; arguments?: unknown }
 }
 
 const url = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, '')}${path}`
@@ -161,17 +185,23 @@ export const transcribe = async (
   }
 }
 
-/** The chat model's reply, streamed: yields each piece of text as it arrives. */
+/**
+ * The chat model's reply, streamed: yields each piece of text as it arrives, then the tool calls
+ * the model asked for (when `functions` were offered and it called some).
+ */
 export async function* chatStream(
   ep: ApiEndpoint,
-  request: { readonly model: string; readonly messages: ReadonlyArray<ChatMessage> },
+  request: { readonly model: string; readonly messages: ReadonlyArray<ChatMessage>; readonly functions?: ReadonlyArray<ChatFunction> },
   signal: AbortSignal,
-): AsyncGenerator<string> {
+): AsyncGenerator<ChatPiece> {
   const deadline = new IdleDeadline(ep, signal)
   try {
-    const res = await post('llm', ep, '/chat/completions', JSON.stringify({ model: request.model, messages: request.messages, stream: true }), 'application/json', deadline)
+    const tools = request.functions && request.functions.length > 0 ? { tools: request.functions.map((f) => ({ type: 'function', function: f })) } : {}
+    const body = JSON.stringify({ model: request.model, messages: request.messages, stream: true, ...tools })
+    const res = await post('llm', ep, '/chat/completions', body, 'application/json', deadline)
     if (!res.body) throw new ApiError('llm', res.status, 'malformed response')
     const pieces: string[] = []
+    const calls = new Map<number, { id: string; name: string; arguments: string }>()
     let finished = false
     let broken: ApiError | null = null
     const parser = createParser({
@@ -182,10 +212,12 @@ export async function* chatStream(
           return
         }
         try {
-          const chunk = JSON.parse(message.data) as { choices?: Array<{ delta?: { content?: unknown } }>; error?: { message?: unknown } }
+          const chunk = JSON.parse(message.data) as { choices?: Array<{ delta?: { content?: unknown; tool_calls?: unknown } }>; error?: { message?: unknown } }
           if (chunk.error) broken = new ApiError('llm', res.status, 'error in stream', String(chunk.error.message ?? ''))
-          const content = chunk.choices?.[0]?.delta?.content
+          const delta = chunk.choices?.[0]?.delta
+          const content = delta?.content
           if (typeof content === 'string' && content.length > 0) pieces.push(content)
+          if (Array.isArray(delta?.tool_calls)) for (const d of delta.tool_calls as ToolCallDelta[]) addToolCallDelta(calls, d)
         } catch {
           broken = new ApiError('llm', res.status, 'malformed response')
         }
@@ -197,14 +229,37 @@ export async function* chatStream(
       parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }))
       if (broken) throw broken
       while (pieces.length > 0) yield pieces.shift()!
-      if (finished) return
+      if (finished) break
     }
     if (!finished) throw new ApiError('llm', res.status, 'stream ended early')
+    const toolCalls = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .filter(([, c]) => c.name.length > 0)
+      .map(([, c]) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }))
+    if (toolCalls.length > 0) yield { toolCalls }
   } catch (e) {
     throw failure('llm', e, deadline)
   } finally {
     deadline.done()
   }
+}
+
+/** Tool calls a stream may assemble at most (more are ignored). */
+const MAX_TOOL_CALLS = 16
+/** Characters of one call's arguments kept at most. */
+const MAX_ARGUMENT_CHARS = 64_000
+
+const addToolCallDelta = (calls: Map<number, { id: string; name: string; arguments: string }>, d: ToolCallDelta): void => {
+  const index = typeof d?.index === 'number' && Number.isInteger(d.index) ? d.index : 0
+  let call = calls.get(index)
+  if (!call) {
+    if (calls.size >= MAX_TOOL_CALLS) return
+    calls.set(index, (call = { id: '', name: '', arguments: '' }))
+  }
+  if (typeof d.id === 'string' && d.id.length > 0) call.id = d.id
+  if (typeof d.function?.name === 'string') call.name += d.function.name
+  if (typeof d.function?.arguments === 'string' && call.arguments.length < MAX_ARGUMENT_CHARS) call.arguments += d.function.arguments
+  if (!call.id) call.id = `call_${index}`
 }
 
 /** Text to speech: yields the audio as 16-bit PCM chunks with their sample rate, as they arrive. */

@@ -14,11 +14,14 @@
  * timeout, a dropped connection, a malformed answer) costs that turn only — the room gets
  * `{kind: "error", stage, reason}` — and three failed turns in a row fail the agent.
  */
-import { heardOfSpoken, PcmResampler, scrubSecrets, SpeechSegmenter, VAD_RATE, whenPlayed, type AgentContext, type AgentSession, type ServerEvent } from '../../core/provider.js'
-import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage } from './openaiHttp.js'
+import {
+  heardOfSpoken, PcmResampler, scrubSecrets, SpeechSegmenter, ToolRunner, VAD_RATE, whenPlayed,
+  type AgentContext, type AgentSession, type ServerEvent, type ToolConfig,
+} from '../../core/provider.js'
+import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage, type ToolCall } from './openaiHttp.js'
 import { SentenceSplitter } from './sentences.js'
 
-export interface PipelineConfig {
+export interface PipelineConfig extends ToolConfig {
   readonly sttModel: string
   readonly language?: string
   readonly llmModel: string
@@ -68,11 +71,14 @@ export class PipelineSession implements AgentSession {
   private failedTurns = 0
   private readonly resamplers = new Map<number, Promise<PcmResampler>>()
   private stopped = false
+  private readonly tools: ToolRunner
 
   private constructor(
     private readonly ctx: AgentContext<PipelineConfig>,
     private readonly endpoints: PipelineEndpoints,
-  ) {}
+  ) {
+    this.tools = new ToolRunner(ctx, () => ctx.config, endpoints.secrets)
+  }
 
   static async open(ctx: AgentContext<PipelineConfig>, endpoints: PipelineEndpoints): Promise<PipelineSession> {
     const session = new PipelineSession(ctx, endpoints)
@@ -88,6 +94,8 @@ export class PipelineSession implements AgentSession {
         },
       },
     )
+    // Read now (only when tools are allowed): the devices of the room are asked for their tools as the agent joins.
+    if (c.tools) ctx.tools.onChange(() => ctx.emit({ kind: 'tools', tools: session.tools.functions().map((f) => f.name) }))
     ctx.emit({ kind: 'state', state: 'listening' })
     return session
   }
@@ -165,8 +173,26 @@ export class PipelineSession implements AgentSession {
       }
       const messages: ChatMessage[] = [{ role: 'system', content: c.instructions }, ...this.history]
       try {
-        for await (const piece of chatStream(this.endpoints.llm, { model: c.llmModel, messages }, signal)) {
-          for (const sentence of splitter.push(piece)) say(sentence)
+        // Tool rounds: while the model calls tools (at most maxToolRounds times), carry them out and ask again.
+        for (let round = 0; ; round++) {
+          const functions = c.tools && round < c.maxToolRounds ? this.tools.functions() : []
+          let toolCalls: ReadonlyArray<ToolCall> = []
+          let text = ''
+          for await (const piece of chatStream(this.endpoints.llm, { model: c.llmModel, messages, functions }, signal)) {
+            if (typeof piece !== 'string') {
+              toolCalls = piece.toolCalls
+              continue
+            }
+            text += piece
+            for (const sentence of splitter.push(piece)) say(sentence)
+          }
+          if (toolCalls.length === 0 || signal.aborted) break
+          messages.push({ role: 'assistant', content: text || null, tool_calls: toolCalls })
+          for (const call of toolCalls) {
+            const outcome = await this.tools.call(call.function.name, call.function.arguments, signal)
+            messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.output })
+          }
+          if (signal.aborted) break
         }
         for (const sentence of splitter.end()) say(sentence)
         await speaking

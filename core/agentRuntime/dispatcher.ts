@@ -21,6 +21,7 @@ import type { TerminalHub } from '../terminals.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
+import { ToolCallMetrics, toolCallOf, type AgentToolCallEvent } from './toolCalls.js'
 
 /** What a dispatch asks for (REST body, a room policy's agent). */
 export type DispatchRequest = AgentRequest
@@ -112,6 +113,8 @@ export class AgentDispatcher {
   private readonly badPackets: Counter
   private retiredFramesOut = 0
   private readonly lifecycleListeners = new Set<(event: AgentLifecycleEvent) => void>()
+  private readonly toolCallListeners = new Set<(event: AgentToolCallEvent) => void>()
+  private readonly toolCalls: ToolCallMetrics
   /** The room policies in force, in the order the room-agents actors consult them. */
   private readonly policyList: RoomAgentPolicy[]
   /** Policy agents being started (idle() waits for them). */
@@ -123,6 +126,7 @@ export class AgentDispatcher {
     const dispatcher = this
     this.policyList = []
     if (deps.providers) this.providerDirectory = deps.providers
+    this.toolCalls = new ToolCallMetrics(deps.metrics)
     this.started = new Counter({ name: 'hark_agents_started_total', help: 'Agents dispatched', labelNames: ['provider'], registers: [deps.metrics] })
     this.failed = new Counter({ name: 'hark_agents_failed_total', help: 'Agents that ended failed', labelNames: ['provider'], registers: [deps.metrics] })
     this.badPackets = new Counter({
@@ -225,6 +229,24 @@ export class AgentDispatcher {
   onAgent(listener: (event: AgentLifecycleEvent) => void): () => void {
     this.lifecycleListeners.add(listener)
     return () => this.lifecycleListeners.delete(listener)
+  }
+
+  /** Every tool call an agent of this node made (the `agent.tool_called` webhook listens). */
+  onToolCall(listener: (event: AgentToolCallEvent) => void): () => void {
+    this.toolCallListeners.add(listener)
+    return () => this.toolCallListeners.delete(listener)
+  }
+
+  private toolCalled(agent: LiveAgent, event: Readonly<Record<string, unknown>>): void {
+    const call = toolCallOf(agent.spec.workspaceId, agent.view(), event)
+    this.toolCalls.record(call)
+    for (const listener of this.toolCallListeners) {
+      try {
+        listener(call)
+      } catch (e) {
+        this.deps.log.error({ err: e, agentId: agent.agentId }, 'tool call listener failed')
+      }
+    }
   }
 
   private announce(type: AgentLifecycleEvent['type'], agent: LiveAgent): void {
@@ -349,6 +371,7 @@ export class AgentDispatcher {
         startTimeoutMs: a.startTimeoutMs,
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
+        toolCalled: (agent, event) => this.toolCalled(agent, event),
         running: (running) => this.announce('started', running),
         ended: (ended) => {
           this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ENDED', agentId: ended.agentId })

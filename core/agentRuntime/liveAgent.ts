@@ -69,6 +69,8 @@ export interface LiveAgentDeps {
   readonly ended?: (agent: LiveAgent) => void
   /** A frame from a room member that its decoder refused. */
   readonly badPacket?: () => void
+  /** The session reported a tool call (an `agent.event` of kind `tool_call`, as the room got it). */
+  readonly toolCalled?: (agent: LiveAgent, event: Readonly<Record<string, unknown>>) => void
 }
 
 /** Largest `agent.event` payload relayed to the room (JSON characters). */
@@ -343,7 +345,9 @@ export class LiveAgent {
       this.log.warn({ chars: json?.length }, 'agent event is not a small JSON object; dropped')
       return
     }
-    this.broadcast({ type: 'agent.event', room: this.spec.room, agentId: this.spec.agentId, event: JSON.parse(json) })
+    const copy = JSON.parse(json) as Record<string, unknown>
+    this.broadcast({ type: 'agent.event', room: this.spec.room, agentId: this.spec.agentId, event: copy })
+    if (copy.kind === 'tool_call') this.deps.toolCalled?.(this, copy)
   }
 
   private broadcast(event: Parameters<TerminalHub['broadcast']>[2]): void {

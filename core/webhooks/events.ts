@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'agent.started',
   'agent.stopped',
   'agent.failed',
+  'agent.tool_called',
   'client.created',
   'client.updated',
   'client.deleted',
@@ -48,6 +49,23 @@ export interface WebhookEventData {
   'agent.started': { agentId: string; room: string; identity: string; provider: string; presetId: string | null }
   'agent.stopped': { agentId: string; room: string; identity: string; provider: string; presetId: string | null; reason: string }
   'agent.failed': { agentId: string; room: string; identity: string; provider: string; presetId: string | null; reason: string }
+  'agent.tool_called': {
+    agentId: string
+    room: string
+    identity: string
+    provider: string
+    presetId: string | null
+    /** The tool's full name (`<clientId>/<tool>` for a device tool). */
+    tool: string
+    source: string
+    /** The arguments the model gave, secrets scrubbed. */
+    arguments: unknown
+    ok: boolean
+    /** The result text (cut) or the error's reason. */
+    result: string | null
+    error: string | null
+    latencyMs: number
+  }
   'client.created': ClientData
   'client.updated': ClientData
   'client.deleted': { clientId: string }
@@ -78,6 +96,7 @@ export const resourceOf = (e: WebhookEventInput): string => {
     case 'agent.started':
     case 'agent.stopped':
     case 'agent.failed':
+    case 'agent.tool_called':
       return `agent:${e.data.agentId}`
     case 'webhook.test':
       return `webhook:${e.data.webhookId}`
@@ -175,6 +194,14 @@ export const webhookEventSpecs: { readonly [T in WebhookEventType]: WebhookEvent
     summary: 'An agent failed: its provider could not start it, timed out, or failed while running.',
     data: agentData({ reason: str }),
     example: { agentId: 'ag_2Hq7WcN5pYd0Ke3S', room: 'lobby', identity: 'agent@default', provider: 'pipeline', presetId: null, reason: 'provider failed to start: speech-to-text answered 401' },
+  },
+  'agent.tool_called': {
+    summary: 'An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools).',
+    data: agentData({ tool: str, source: str, arguments: {}, ok: { type: 'boolean' }, result: strOrNull, error: strOrNull, latencyMs: ms }),
+    example: {
+      agentId: 'ag_8fK2LmQ9xRt4Vb1Z', room: 'kitchen', identity: 'agent@concierge', provider: 'pipeline', presetId: 'concierge',
+      tool: 'speaker-1/self.light.set_on', source: 'device', arguments: { on: true }, ok: true, result: 'true', error: null, latencyMs: 42,
+    },
   },
   'client.created': {
     summary: 'A client was created (REST, CLI, or an ephemeral client).',

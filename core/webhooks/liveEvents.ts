@@ -8,6 +8,7 @@
  */
 import type { WorkspaceEvents } from '../actors/workspace.js'
 import type { AgentDispatcher } from '../agentRuntime/dispatcher.js'
+import type { AgentView } from '../agentRuntime/liveAgent.js'
 import type { ClockShape } from '../clock.js'
 import { wireCodesOf } from '../errors.js'
 import type { WebhookEventInput } from './events.js'
@@ -61,12 +62,26 @@ export const attachSessionEvents = (hub: WorkspaceEvents, clock: ClockShape, pub
   }
 }
 
-/** Agents of every workspace. Returns the function that stops listening. */
-export const attachAgentEvents = (agents: Pick<AgentDispatcher, 'onAgent'>, clock: ClockShape, publish: PublishWebhookEvent): (() => void) =>
-  agents.onAgent((e) => {
+/** Agents of every workspace (their lifecycle and their tool calls). Returns the function that stops listening. */
+export const attachAgentEvents = (agents: Pick<AgentDispatcher, 'onAgent' | 'onToolCall'>, clock: ClockShape, publish: PublishWebhookEvent): (() => void) => {
+  const baseOf = (a: AgentView) => ({ agentId: a.agentId, room: a.room, identity: a.identity, provider: a.provider, presetId: a.presetId })
+  const offLifecycle = agents.onAgent((e) => {
     const a = e.agent
-    const base = { agentId: a.agentId, room: a.room, identity: a.identity, provider: a.provider, presetId: a.presetId }
+    const base = baseOf(a)
     const at = clock.now()
     if (e.type === 'started') publish({ workspaceId: e.workspaceId, type: 'agent.started', at, data: base })
     else publish({ workspaceId: e.workspaceId, type: `agent.${e.type}`, at, data: { ...base, reason: a.reason ?? e.type } })
   })
+  const offTools = agents.onToolCall((e) =>
+    publish({
+      workspaceId: e.workspaceId,
+      type: 'agent.tool_called',
+      at: clock.now(),
+      data: { ...baseOf(e.agent), tool: e.tool, source: e.source, arguments: e.arguments, ok: e.ok, result: e.result, error: e.error, latencyMs: e.latencyMs },
+    }),
+  )
+  return () => {
+    offLifecycle()
+    offTools()
+  }
+}

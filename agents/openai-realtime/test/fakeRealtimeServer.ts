@@ -32,6 +32,9 @@ import type { AddressInfo } from 'node:net'
 import type { IncomingMessage } from 'node:http'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { Inbox } from '../../../core/test/helpers.js'
+import { applySessionUpdate, defaultTurnDetection, isObject, ProtocolError, RATE, type Item, type SessionState } from './fakeSession.js'
+
+export { RATE }
 
 export interface FakeReply {
   /** Length of the reply's audio (a tone). */
@@ -45,6 +48,13 @@ export interface FakeReply {
   readonly firstAudioAfterMs?: number
   /** End the reply `failed` (no audio), or `incomplete` after half of its audio. */
   readonly outcome?: 'completed' | { readonly failed: { readonly type: string; readonly code: string } } | { readonly incomplete: 'content_filter' | 'max_output_tokens' }
+  /**
+   * Instead of speaking, call these functions, as the real server does: per call a `function_call`
+   * output item, `response.function_call_arguments.delta`s then `.done`, and `response.done` with
+   * the calls as its output. `name` is matched against the session's tools as a model picks one
+   * (the tool whose API-safe name ends with it), else used as is.
+   */
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: Readonly<Record<string, unknown>> }>
 }
 
 export interface ClientEvent {
@@ -58,181 +68,8 @@ export interface ServerEventSent {
   readonly [key: string]: unknown
 }
 
-export const RATE = 24_000
 /** The real server's assistant item holds about this much less audio than it delivered. */
 export const ITEM_SHORTFALL_MS = 85
-
-/** GA session fields; anything else at the top of `session` is refused. */
-const SESSION_FIELDS = new Set([
-  'type', 'model', 'instructions', 'output_modalities', 'audio', 'include', 'max_output_tokens', 'tool_choice',
-  'tools', 'tracing', 'truncation', 'prompt',
-])
-const INPUT_FIELDS = new Set(['format', 'transcription', 'noise_reduction', 'turn_detection'])
-const OUTPUT_FIELDS = new Set(['format', 'voice', 'speed'])
-const SERVER_VAD_FIELDS = new Set(['type', 'threshold', 'prefix_padding_ms', 'silence_duration_ms', 'idle_timeout_ms', 'create_response', 'interrupt_response'])
-const SEMANTIC_VAD_FIELDS = new Set(['type', 'eagerness', 'create_response', 'interrupt_response'])
-const TRANSCRIPTION_FIELDS = new Set(['model', 'language', 'prompt'])
-
-interface TurnDetection {
-  type: 'server_vad' | 'semantic_vad'
-  threshold: number
-  prefix_padding_ms: number
-  silence_duration_ms: number
-  idle_timeout_ms: number | null
-  create_response: boolean
-  interrupt_response: boolean
-}
-
-interface SessionState {
-  type: 'realtime'
-  object: 'realtime.session'
-  id: string
-  model: string
-  instructions: string
-  output_modalities: string[]
-  audio: {
-    input: { format: { type: string; rate?: number }; transcription: { model: string } | null; noise_reduction: unknown; turn_detection: TurnDetection | null }
-    output: { format: { type: string; rate?: number }; voice: unknown; speed: number }
-  }
-  tools: unknown[]
-  tool_choice: unknown
-  max_output_tokens: number | 'inf'
-  tracing: unknown
-  expires_at: number
-}
-
-interface Item {
-  readonly id: string
-  readonly role: 'user' | 'assistant'
-  /** Samples delivered (assistant) or committed (user). */
-  samples: number
-  transcript: string
-}
-
-class ProtocolError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly param: string | null = null,
-  ) {
-    super(message)
-  }
-}
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
-
-const checkFields = (value: unknown, allowed: ReadonlySet<string>, path: string): Record<string, unknown> => {
-  if (!isObject(value)) throw new ProtocolError('invalid_type', `Invalid type for '${path}': expected an object.`, path)
-  for (const k of Object.keys(value)) {
-    if (!allowed.has(k)) throw new ProtocolError('unknown_parameter', `Unknown parameter: '${path}.${k}'.`, `${path}.${k}`)
-  }
-  return value
-}
-
-const checkFormat = (format: unknown, path: string): { type: string; rate?: number } => {
-  const f = checkFields(format, new Set(['type', 'rate']), path)
-  if (f.type === 'audio/pcm') {
-    if (f.rate !== undefined && f.rate !== RATE) {
-      throw new ProtocolError('invalid_value', `Invalid value: ${String(f.rate)}. Supported values are: 24000.`, `${path}.rate`)
-    }
-    return { type: 'audio/pcm', rate: RATE }
-  }
-  if (f.type === 'audio/pcmu' || f.type === 'audio/pcma') {
-    if (f.rate !== undefined) throw new ProtocolError('unknown_parameter', `Unknown parameter: '${path}.rate'.`, `${path}.rate`)
-    return { type: f.type }
-  }
-  throw new ProtocolError('invalid_value', `Invalid value: '${String(f.type)}'. Supported values are: 'audio/pcm', 'audio/pcmu' and 'audio/pcma'.`, `${path}.type`)
-}
-
-const number = (v: unknown, path: string, min: number, max: number): number => {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-    throw new ProtocolError('invalid_value', `Invalid value for '${path}': expected a number from ${min} to ${max}.`, path)
-  }
-  return v
-}
-
-const bool = (v: unknown, path: string): boolean => {
-  if (typeof v !== 'boolean') throw new ProtocolError('invalid_type', `Invalid type for '${path}': expected a boolean.`, path)
-  return v
-}
-
-/** `session` of a `session.update`, checked against the GA schema and merged over `current`. */
-const applySessionUpdate = (current: SessionState, raw: unknown): SessionState => {
-  const s = checkFields(raw, SESSION_FIELDS, 'session')
-  if (s.type !== 'realtime') throw new ProtocolError('invalid_value', "Invalid value for 'session.type': expected 'realtime'.", 'session.type')
-  const next: SessionState = structuredClone(current)
-  if (s.model !== undefined) {
-    if (typeof s.model !== 'string' || s.model.length === 0) throw new ProtocolError('invalid_value', "Invalid value for 'session.model'.", 'session.model')
-    next.model = s.model
-  }
-  if (s.instructions !== undefined) {
-    if (typeof s.instructions !== 'string') throw new ProtocolError('invalid_type', "Invalid type for 'session.instructions'.", 'session.instructions')
-    next.instructions = s.instructions
-  }
-  if (s.output_modalities !== undefined) {
-    const m = s.output_modalities
-    if (!Array.isArray(m) || m.length !== 1 || (m[0] !== 'audio' && m[0] !== 'text')) {
-      throw new ProtocolError('invalid_value', "Invalid value for 'session.output_modalities': ['audio'] or ['text'].", 'session.output_modalities')
-    }
-    next.output_modalities = [m[0]]
-  }
-  if (s.max_output_tokens !== undefined) {
-    next.max_output_tokens = s.max_output_tokens === 'inf' ? 'inf' : number(s.max_output_tokens, 'session.max_output_tokens', 1, 4096)
-  }
-  if (s.audio !== undefined) {
-    const audio = checkFields(s.audio, new Set(['input', 'output']), 'session.audio')
-    if (audio.input !== undefined) {
-      const input = checkFields(audio.input, INPUT_FIELDS, 'session.audio.input')
-      if (input.format !== undefined) next.audio.input.format = checkFormat(input.format, 'session.audio.input.format')
-      if (input.transcription !== undefined) {
-        if (input.transcription === null) next.audio.input.transcription = null
-        else {
-          const t = checkFields(input.transcription, TRANSCRIPTION_FIELDS, 'session.audio.input.transcription')
-          if (typeof t.model !== 'string') throw new ProtocolError('invalid_value', "Invalid value for 'session.audio.input.transcription.model'.", 'session.audio.input.transcription.model')
-          next.audio.input.transcription = { model: t.model }
-        }
-      }
-      if (input.noise_reduction !== undefined) next.audio.input.noise_reduction = input.noise_reduction
-      if (input.turn_detection !== undefined) {
-        if (input.turn_detection === null) next.audio.input.turn_detection = null
-        else {
-          const path = 'session.audio.input.turn_detection'
-          const td = isObject(input.turn_detection) ? input.turn_detection : {}
-          const fields = td.type === 'semantic_vad' ? SEMANTIC_VAD_FIELDS : SERVER_VAD_FIELDS
-          checkFields(input.turn_detection, fields, path)
-          if (td.type !== 'server_vad' && td.type !== 'semantic_vad') throw new ProtocolError('invalid_value', `Invalid value for '${path}.type'.`, `${path}.type`)
-          const base: TurnDetection = next.audio.input.turn_detection ?? defaultTurnDetection()
-          next.audio.input.turn_detection = {
-            ...base,
-            type: td.type,
-            ...(td.threshold !== undefined ? { threshold: number(td.threshold, `${path}.threshold`, 0, 1) } : {}),
-            ...(td.prefix_padding_ms !== undefined ? { prefix_padding_ms: number(td.prefix_padding_ms, `${path}.prefix_padding_ms`, 0, 10_000) } : {}),
-            ...(td.silence_duration_ms !== undefined ? { silence_duration_ms: number(td.silence_duration_ms, `${path}.silence_duration_ms`, 0, 10_000) } : {}),
-            ...(td.create_response !== undefined ? { create_response: bool(td.create_response, `${path}.create_response`) } : {}),
-            ...(td.interrupt_response !== undefined ? { interrupt_response: bool(td.interrupt_response, `${path}.interrupt_response`) } : {}),
-          }
-        }
-      }
-    }
-    if (audio.output !== undefined) {
-      const output = checkFields(audio.output, OUTPUT_FIELDS, 'session.audio.output')
-      if (output.format !== undefined) next.audio.output.format = checkFormat(output.format, 'session.audio.output.format')
-      if (output.voice !== undefined) next.audio.output.voice = output.voice
-      if (output.speed !== undefined) next.audio.output.speed = number(output.speed, 'session.audio.output.speed', 0.25, 1.5)
-    }
-  }
-  return next
-}
-
-const defaultTurnDetection = (): TurnDetection => ({
-  type: 'server_vad',
-  threshold: 0.5,
-  prefix_padding_ms: 300,
-  silence_duration_ms: 500,
-  idle_timeout_ms: null,
-  create_response: true,
-  interrupt_response: true,
-})
 
 /** How the real server shows a key it refuses: its start and its last four characters. */
 export const maskedKey = (key: string): string => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
@@ -244,6 +81,8 @@ export class FakeRealtimeServer {
   readonly sent = new Inbox<ServerEventSent>()
   /** The effective session of each connection after its session.update (reconnects add one). */
   readonly sessions: SessionState[] = []
+  /** Every `function_call_output` item a client created, with the call it answers. */
+  readonly functionOutputs = new Inbox<{ readonly call_id: string; readonly name: string; readonly output: string }>()
   /** Every input sample appended, at 24 kHz, in order (for checking pitch). */
   private input: Int16Array[] = []
   appendedSamples = 0
@@ -395,6 +234,28 @@ export class FakeRealtimeServer {
       items.set(item.id, item)
       const base = { object: 'realtime.response', conversation_id: 'conv_1', output_modalities: session.output_modalities, max_output_tokens: session.max_output_tokens, audio: { output: session.audio.output }, metadata: null }
       send({ type: 'response.created', response: { id, ...base, status: 'in_progress', status_details: null, output: [], usage: null } })
+      if (spec.toolCalls) {
+        items.delete(item.id)
+        const output = spec.toolCalls.map((call, index) => {
+          const safe = call.name.replace(/[^a-zA-Z0-9_-]/g, '_')
+          const offered = session.tools.map((t) => String((t as { name?: unknown }).name))
+          const name = offered.find((n) => n === safe || n.endsWith(`_${safe}`)) ?? call.name
+          const fc: Item = { id: nextItemId(), role: 'assistant', type: 'function_call', samples: 0, transcript: '', call: { call_id: `call_${n}_${index}`, name, arguments: JSON.stringify(call.arguments) } }
+          items.set(fc.id, fc)
+          const itemOf = (status: string, args: string) => ({ id: fc.id, object: 'realtime.item', type: 'function_call', status, name, call_id: fc.call!.call_id, arguments: args })
+          const at = { response_id: id, item_id: fc.id, output_index: index, call_id: fc.call!.call_id }
+          send({ type: 'response.output_item.added', response_id: id, output_index: index, item: itemOf('in_progress', '') })
+          send({ type: 'conversation.item.added', previous_item_id: lastItemId, item: itemOf('in_progress', '') })
+          lastItemId = fc.id
+          for (let k = 0; k < fc.call!.arguments.length; k += 6) send({ type: 'response.function_call_arguments.delta', ...at, delta: fc.call!.arguments.slice(k, k + 6) })
+          send({ type: 'response.function_call_arguments.done', ...at, name, arguments: fc.call!.arguments })
+          send({ type: 'response.output_item.done', response_id: id, output_index: index, item: itemOf('completed', fc.call!.arguments) })
+          send({ type: 'conversation.item.done', previous_item_id: null, item: itemOf('completed', fc.call!.arguments) })
+          return itemOf('completed', fc.call!.arguments)
+        })
+        send({ type: 'response.done', response: { id, ...base, status: 'completed', status_details: null, output, usage: { total_tokens: 10, input_tokens: 5, output_tokens: 5 } } })
+        return
+      }
       const outcome = spec.outcome ?? 'completed'
       if (typeof outcome === 'object' && 'failed' in outcome) {
         items.delete(item.id)
@@ -569,6 +430,19 @@ export class FakeRealtimeServer {
             if (end > audioMs) throw new ProtocolError('invalid_value', `Audio content of ${audioMs}ms is already shorter than ${end}ms.`, 'audio_end_ms')
             item.transcript = ''
             send({ type: 'conversation.item.truncated', item_id: item.id, content_index: 0, audio_end_ms: end })
+            return
+          }
+          case 'conversation.item.create': {
+            const item = isObject(event.item) ? event.item : null
+            if (!item || item.type !== 'function_call_output') throw new ProtocolError('invalid_value', "This fake creates 'function_call_output' items only.", 'item.type')
+            if (typeof item.output !== 'string') throw new ProtocolError('invalid_type', "Invalid type for 'item.output': expected a string.", 'item.output')
+            const call = [...items.values()].find((i) => i.call?.call_id === item.call_id)?.call
+            if (!call) throw new ProtocolError('invalid_value', `No function call with call_id ${String(item.call_id)} in the conversation.`, 'item.call_id')
+            const created = { id: nextItemId(), object: 'realtime.item', type: 'function_call_output', status: 'completed', call_id: call.call_id, output: item.output }
+            send({ type: 'conversation.item.added', previous_item_id: lastItemId, item: created })
+            send({ type: 'conversation.item.done', previous_item_id: lastItemId, item: created })
+            lastItemId = created.id
+            this.functionOutputs.push({ call_id: call.call_id, name: call.name, output: item.output })
             return
           }
           case 'conversation.item.delete': {

@@ -40,15 +40,77 @@ export interface FakeRequest {
   readonly closed: Promise<void>
 }
 
+/**
+ * A chat reply that calls tools, streamed as the real API does: a first delta per call with its
+ * `index`, `id`, `type` and `name` (arguments ""), then the arguments' JSON in pieces, then
+ * `finish_reason: "tool_calls"`. `name` is the tool as the test knows it: the fake calls the
+ * offered function whose name ends with it made API-safe (as a model picks one of the tools it
+ * was given), or `name` itself when none was offered (a model calling what it may not).
+ */
+export interface FakeToolReply {
+  readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly arguments: Readonly<Record<string, unknown>> | string }>
+}
+
+/** `^[a-zA-Z0-9_-]{1,64}$`: the API's function names. */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
 export interface FakeScript {
   /** Transcripts answered in turn (the last one repeats). */
   transcripts: string[]
   /** Chat replies answered in turn (the last one repeats). */
-  replies: string[]
+  replies: Array<string | FakeToolReply>
   /** Hold the chat stream after this text has been sent, until `release()`. */
   holdAfter?: string
   /** Pitch of the speech tone. */
   hz: number
+}
+
+/** What the API refuses in `messages` (roles, contents, tool calls and their answers), or null. */
+const invalidMessages = (messages: unknown[]): string | null => {
+  const unanswered = new Set<string>()
+  for (const [i, m] of messages.entries()) {
+    const msg = m as { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }
+    if (unanswered.size > 0 && msg.role !== 'tool') {
+      return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'."
+    }
+    if (msg.role === 'system' || msg.role === 'user') {
+      if (typeof msg.content !== 'string') return `Invalid type for 'messages[${i}].content'.`
+    } else if (msg.role === 'assistant') {
+      if (typeof msg.content !== 'string' && !(msg.content === null && Array.isArray(msg.tool_calls))) return `Invalid type for 'messages[${i}].content'.`
+      for (const c of Array.isArray(msg.tool_calls) ? msg.tool_calls : []) {
+        const call = c as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }
+        if (typeof call.id !== 'string' || call.type !== 'function' || typeof call.function?.name !== 'string' || typeof call.function.arguments !== 'string') {
+          return `Invalid value for 'messages[${i}].tool_calls'.`
+        }
+        unanswered.add(call.id)
+      }
+    } else if (msg.role === 'tool') {
+      if (typeof msg.tool_call_id !== 'string' || !unanswered.delete(msg.tool_call_id)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+      }
+      if (typeof msg.content !== 'string') return `Invalid type for 'messages[${i}].content'.`
+    } else return `Invalid value for 'messages[${i}].role'.`
+  }
+  return null
+}
+
+/** The names of the offered functions, or what the API refuses in `tools`. */
+const invalidTools = (tools: unknown): string[] | string => {
+  if (tools === undefined) return []
+  if (!Array.isArray(tools) || tools.length === 0 || tools.length > 128) return "Invalid value for 'tools'."
+  const names: string[] = []
+  for (const [i, t] of tools.entries()) {
+    const tool = t as { type?: unknown; function?: { name?: unknown; description?: unknown; parameters?: unknown } }
+    if (tool.type !== 'function' || typeof tool.function !== 'object' || tool.function === null) return `Invalid value for 'tools[${i}]'.`
+    const f = tool.function
+    if (typeof f.name !== 'string' || !FUNCTION_NAME.test(f.name)) return `Invalid 'tools[${i}].function.name': string does not match pattern.`
+    if (f.description !== undefined && typeof f.description !== 'string') return `Invalid type for 'tools[${i}].function.description'.`
+    if (f.parameters !== undefined && (typeof f.parameters !== 'object' || f.parameters === null || Array.isArray(f.parameters))) {
+      return `Invalid type for 'tools[${i}].function.parameters'.`
+    }
+    names.push(f.name)
+  }
+  return names
 }
 
 const maskedKey = (key: string) => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
@@ -192,15 +254,33 @@ export class FakeOpenAiHttp {
     const body = request.body
     const messages = body.messages
     if (typeof body.model !== 'string') return this.error(res, 400, "Missing required parameter: 'model'.", 'missing_required_parameter')
-    if (!Array.isArray(messages) || messages.length === 0 || !messages.every((m) => typeof m?.role === 'string' && typeof m?.content === 'string')) {
-      return this.error(res, 400, "Invalid value for 'messages'.", 'invalid_value')
-    }
+    const invalid = Array.isArray(messages) && messages.length > 0 ? invalidMessages(messages) : "Invalid value for 'messages'."
+    if (invalid) return this.error(res, 400, invalid, 'invalid_value', 'invalid_request_error', 'messages')
+    const offered = invalidTools(body.tools)
+    if (typeof offered === 'string') return this.error(res, 400, offered, 'invalid_value', 'invalid_request_error', 'tools')
     if (body.stream !== true) return this.error(res, 400, 'This fake only streams: set stream to true.', 'invalid_value')
     const reply = this.script.replies[Math.min(this.counts.llm++, this.script.replies.length - 1)]!
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     const base = { id: `chatcmpl-${this.counts.llm}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model }
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`)
+    if (typeof reply !== 'string') {
+      for (const [index, call] of reply.toolCalls.entries()) {
+        const safe = call.name.replace(/[^a-zA-Z0-9_-]/g, '_')
+        const name = offered.find((n) => n === safe || n.endsWith(`_${safe}`)) ?? call.name
+        const id = `call_${this.counts.llm}_${index}`
+        chunk({ ...(index === 0 ? { role: 'assistant', content: null } : {}), tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] }, null)
+        const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
+        for (let at = 0; at < args.length; at += 7) {
+          chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }] }, null)
+          await new Promise((r) => setImmediate(r))
+        }
+      }
+      chunk({}, 'tool_calls')
+      res.end('data: [DONE]\n\n')
+      request.completed = true
+      return
+    }
     chunk({ role: 'assistant', content: '' }, null)
     let sent = ''
     const hold = this.script.holdAfter

@@ -116,8 +116,12 @@ export const SERVER_EVENT_TYPES = [
 export type ClientMessage =
   | { readonly type: 'ping'; readonly id: string | number | null }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode; readonly id: string | number | null }
+  /** The terminal offers MCP tools to the agents of its room. */
+  | { readonly type: 'mcp.ready'; readonly id: string | number | null }
+  /** A JSON-RPC 2.0 message of the terminal's MCP server for the agents of its room. */
+  | { readonly type: 'mcp'; readonly payload: Readonly<Record<string, unknown>>; readonly id: string | number | null }
 
-export const CLIENT_MESSAGE_TYPES = ['ping', 'audio.mode'] as const satisfies ReadonlyArray<ClientMessage['type']>
+export const CLIENT_MESSAGE_TYPES = ['ping', 'audio.mode', 'mcp.ready', 'mcp'] as const satisfies ReadonlyArray<ClientMessage['type']>
 
 /** Largest control message (UTF-8 bytes) and the control rate the server allows before closing. */
 export const MAX_CONTROL_MESSAGE_BYTES = 4096

@@ -385,7 +385,7 @@ class ListWebhooksResponse(TypedDict):
 class CreateWebhookBody(TypedDict):
     url: str
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
 
@@ -417,7 +417,7 @@ GetWebhookResponse = WebhookEndpoint
 class UpdateWebhookBody(TypedDict):
     url: NotRequired[str]
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
     enabled: NotRequired[bool]
@@ -663,6 +663,37 @@ class AgentFailedEvent(TypedDict):
     data: AgentStoppedEventData
 
 
+class AgentToolCalledEventData(TypedDict):
+    agentId: str
+    room: str
+    identity: str
+    """agent@<presetId>, or agent@default."""
+    provider: str
+    presetId: str | None
+    """null for the platform default agent."""
+    tool: str
+    source: str
+    arguments: Any
+    ok: bool
+    result: str | None
+    error: str | None
+    latencyMs: int
+
+
+class AgentToolCalledEvent(TypedDict):
+    """An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools)."""
+    id: str
+    type: Literal["agent.tool_called"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: AgentToolCalledEventData
+
+
 class ClientCreatedEventData(TypedDict):
     clientId: str
     name: str | None
@@ -771,7 +802,7 @@ class WebhookTestEvent(TypedDict):
     data: WebhookTestEventData
 
 
-WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent
+WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | AgentToolCalledEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent
 """Every event a webhook endpoint receives, told apart by its "type"."""
 
 
@@ -784,6 +815,7 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "agent.started",
     "agent.stopped",
     "agent.failed",
+    "agent.tool_called",
     "client.created",
     "client.updated",
     "client.deleted",

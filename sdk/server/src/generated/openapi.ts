@@ -635,6 +635,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "agent.tool_called": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools). */
+        post: operations["webhook_agent_tool_called"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "client.created": {
         parameters: {
             query?: never;
@@ -4782,7 +4799,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
                     description?: string | null;
                 };
             };
@@ -5371,7 +5388,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url?: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -6706,6 +6723,86 @@ export interface operations {
                         /** @description null for the platform default agent. */
                         presetId: string | null;
                         reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agent_tool_called: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "agent.tool_called",
+                 *       "data": {
+                 *         "agentId": "ag_8fK2LmQ9xRt4Vb1Z",
+                 *         "room": "kitchen",
+                 *         "identity": "agent@concierge",
+                 *         "provider": "pipeline",
+                 *         "presetId": "concierge",
+                 *         "tool": "speaker-1/self.light.set_on",
+                 *         "source": "device",
+                 *         "arguments": {
+                 *           "on": true
+                 *         },
+                 *         "ok": true,
+                 *         "result": "true",
+                 *         "error": null,
+                 *         "latencyMs": 42
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "agent.tool_called";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        agentId: string;
+                        room: string;
+                        /** @description agent@<presetId>, or agent@default. */
+                        identity: string;
+                        provider: string;
+                        /** @description null for the platform default agent. */
+                        presetId: string | null;
+                        tool: string;
+                        source: string;
+                        arguments: unknown;
+                        ok: boolean;
+                        result: string | null;
+                        error: string | null;
+                        latencyMs: number;
                     };
                 };
             };
