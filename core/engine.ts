@@ -48,8 +48,9 @@ import type { EngineServiceMap } from './services.js'
 import { StorageUnavailable } from './errors.js'
 import { ListenError, type Transport } from './transport.js'
 import { usageLayer } from './usage/meter.js'
-import { attachAgentEvents } from './webhooks/liveEvents.js'
+import { attachAgentEvents, attachTurnEvents } from './webhooks/liveEvents.js'
 import { WebhookOutboxService, webhookOutboxLayer } from './webhooks/outboxLayer.js'
+import { TranscriptWriter } from './transcripts/writer.js'
 
 export type EngineState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
 
@@ -232,7 +233,9 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     // Added before the agents' own finalizer, so it runs after every agent has stopped.
     if (pool) yield* Effect.addFinalizer(() => Effect.promise(() => pool.close()))
     const providers = new Map<string, AgentProvider>()
+    const transcripts = new TranscriptWriter(Context.get(ctx, Storage), Context.get(ctx, Clock), log.child({ component: 'transcripts' }), settings.agents.transcriptRetentionDays)
     const agents = new AgentDispatcher({
+      transcripts,
       hub: Context.get(ctx, Terminals),
       storage: Context.get(ctx, Storage),
       settings,
@@ -256,7 +259,11 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     const webhookOutbox = Context.get(ctx, WebhookOutboxService)
     // Added first, so it runs after the agents' shutdown: their last events are published.
     const detachAgentEvents = attachAgentEvents(agents, Context.get(ctx, Clock), (e) => webhookOutbox.publish(e))
-    yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
+    const detachTurnEvents = attachTurnEvents(transcripts, (e) => webhookOutbox.publish(e))
+    yield* Effect.addFinalizer(() => Effect.sync(() => (detachAgentEvents(), detachTurnEvents())))
+    // After the agents' shutdown (finalizers run in reverse): their last turns are written before storage closes.
+    yield* Effect.addFinalizer(() => Effect.promise(() => transcripts.flush()).pipe(Effect.andThen(Effect.sync(() => transcripts.stop()))))
+    transcripts.start()
     // What extensions may receive, by service key (services.ts); nothing else of the engine reaches them.
     const leases = new EngineLeases()
     const operations = {

@@ -18,6 +18,7 @@ import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
+import type { TranscriptWriter } from '../transcripts/writer.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { roomDefaultChanged, roomDefaultPolicy, watchRoomDefaults } from './defaultAgents.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
@@ -93,6 +94,8 @@ export interface DispatcherDeps {
   readonly clock: ClockShape
   readonly metrics: Registry
   readonly providers: ProviderDirectory
+  /** Where agents' conversations are written; none: not recorded. */
+  readonly transcripts?: TranscriptWriter
 }
 
 export class AgentDispatcher {
@@ -140,6 +143,11 @@ export class AgentDispatcher {
         for (const agents of dispatcher.agents.values()) for (const a of agents.values()) this.inc({ state: a.state })
       },
     })
+  }
+
+  /** Where agents' conversations are written (null when not recorded). */
+  get transcripts(): TranscriptWriter | null {
+    return this.deps.transcripts ?? null
   }
 
   /** Become the rooms' agent runtime: their room-agents actors consult the policies and start agents here. */
@@ -315,9 +323,14 @@ export class AgentDispatcher {
     const max = this.deps.settings.agents.maxPerRoom
     if (live.length >= max) throw new Conflict({ message: `room ${room} already has ${max} agents (agents.maxPerRoom)` })
     const { agents: a } = this.deps.settings
+    const agentId = `ag_${randomBase62(16)}`
+    const conversation = this.deps.transcripts?.conversation({
+      workspaceId, agentId, room, identity: resolved.identity, provider: resolved.providerName, presetId: resolved.presetId,
+      startedAt: this.deps.clock.now(),
+    })
     const agent = new LiveAgent(
       {
-        agentId: `ag_${randomBase62(16)}`,
+        agentId,
         workspaceId,
         room,
         identity: resolved.identity,
@@ -336,6 +349,7 @@ export class AgentDispatcher {
         startTimeoutMs: a.startTimeoutMs,
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
+        ...(conversation ? { conversation } : {}),
         running: (running) => this.announce('started', running),
         ended: (ended) => {
           this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ENDED', agentId: ended.agentId })
