@@ -9,7 +9,7 @@
  *   - `{kind:'tool_call', name, source?, arguments, result | error | isError, latencyMs?}`;
  *   - `{kind:'echo', durationMs}`: the echo provider's utterance played back (no text).
  * From the room: terminals' `speaking.started`/`stopped` (when a user turn began and ended, who
- * spoke, who talked over a reply). Control plane only: a few events per turn, never per frame.
+ * spoke, who talked over a reply) and `turn.abort` (who stopped a reply's playback). Control plane only: a few events per turn, never per frame.
  */
 import type { ServerEvent } from '../events.js'
 import type { ToolCallRecord, TranscriptTurn } from '../storage/transcripts.js'
@@ -37,6 +37,8 @@ export class ConversationRecorder {
   private seq = 0
   /** Terminals that started speaking since the last user turn: client id → when. */
   private spoke = new Map<string, number>()
+  /** Terminals talking now (a talk spurt may span several turns). */
+  private readonly talking = new Set<string>()
   private lastStopped = 0
   /** The last terminal to start talking, and when (who cut a reply). */
   private lastTalker: { readonly clientId: string; readonly at: number } | null = null
@@ -82,9 +84,13 @@ export class ConversationRecorder {
     if (e.type === 'speaking.started' && e.participantId !== this.deps.identity && this.deps.isTerminal(e.participantId)) {
       const now = this.deps.now()
       if (!this.spoke.has(e.participantId)) this.spoke.set(e.participantId, now)
+      this.talking.add(e.participantId)
       this.lastTalker = { clientId: e.participantId, at: now }
-    } else if (e.type === 'speaking.stopped' && this.spoke.has(e.participantId)) {
+    } else if (e.type === 'speaking.stopped' && this.talking.delete(e.participantId)) {
       this.lastStopped = this.deps.now()
+    } else if (e.type === 'participant.event' && e.event.kind === 'turn.abort' && this.deps.isTerminal(e.participantId)) {
+      // A device that stopped its playback (xiaozhi's abort) cut the reply without a word.
+      this.lastTalker = { clientId: e.participantId, at: this.deps.now() }
     }
   }
 
@@ -101,9 +107,10 @@ export class ConversationRecorder {
     for (const [id, at] of this.spoke) if (now - at > SPEECH_WINDOW_MS) this.spoke.delete(id)
     const starts = [...this.spoke.values()]
     const start = startedAt ?? (starts.length > 0 ? Math.min(...starts) : now)
-    const end = startedAt !== undefined ? now : this.lastStopped >= start ? this.lastStopped : now
+    const end = startedAt !== undefined || this.talking.size > 0 ? now : this.lastStopped >= start ? this.lastStopped : now
     // Mixed input is the room's; a terminal when the provider says, or when it alone spoke.
-    const who = clientId ?? (this.spoke.size === 1 ? [...this.spoke.keys()][0]! : null)
+    const spoke = new Set([...this.spoke.keys(), ...this.talking])
+    const who = clientId ?? (spoke.size === 1 ? [...spoke][0]! : null)
     this.spoke = new Map()
     this.push({
       kind: 'speech', role: 'user', speaker: who ?? 'room', clientId: who, text, startedAt: start, endedAt: Math.max(start, end),
