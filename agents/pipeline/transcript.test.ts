@@ -41,7 +41,6 @@ describe('transcript of a pipeline agent (runtime-recorded, with text)', () => {
         extensions: [pipelineAgent],
         agents: {
           defaultProvider: 'pipeline',
-          startTimeoutMs: 5000,
           pipeline: {
             stt: { baseUrl: fake.baseUrl, apiKey: KEYS.stt, apiKeyEnv: 'HARK_TEST_NONE' },
             llm: { baseUrl: fake.baseUrl, apiKey: KEYS.llm, apiKeyEnv: 'HARK_TEST_NONE' },
