@@ -5,6 +5,7 @@
  * the REST reads page, find and refuse bad input; erasure removes the rows and is audited.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import type { EngineConfig } from '../../core/index.js'
 import { parseDownlink } from '../../core/dataplane/frame.js'
 import { concat, silence, UplinkEncoder } from '../../core/test/speech.js'
 import { checkOrderedAndComplete, WebhookReceiver } from '../../plugins/webhooks/test/receiver.js'
@@ -36,19 +37,18 @@ describe('transcript of a pipeline agent (runtime-recorded, with text)', () => {
     ]
     const receiver = await WebhookReceiver.start()
     running.push(() => receiver.close())
-    const t = await startWebhookEngine({
-      config: {
-        extensions: [pipelineAgent],
-        agents: {
-          defaultProvider: 'pipeline',
-          pipeline: {
-            stt: { baseUrl: fake.baseUrl, apiKey: KEYS.stt, apiKeyEnv: 'HARK_TEST_NONE' },
-            llm: { baseUrl: fake.baseUrl, apiKey: KEYS.llm, apiKeyEnv: 'HARK_TEST_NONE' },
-            tts: { baseUrl: fake.baseUrl, apiKey: KEYS.tts, apiKeyEnv: 'HARK_TEST_NONE' },
-          },
+    const config: EngineConfig<readonly [typeof pipelineAgent]> = {
+      extensions: [pipelineAgent],
+      agents: {
+        defaultProvider: 'pipeline',
+        pipeline: {
+          stt: { baseUrl: fake.baseUrl, apiKey: KEYS.stt, apiKeyEnv: 'HARK_TEST_NONE' },
+          llm: { baseUrl: fake.baseUrl, apiKey: KEYS.llm, apiKeyEnv: 'HARK_TEST_NONE' },
+          tts: { baseUrl: fake.baseUrl, apiKey: KEYS.tts, apiKeyEnv: 'HARK_TEST_NONE' },
         },
       },
-    })
+    }
+    const t = await startWebhookEngine({ config: config as EngineConfig })
     running.push(() => t.stop())
     const ws = await t.workspaceWithEndpoint(receiver, 'acme', ['agent.started', 'agent.turn', 'agent.stopped'])
     ws.addClient('a', 'lobby')
