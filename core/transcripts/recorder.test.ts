@@ -79,13 +79,13 @@ describe('conversation recorder: turns from what a provider emits and its room s
     at(500)
     recorder.agentEvent({ kind: 'tool_call', name: 'dev-1/self.light.set_on', source: 'device', arguments: { on: true }, result: 'ok', latencyMs: 120 })
     recorder.agentEvent({ kind: 'tool_call', name: 'lookup', source: 'backend', arguments: {}, error: 'timeout', latencyMs: 5000 })
-    recorder.agentEvent({ kind: 'tool_call', name: 'x', arguments: { a: 1 }, isError: true, result: 'no such light' })
+    recorder.agentEvent({ kind: 'tool_call', name: 'x', arguments: { a: 1 }, isError: true, result: 'no such light', ms: 7 })
     recorder.agentEvent({ kind: 'tool_call', arguments: {} })
     expect(turns).toEqual([
       expect.objectContaining({ seq: 1, kind: 'tool_call', role: 'agent', startedAt: 1_000_380, endedAt: 1_000_500, text: null,
         tool: { name: 'dev-1/self.light.set_on', source: 'device', arguments: { on: true }, result: 'ok', error: null, latencyMs: 120 } }),
       expect.objectContaining({ seq: 2, tool: { name: 'lookup', source: 'backend', arguments: {}, result: null, error: 'timeout', latencyMs: 5000 } }),
-      expect.objectContaining({ seq: 3, tool: { name: 'x', source: null, arguments: { a: 1 }, result: null, error: 'no such light', latencyMs: null } }),
+      expect.objectContaining({ seq: 3, tool: { name: 'x', source: null, arguments: { a: 1 }, result: null, error: 'no such light', latencyMs: 7 } }),
     ])
   })
 

@@ -6,7 +6,7 @@
  *     `truncated` marks a reply cut by a barge-in, its text what the room heard;
  *   - `{kind:'state', state:'speaking'}`: when the agent's reply started;
  *   - `{kind:'interrupted'}`: a barge-in (a reply nothing of which was heard, or an echo cut short);
- *   - `{kind:'tool_call', name, source?, arguments, result | error | isError, latencyMs?}`;
+ *   - `{kind:'tool_call', name, source?, arguments, result | error | isError, latencyMs? | ms?}`;
  *   - `{kind:'echo', durationMs}`: the echo provider's utterance played back (no text).
  * From the room: terminals' `speaking.started`/`stopped` (when a user turn began and ended, who
  * spoke, who talked over a reply) and `turn.abort` (who stopped a reply's playback). Control plane only: a few events per turn, never per frame.
@@ -130,7 +130,9 @@ export class ConversationRecorder {
 
   private toolCall(now: number, e: Readonly<Record<string, unknown>>): void {
     if (typeof e.name !== 'string') return
-    const latencyMs = typeof e.latencyMs === 'number' && Number.isFinite(e.latencyMs) ? Math.max(0, Math.round(e.latencyMs)) : null
+    // `latencyMs` ("Agents that act"), or `ms` (the local provider's).
+    const ms = typeof e.latencyMs === 'number' ? e.latencyMs : e.ms
+    const latencyMs = typeof ms === 'number' && Number.isFinite(ms) ? Math.max(0, Math.round(ms)) : null
     const error = typeof e.error === 'string' ? e.error : e.isError === true ? String(e.result ?? 'error') : null
     const tool: ToolCallRecord = {
       name: e.name,
