@@ -106,7 +106,8 @@ export const transcriptsRepo = (db: Db) => {
     ORDER BY started_at DESC, agent_id DESC LIMIT ?8`)
   const remove = db.prepare('DELETE FROM transcripts WHERE workspace_id = ? AND agent_id = ?')
   const sweep = db.prepare('DELETE FROM transcripts WHERE ended_at IS NOT NULL AND ended_at < ?')
-  const sweepOpen = db.prepare('DELETE FROM transcripts WHERE ended_at IS NULL AND started_at < ?')
+  const sweepOpen = db.prepare(`DELETE FROM transcripts AS t WHERE ended_at IS NULL AND started_at < ?1
+    AND NOT EXISTS (SELECT 1 FROM transcript_turns AS u WHERE u.workspace_id = t.workspace_id AND u.agent_id = t.agent_id AND u.ended_at >= ?1)`)
 
   return {
     /** The run's row (once; a second call changes nothing). */
@@ -142,7 +143,7 @@ export const transcriptsRepo = (db: Db) => {
     delete: (workspaceId: string, agentId: string) => guard('delete transcript', () => remove.run(workspaceId, agentId).changes > 0),
     /**
      * Retention: conversations that ended before `before`, and those never marked ended (their
-     * node stopped abruptly) that started before `openBefore`. Returns how many went.
+     * node stopped abruptly, or the agent still runs) with nothing since `openBefore`. Returns how many went.
      */
     sweep: (before: number, openBefore: number) => guard('sweep transcripts', () => sweep.run(before).changes + sweepOpen.run(openBefore).changes),
   }

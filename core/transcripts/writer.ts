@@ -6,6 +6,7 @@
  * recorder finishes it, in order. The retention sweep runs on the engine's clock.
  */
 import type { ClockShape, Timer } from '../clock.js'
+import { StorageUnavailable } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TranscriptRecord, TranscriptTurn } from '../storage/transcripts.js'
@@ -33,7 +34,7 @@ export interface ConversationLog {
 
 type Op =
   | { readonly op: 'open'; readonly spec: ConversationSpec }
-  | { readonly op: 'turns'; readonly workspaceId: string; readonly agentId: string; readonly turns: TranscriptTurn[] }
+  | { readonly op: 'turns'; readonly spec: ConversationSpec; readonly workspaceId: string; readonly agentId: string; readonly turns: TranscriptTurn[] }
   | { readonly op: 'end'; readonly workspaceId: string; readonly agentId: string; readonly at: number }
 
 const HOUR_MS = 3_600_000
@@ -73,7 +74,7 @@ export class TranscriptWriter {
         open()
         const last = this.queue[this.queue.length - 1]
         if (last?.op === 'turns' && last.agentId === spec.agentId && last.workspaceId === spec.workspaceId) last.turns.push(turn)
-        else this.enqueue({ op: 'turns', workspaceId: spec.workspaceId, agentId: spec.agentId, turns: [turn] })
+        else this.enqueue({ op: 'turns', spec, workspaceId: spec.workspaceId, agentId: spec.agentId, turns: [turn] })
         this.announce({ ...spec, turn })
       },
       end: (at) => {
@@ -134,21 +135,36 @@ export class TranscriptWriter {
         const ops = this.queue
         this.queue = []
         try {
-          await this.storage.batch(() => {
-            for (const o of ops) {
-              if (o.op === 'open') this.storage.transcripts.open(o.spec)
-              else if (o.op === 'turns') this.storage.transcripts.append(o.workspaceId, o.agentId, o.turns)
-              else this.storage.transcripts.end(o.workspaceId, o.agentId, o.at)
-            }
-          })
+          await this.storage.batch(() => ops.forEach((o) => this.apply(o)))
         } catch (e) {
-          // Put back in order and retry: a turn already written is skipped by its (agent, seq) key.
-          this.queue = [...ops, ...this.queue]
-          this.log.error({ err: e, queued: this.queue.length }, 'writing transcripts failed; retrying')
-          await new Promise<void>((resolve) => setTimeout(resolve, RETRY_MS).unref())
+          if (e instanceof StorageUnavailable) {
+            // The primary is away (a cluster): keep them in order and try again; a turn already written is skipped by its (agent, seq) key.
+            this.queue = [...ops, ...this.queue]
+            this.log.error({ err: e, queued: this.queue.length }, 'writing transcripts failed; retrying')
+            await new Promise<void>((resolve) => setTimeout(resolve, RETRY_MS).unref())
+            continue
+          }
+          // One of them cannot be written (its workspace was deleted meanwhile): write the others, drop it.
+          for (const o of ops) {
+            try {
+              await this.storage.batch(() => this.apply(o))
+            } catch (err) {
+              this.log.error({ err, op: o.op, agentId: o.op === 'open' ? o.spec.agentId : o.agentId }, 'a transcript write failed; dropped')
+            }
+          }
         }
       }
     }
     this.scheduled = write().finally(() => (this.scheduled = null))
+  }
+
+  private apply(o: Op): void {
+    if (o.op === 'open') this.storage.transcripts.open(o.spec)
+    else if (o.op === 'turns') {
+      // The record again first: a conversation erased while its agent runs starts anew with its next turns.
+      this.storage.transcripts.open(o.spec)
+      this.storage.transcripts.append(o.workspaceId, o.agentId, o.turns)
+    }
+    else this.storage.transcripts.end(o.workspaceId, o.agentId, o.at)
   }
 }
