@@ -189,6 +189,11 @@ export const coreSettings = {
     stopTimeoutMs: setting(intBetween(100, 60_000), 5000, 'stopping waits this long for the provider to release, then the agent is stopped anyway'),
     playoutLeadMs: setting(intBetween(0, 200), 40, 'agent audio sent ahead of real time at the start of a talk spurt'),
     maxPerRoom: setting(intBetween(1, 64), 4, 'agents at once in one room'),
+    transcriptRetentionDays: setting(
+      intBetween(0, 36_500),
+      90,
+      "agents' stored conversations are deleted this many days after the agent ended (an hourly sweep); 0 keeps them",
+    ),
     workers: setting(
       Schema.NullOr(intBetween(1, 1024)),
       null,

@@ -3,7 +3,7 @@
  * activity, and plays each utterance back into the room. Deterministic, free, and offline — for
  * tests, demos and latency measurements. It tells the room each time it echoes
  * (`agent.event` {kind: "echo", durationMs, voicedMs}). A terminal's `turn.end` ends the utterance
- * at once; its `turn.abort` (barge-in) drops the echo still playing.
+ * at once; its `turn.abort` (barge-in) drops the echo still playing ({kind: "interrupted"}).
  */
 // Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
 import * as Effect from 'effect/Effect'
@@ -42,7 +42,12 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
       onEvent: (event) => {
         if (event.type !== 'participant.event') return
         if (event.event.kind === 'turn.end') segmenter.finish()
-        else if (event.event.kind === 'turn.abort') ctx.audio.clear()
+        else if (event.event.kind === 'turn.abort') {
+          // Said only when an echo was playing: its turn in the transcript is then cut (core/transcripts/).
+          const playing = ctx.audio.speaking
+          ctx.audio.clear()
+          if (playing) ctx.emit({ kind: 'interrupted' })
+        }
       },
     }
   },

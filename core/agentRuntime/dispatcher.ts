@@ -18,6 +18,7 @@ import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
+import type { TranscriptWriter } from '../transcripts/writer.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
@@ -94,6 +95,8 @@ export interface DispatcherDeps {
   readonly metrics: Registry
   /** Where providers are found; none yet: `useProviders` (the registry, built after the dispatcher). */
   readonly providers?: ProviderDirectory
+  /** Where agents' conversations are written; none: not recorded. */
+  readonly transcripts?: TranscriptWriter
 }
 
 const noProviders: ProviderDirectory = {
@@ -158,6 +161,11 @@ export class AgentDispatcher {
   /** Where providers are found from now on (the engine's registry, once it is built). */
   useProviders(providers: ProviderDirectory): void {
     this.providerDirectory = providers
+  }
+
+  /** Where agents' conversations are written (null when not recorded). */
+  get transcripts(): TranscriptWriter | null {
+    return this.deps.transcripts ?? null
   }
 
   /** Become the rooms' agent runtime: their room-agents actors consult the policies and start agents here. */
@@ -350,9 +358,14 @@ export class AgentDispatcher {
     const max = this.deps.settings.agents.maxPerRoom
     if (live.length >= max) throw new Conflict({ message: `room ${room} already has ${max} agents (agents.maxPerRoom)` })
     const { agents: a } = this.deps.settings
+    const agentId = `ag_${randomBase62(16)}`
+    const conversation = this.deps.transcripts?.conversation({
+      workspaceId, agentId, room, identity: resolved.identity, provider: resolved.providerName, presetId: resolved.presetId,
+      startedAt: this.deps.clock.now(),
+    })
     const agent = new LiveAgent(
       {
-        agentId: `ag_${randomBase62(16)}`,
+        agentId,
         workspaceId,
         room,
         identity: resolved.identity,
@@ -372,6 +385,7 @@ export class AgentDispatcher {
         stopTimeoutMs: a.stopTimeoutMs,
         badPacket: () => this.badPackets.inc(),
         toolCalled: (agent, event) => this.toolCalled(agent, event),
+        ...(conversation ? { conversation } : {}),
         running: (running) => this.announce('started', running),
         ended: (ended) => {
           this.deps.hub.toRoomAgents(workspaceId, room, { type: 'AGENT_ENDED', agentId: ended.agentId })

@@ -16,7 +16,8 @@ import { Metrics } from '../metrics.js'
 import type { RegisteredExtensions } from '../registry.js'
 import { Storage } from '../storage/storage.js'
 import { Terminals } from '../terminals.js'
-import { attachAgentEvents } from '../webhooks/liveEvents.js'
+import { TranscriptWriter } from '../transcripts/writer.js'
+import { attachAgentEvents, attachTurnEvents } from '../webhooks/liveEvents.js'
 import { WebhookOutboxService } from '../webhooks/outboxLayer.js'
 import { AgentDispatcher, type ProviderDirectory } from './dispatcher.js'
 import { isolatedProvider } from './isolation/isolatedProvider.js'
@@ -45,19 +46,31 @@ export const providerDirectory = (registry: RegisteredExtensions, workers: Provi
 export const makeAgentDispatcher = (settings: Settings) =>
   Effect.gen(function* () {
     const clock = yield* Clock
+    const storage = yield* Storage
+    const log = yield* Log
+    const transcripts = new TranscriptWriter(storage, clock, log.child({ component: 'transcripts' }), settings.agents.transcriptRetentionDays)
     const agents = new AgentDispatcher({
+      transcripts,
       hub: yield* Terminals,
-      storage: yield* Storage,
+      storage,
       settings,
-      log: yield* Log,
+      log,
       clock,
       metrics: yield* Metrics,
     })
     const outbox = yield* WebhookOutboxService
     yield* Effect.acquireRelease(
-      Effect.sync(() => attachAgentEvents(agents, clock, (e) => outbox.publish(e))),
+      Effect.sync(() => {
+        const detachAgents = attachAgentEvents(agents, clock, (e) => outbox.publish(e))
+        const detachTurns = attachTurnEvents(transcripts, (e) => outbox.publish(e))
+        return () => (detachAgents(), detachTurns())
+      }),
       (detach) => Effect.sync(detach),
     )
+    // Released before the events are detached and before storage closes: the agents' last turns
+    // (they have stopped by then) are written, and their agent.turn webhooks published.
+    yield* Effect.addFinalizer(() => Effect.promise(() => transcripts.flush()).pipe(Effect.andThen(Effect.sync(() => transcripts.stop()))))
+    transcripts.start()
     return agents
   })
 

@@ -14,6 +14,8 @@ import type { RoomAgentsRef } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
+import { ConversationRecorder } from '../transcripts/recorder.js'
+import type { ConversationLog } from '../transcripts/writer.js'
 import { DeviceTools } from './deviceTools.js'
 import { inAgentScope } from './faultContainment.js'
 import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
@@ -71,6 +73,8 @@ export interface LiveAgentDeps {
   readonly badPacket?: () => void
   /** The session reported a tool call (an `agent.event` of kind `tool_call`, as the room got it). */
   readonly toolCalled?: (agent: LiveAgent, event: Readonly<Record<string, unknown>>) => void
+  /** Where its conversation is written (core/transcripts/), turn by turn. */
+  readonly conversation?: ConversationLog
 }
 
 /** Largest `agent.event` payload relayed to the room (JSON characters). */
@@ -96,6 +100,8 @@ export class LiveAgent {
   private endedAt: number | null = null
   /** `ctx.tools`, made at its first read (an isolated provider's are made in its worker). */
   private tools: DeviceTools | null = null
+  /** Its conversation as turns, from what it emits and hears (null: not recorded). */
+  private readonly recorder: ConversationRecorder | null
 
   constructor(
     readonly spec: LiveAgentSpec,
@@ -120,6 +126,16 @@ export class LiveAgent {
       roster: () => this.roomAgents?.getSnapshot().context.roster ?? EMPTY_ROSTER,
       badPacket: () => deps.badPacket?.(),
     })
+    const conversation = deps.conversation
+    this.recorder = conversation
+      ? new ConversationRecorder({
+          identity: spec.identity,
+          now: () => deps.clock.now(),
+          isTerminal: (id) => this.member.participants().some((p) => p.id === id && p.kind === 'terminal'),
+          pendingAudioMs: () => this.playout.pendingMs,
+          turn: (turn) => conversation.turn(turn),
+        })
+      : null
     const machine = agentMachine.provide({
       actors: {
         startAgent: fromPromise<void, AgentActorContext>(() => this.run()),
@@ -141,6 +157,7 @@ export class LiveAgent {
         if (snapshot.value === 'running' && !this.announcedRunning) {
           this.announcedRunning = true
           this.log.info({ identity: spec.identity }, 'agent running')
+          conversation?.open()
           this.broadcast({ type: 'agent.started', room: spec.room, agentId: spec.agentId, identity: spec.identity })
           this.deps.running?.(this)
           if (this.pendingFailure !== null) this.actor.send({ type: 'FAILED', reason: this.pendingFailure })
@@ -153,6 +170,9 @@ export class LiveAgent {
           if (snapshot.value === 'failed') this.log.warn({ reason }, 'agent failed')
           else this.log.info({ reason }, 'agent stopped')
           this.broadcast({ type: 'agent.stopped', room: spec.room, agentId: spec.agentId, identity: spec.identity, reason })
+          // Its last turn before agent.stopped is announced.
+          this.recorder?.end()
+          conversation?.end(this.endedAt)
           this.deps.ended?.(this)
           resolve()
         }
@@ -294,6 +314,7 @@ export class LiveAgent {
       ...(session.onSourceAudio ? { onSourceAudio: session.onSourceAudio.bind(session) } : {}),
       onEvent: (event) => {
         this.tools?.observe(event)
+        this.recorder?.roomEvent(event)
         return onEvent?.(event)
       },
     }
@@ -348,6 +369,7 @@ export class LiveAgent {
     const copy = JSON.parse(json) as Record<string, unknown>
     this.broadcast({ type: 'agent.event', room: this.spec.room, agentId: this.spec.agentId, event: copy })
     if (copy.kind === 'tool_call') this.deps.toolCalled?.(this, copy)
+    this.recorder?.agentEvent(copy)
   }
 
   private broadcast(event: Parameters<TerminalHub['broadcast']>[2]): void {

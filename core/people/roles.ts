@@ -20,9 +20,10 @@ export const PERMISSIONS: { readonly [P in Permission]: { readonly roles: Readon
     roles: ['admin', 'developer'],
     covers:
       'clients create, edit and delete, room moves, tokens, ephemeral clients (joining a room from the console), ' +
-      'agents dispatch and stop, presets, room default agents, webhooks (reading them too: the read row does not name them)',
+      'agents dispatch and stop, presets, room default agents, webhooks (reading them too: the read row does not name them), ' +
+      'transcripts: their text and erasure',
   },
-  read: { roles: ['admin', 'developer', 'viewer'], covers: 'read clients with online state, rooms, agents, presets, usage' },
+  read: { roles: ['admin', 'developer', 'viewer'], covers: 'read clients with online state, rooms, agents, presets, usage, transcripts without their text' },
 }
 
 export const allows = (role: Role, permission: Permission): boolean => PERMISSIONS[permission].roles.includes(role)

@@ -339,6 +339,47 @@ export const migrations: ReadonlyArray<Migration> = [
       ALTER TABLE changes ADD COLUMN payload TEXT;
     `,
   },
+  {
+    // An agent's conversation (core/transcripts/): one row per agent run, one per turn, written as
+    // it goes. Erasure deletes the run's row; its turns go with it (cascade).
+    version: 12,
+    name: 'transcripts: agent conversations and their turns',
+    sql: `
+      CREATE TABLE transcripts (
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        agent_id TEXT NOT NULL,
+        room TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        preset_id TEXT,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        turns INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (workspace_id, agent_id)
+      );
+      CREATE INDEX transcripts_by_start ON transcripts (workspace_id, started_at, agent_id);
+      CREATE INDEX transcripts_by_room ON transcripts (workspace_id, room, started_at);
+      CREATE INDEX transcripts_by_end ON transcripts (ended_at);
+      CREATE TABLE transcript_turns (
+        workspace_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        role TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        client_id TEXT,
+        text TEXT,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER NOT NULL,
+        interrupted INTEGER NOT NULL DEFAULT 0,
+        interrupted_by TEXT,
+        tool TEXT,
+        PRIMARY KEY (workspace_id, agent_id, seq),
+        FOREIGN KEY (workspace_id, agent_id) REFERENCES transcripts(workspace_id, agent_id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      CREATE INDEX transcript_turns_by_client ON transcript_turns (workspace_id, client_id, agent_id) WHERE client_id IS NOT NULL;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

@@ -25,6 +25,7 @@ import { membershipsRepo } from './memberships.js'
 import { migrate } from './migrations.js'
 import { roomSettingsRepo } from './roomSettings.js'
 import { signingSecretsRepo } from './signingSecrets.js'
+import { transcriptsRepo } from './transcripts.js'
 import { usageRepo } from './usage.js'
 import { webhookEndpointsRepo } from './webhookEndpoints.js'
 import { webhookOutboxRepo } from './webhookOutbox.js'
@@ -52,6 +53,7 @@ export const makeRepositories = (db: Db) => ({
   memberships: membershipsRepo(db),
   invitations: invitationsRepo(db),
   auditEvents: auditEventsRepo(db),
+  transcripts: transcriptsRepo(db),
 })
 
 export type Repositories = ReturnType<typeof makeRepositories>

@@ -18,6 +18,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'agent.stopped',
   'agent.failed',
   'agent.tool_called',
+  'agent.turn',
   'client.created',
   'client.updated',
   'client.deleted',
@@ -66,12 +67,31 @@ export interface WebhookEventData {
     error: string | null
     latencyMs: number
   }
+  'agent.turn': AgentTurnData
   'client.created': ClientData
   'client.updated': ClientData
   'client.deleted': { clientId: string }
   'token.revoked': { clientId: string; jti: string | null; all: boolean }
   'device_password.reset': { clientId: string }
   'webhook.test': { webhookId: string; message: string }
+}
+
+/** One turn of an agent's conversation (core/storage/transcripts.ts), times as ISO 8601. */
+export interface AgentTurnData {
+  agentId: string
+  room: string
+  identity: string
+  seq: number
+  kind: 'speech' | 'tool_call'
+  role: 'user' | 'agent'
+  speaker: string
+  clientId: string | null
+  text: string | null
+  startedAt: string
+  endedAt: string
+  interrupted: boolean
+  interruptedBy: string | null
+  tool: { name: string; source: string | null; arguments: unknown; result: unknown; error: string | null; latencyMs: number | null } | null
 }
 
 export interface ClientData {
@@ -97,6 +117,7 @@ export const resourceOf = (e: WebhookEventInput): string => {
     case 'agent.stopped':
     case 'agent.failed':
     case 'agent.tool_called':
+    case 'agent.turn':
       return `agent:${e.data.agentId}`
     case 'webhook.test':
       return `webhook:${e.data.webhookId}`
@@ -137,6 +158,21 @@ const clientData = obj(
   { clientId: str, name: strOrNull, kind: strOrNull, room: strOrNull, ephemeral: { type: 'boolean' } },
   { room: 'The stored client-to-room mapping.' },
 )
+
+/** JSON Schema of a recorded tool call (REST transcript turns and agent.turn). */
+export const TOOL_CALL_SCHEMA = {
+  type: 'object',
+  properties: {
+    name: str,
+    source: { ...strOrNull, description: 'Where the tool lives (device, mcp, backend), when the provider says.' },
+    arguments: { description: 'The arguments it was called with.' },
+    result: { description: 'What it answered; null when it failed.' },
+    error: { ...strOrNull, description: 'Why it failed; null when it answered.' },
+    latencyMs: { type: ['integer', 'null'], minimum: 0 },
+  },
+  required: ['name', 'source', 'arguments', 'result', 'error', 'latencyMs'],
+  additionalProperties: false,
+} as const
 
 export interface WebhookEventSpec {
   readonly summary: string
@@ -201,6 +237,31 @@ export const webhookEventSpecs: { readonly [T in WebhookEventType]: WebhookEvent
     example: {
       agentId: 'ag_8fK2LmQ9xRt4Vb1Z', room: 'kitchen', identity: 'agent@concierge', provider: 'pipeline', presetId: 'concierge',
       tool: 'speaker-1/self.light.set_on', source: 'device', arguments: { on: true }, ok: true, result: 'true', error: null, latencyMs: 42,
+    },
+  },
+  'agent.turn': {
+    summary:
+      'One turn of an agent’s conversation, once finished: what a terminal (or the room) said, what the agent said (for a reply cut by a barge-in, what the room heard), or a tool call. In order after agent.started, before agent.stopped; the same turn as GET /api/v1/agents/{agentId}/transcript.',
+    data: obj(
+      {
+        agentId: str, room: str, identity: str, seq: { type: 'integer', minimum: 1 }, kind: { type: 'string', enum: ['speech', 'tool_call'] },
+        role: { type: 'string', enum: ['user', 'agent'] }, speaker: str, clientId: strOrNull, text: strOrNull,
+        startedAt: { type: 'string', format: 'date-time' }, endedAt: { type: 'string', format: 'date-time' },
+        interrupted: { type: 'boolean' }, interruptedBy: strOrNull, tool: { ...TOOL_CALL_SCHEMA, type: ['object', 'null'] },
+      },
+      {
+        seq: 'The turn’s number in its conversation (1, 2, 3 …).',
+        speaker: 'The agent’s identity, a terminal’s client id, or room for the room’s mixed input.',
+        clientId: 'The terminal that spoke, when known (the provider said, or it alone spoke).',
+        text: 'What was said; null when the provider has no text (echo) or a tool call.',
+        interrupted: 'An agent reply cut by a barge-in.',
+        interruptedBy: 'The terminal that talked over it, when known.',
+      },
+    ),
+    example: {
+      agentId: 'ag_8fK2LmQ9xRt4Vb1Z', room: 'lobby', identity: 'agent@concierge', seq: 2, kind: 'speech', role: 'agent',
+      speaker: 'agent@concierge', clientId: null, text: 'The kitchen light is on.', startedAt: '2026-03-01T10:00:03.120Z',
+      endedAt: '2026-03-01T10:00:04.480Z', interrupted: false, interruptedBy: null, tool: null,
     },
   },
   'client.created': {

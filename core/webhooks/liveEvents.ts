@@ -11,6 +11,7 @@ import type { AgentDispatcher } from '../agentRuntime/dispatcher.js'
 import type { AgentView } from '../agentRuntime/liveAgent.js'
 import type { ClockShape } from '../clock.js'
 import { wireCodesOf } from '../errors.js'
+import type { TranscriptWriter } from '../transcripts/writer.js'
 import type { WebhookEventInput } from './events.js'
 
 export type PublishWebhookEvent = (event: WebhookEventInput) => void
@@ -85,3 +86,16 @@ export const attachAgentEvents = (agents: Pick<AgentDispatcher, 'onAgent' | 'onT
     offTools()
   }
 }
+
+/** agent.turn: each finished turn of every agent's conversation. Returns the function that stops listening. */
+export const attachTurnEvents = (transcripts: Pick<TranscriptWriter, 'onTurn'>, publish: PublishWebhookEvent): (() => void) =>
+  transcripts.onTurn(({ workspaceId, agentId, room, identity, turn: t }) =>
+    publish({
+      workspaceId, type: 'agent.turn', at: t.endedAt,
+      data: {
+        agentId, room, identity, seq: t.seq, kind: t.kind, role: t.role, speaker: t.speaker, clientId: t.clientId, text: t.text,
+        startedAt: new Date(t.startedAt).toISOString(), endedAt: new Date(t.endedAt).toISOString(),
+        interrupted: t.interrupted, interruptedBy: t.interruptedBy, tool: t.tool,
+      },
+    }),
+  )

@@ -423,6 +423,21 @@ describe('the console in Chromium', () => {
     await stop.click()
     await page.getByRole('cell', { name: /^stopped/ }).waitFor()
     expect(t.engine.host.agents.list(state.workspaceId).map((a) => [a.identity, a.state])).toEqual([['agent@greeter', 'stopped']])
+
+    // Its page shows its conversation, and turns as the transcript writer finishes them (the live feed's turn event).
+    const [agent] = t.engine.host.agents.list(state.workspaceId)
+    await page.getByRole('link', { name: 'agent@greeter in lobby: its conversation' }).click()
+    await page.getByRole('heading', { name: 'Conversation of agent@greeter in lobby' }).waitFor()
+    await page.getByText('No turns yet.').waitFor()
+    const log = t.engine.host.agents.transcripts!.conversation({
+      workspaceId: state.workspaceId, agentId: agent!.agentId, room: 'lobby', identity: 'agent@greeter', provider: 'echo', presetId: 'greeter', startedAt: Date.now(),
+    })
+    const turn = { kind: 'speech', clientId: null, startedAt: Date.now() - 900, endedAt: Date.now(), interruptedBy: null, tool: null } as const
+    log.turn({ ...turn, seq: 1, role: 'user', speaker: 'dev-1', text: 'is anyone there', interrupted: false })
+    log.turn({ ...turn, seq: 2, role: 'agent', speaker: 'agent@greeter', text: 'Hello, I', interrupted: true, interruptedBy: 'dev-1' })
+    await page.getByText('is anyone there').waitFor()
+    await page.getByText(/cut off by dev-1/).waitFor()
+    await checkA11y(page, 'agents: a conversation')
   })
 
   it('checks every other page, and brings an ended session back to the same page after signing in', async () => {

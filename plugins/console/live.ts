@@ -2,7 +2,7 @@
  * The console's live feed: what changed in a workspace, as small events its pages apply or react
  * to by reading again — a client came online or went offline, a client was created, changed or
  * deleted, a room's membership or settings changed, someone started or stopped speaking, an agent
- * started or stopped. Events come from the engine's owners of that state (the terminal hub, the
+ * started or stopped, an agent's conversation has a new turn. Events come from the engine's owners of that state (the terminal hub, the
  * storage change log); the feed keeps nothing but its subscribers, and fans each event out to the
  * server-sent-event streams of that workspace (api/events.ts).
  */
@@ -14,6 +14,8 @@ export type LiveEvent =
   | { readonly type: 'room'; readonly room: string }
   | { readonly type: 'speaking'; readonly room: string; readonly participantId: string; readonly speaking: boolean }
   | { readonly type: 'agent'; readonly room: string; readonly agentId: string; readonly state: 'started' | 'stopped' }
+  /** An agent's conversation has a new turn (no text: a viewer's stream carries it too). */
+  | { readonly type: 'turn'; readonly room: string; readonly agentId: string; readonly seq: number }
 
 export type LiveListener = (event: LiveEvent) => void
 

@@ -74,6 +74,7 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'PUT', path: '/rooms/lobby', access: 'operate', body: () => ({ defaultAgent: { presetId: 'greeter' } }) },
   { method: 'POST', path: '/agents', access: 'operate', body: () => ({ room: 'lobby', presetId: 'greeter' }) },
   { method: 'DELETE', path: '/agents/{agentId}', access: 'operate', needsAgent: true },
+  { method: 'DELETE', path: '/agents/{agentId}/transcript', access: 'operate', needsAgent: true },
   { method: 'POST', path: '/agent-presets', access: 'operate', body: () => ({ presetId: 'second', provider: 'echo' }) },
   { method: 'PATCH', path: '/agent-presets/greeter', access: 'operate', body: () => ({ name: 'Greeter' }) },
   { method: 'DELETE', path: '/agent-presets/greeter', access: 'operate' },
@@ -98,6 +99,8 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'GET', path: '/rooms', access: 'read' },
   { method: 'GET', path: '/rooms/lobby', access: 'read' },
   { method: 'GET', path: '/agents', access: 'read' },
+  { method: 'GET', path: '/agents/{agentId}/transcript', access: 'read', needsAgent: true },
+  { method: 'GET', path: '/transcripts', access: 'read' },
   { method: 'GET', path: '/agent-providers', access: 'read' },
   { method: 'GET', path: '/agent-presets', access: 'read' },
   { method: 'GET', path: '/agent-presets/greeter', access: 'read' },
@@ -167,6 +170,8 @@ const fixture = async (withAgent: boolean, withDelivery = false): Promise<Fixtur
   const keyId = host.security.apiKeys.create(workspaceId, 'fixture').keyId
   const invitationId = people.invite(workspaceId, { email: 'invited@example.com', role: 'viewer' }, { userId: userIds.admin, label: 'admin@example.com', ip: null }).invitation.invitationId
   const agentId = withAgent ? (await host.agents.dispatch(workspaceId, 'lobby', { presetId: 'greeter', overrides: null })).agentId : null
+  // Its conversation is on record (the transcript routes).
+  await host.agents.transcripts!.flush()
   const webhooks = host.resolve<WebhooksPlugin>('plugin', 'webhooks')
   const created = await webhooks.endpoints.create(workspaceId, { url: receiver.url, events: ['client.deleted'] })
   receiver.secrets.push(created.secret)
@@ -288,6 +293,38 @@ describe('the console role table', () => {
       }
     }, 60_000)
   }
+
+  it('transcripts: admins and developers read the text (each read audited), a viewer who spoke when only', async () => {
+    const f = await fixture(true)
+    const { agents, storage } = t.engine.host
+    const log = agents.transcripts!.conversation({
+      workspaceId: f.workspaceId, agentId: f.agentId!, room: 'lobby', identity: 'agent@greeter', provider: 'echo', presetId: 'greeter', startedAt: Date.now(),
+    })
+    const at = Date.now()
+    log.turn({ seq: 1, kind: 'speech', role: 'user', speaker: 'dev-1', clientId: 'dev-1', text: 'my card number is secret', startedAt: at - 500, endedAt: at, interrupted: false, interruptedBy: null, tool: null })
+    log.turn({
+      seq: 2, kind: 'tool_call', role: 'agent', speaker: 'agent@greeter', clientId: null, text: null, startedAt: at, endedAt: at + 30, interrupted: false, interruptedBy: null,
+      tool: { name: 'lookup', source: 'backend', arguments: { card: 'secret' }, result: 'ok', error: null, latencyMs: 30 },
+    })
+    await agents.transcripts!.flush()
+    const path = fill('/agents/{agentId}/transcript', f)
+    const reads = () => storage.auditEvents.ofWorkspace(f.workspaceId, { limit: 50 }).filter((e) => e.action === 'transcript.read').length
+    for (const role of ['admin', 'developer'] as const) {
+      const before = reads()
+      const r = await callers[role].call('GET', path)
+      expect(r.body).toMatchObject({ textHidden: false, turns: 2, items: [{ text: 'my card number is secret' }, { tool: { name: 'lookup', arguments: { card: 'secret' } } }] })
+      expect(reads()).toBe(before + 1)
+    }
+    const before = reads()
+    const viewer = await callers.viewer.call('GET', path)
+    expect(viewer.body).toMatchObject({ textHidden: true, turns: 2, items: [{ seq: 1, speaker: 'dev-1', text: null, tool: null }, { seq: 2, kind: 'tool_call', text: null, tool: null }] })
+    expect(viewer.text).not.toContain('secret')
+    expect(reads()).toBe(before)
+    expect((await callers.viewer.call('GET', fill('/transcripts?room=lobby', f))).body.items).toEqual([expect.objectContaining({ agentId: f.agentId, turns: 2 })])
+    // Bad input answers 400, not the conversation.
+    expect((await callers.admin.call('GET', `${path}?cursor=${Buffer.from('x').toString('base64url')}`)).status).toBe(400)
+    expect((await callers.admin.call('GET', fill('/transcripts?from=soon', f))).status).toBe(400)
+  }, 60_000)
 })
 
 /** What a change could touch in a workspace: its rows and its live agents. */
@@ -305,6 +342,7 @@ const snapshot = async (workspaceId: string) => {
     presets: storage.agentPresets.list(workspaceId, { after: '', limit: 100 }).map((p) => [p.presetId, p.name]),
     rooms: storage.roomSettings.get(workspaceId, 'lobby'),
     agents: agents.list(workspaceId).map((a) => [a.agentId, a.state]),
+    transcripts: storage.transcripts.list(workspaceId, { room: null, clientId: null, from: null, to: null, before: null, limit: 100 }).map((x) => x.agentId),
     webhooks: storage.webhookEndpoints.list(workspaceId).map((w) => [
       w.webhookId, w.url, w.description, w.events, w.enabled, w.secretEnc,
       storage.webhookOutbox.list(workspaceId, w.webhookId, { limit: 100 }).map((d) => d.deliveryId),

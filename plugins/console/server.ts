@@ -21,6 +21,7 @@ import { clientRoutes } from './api/clients.js'
 import { deviceRoutes } from './api/devices.js'
 import { eventRoutes } from './api/events.js'
 import { roomRoutes } from './api/rooms.js'
+import { transcriptRoutes } from './api/transcripts.js'
 import { usageRoutes } from './api/usage.js'
 import { webhookRoutes } from './api/webhooks.js'
 import { workspaceRoutes } from './api/workspace.js'
@@ -117,6 +118,7 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
           await workspace.register(workspaceRoutes(services))
           await workspace.register(clientRoutes(services))
           await workspace.register(roomRoutes(services))
+          await workspace.register(transcriptRoutes(services))
           await workspace.register(usageRoutes(services))
           await workspace.register(eventRoutes(services))
           await workspace.register(webhookRoutes(services))

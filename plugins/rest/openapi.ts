@@ -37,6 +37,7 @@ export const installOpenApi = async (app: FastifyInstance, version: string, reso
         { name: 'agents', description: 'Agents dispatched into rooms, and the providers they run on (spec/agents.md).' },
         { name: 'agent-presets', description: 'Saved agents: a provider and its config.' },
         { name: 'rooms', description: 'Room settings (the room default agent) and who is in a room.' },
+        { name: 'transcripts', description: 'Agents’ conversations: read, find, erase (spec/records.md).' },
         ...resources.flatMap((r) => r.tags ?? []),
         { name: 'meta', description: 'This document.' },
       ],

@@ -57,6 +57,12 @@ def test_operator_flow(hark: HarkServer, receiver: Receiver, base_url: str, api_
     stopped = hark.agents.stop(agent["agentId"])
     assert stopped["agentId"] == agent["agentId"] and stopped["stopped"] is True
     receiver.event("agent.stopped", lambda e: e["data"]["agentId"] == agent["agentId"])
+    # Its conversation is on record (nobody talked: no turns), found by room, and erased.
+    page = hark.agents.transcript_page(agent["agentId"])
+    assert (page["agentId"], page["turns"], page["items"], page["nextCursor"]) == (agent["agentId"], 0, [], None)
+    assert list(hark.agents.transcript(agent["agentId"])) == []
+    assert [t["agentId"] for t in hark.transcripts.list({"room": "office"})] == [agent["agentId"]]
+    assert hark.agents.delete_transcript(agent["agentId"]) == {"agentId": agent["agentId"], "deleted": True}
     assert [r["room"] for r in hark.rooms.list()] == []
 
     usage = hark.usage.get()

@@ -81,6 +81,21 @@ export class HarkServer {
     stop: (agentId: string): Promise<T.StoppedAgent> =>
       ok(this.api.DELETE('/api/v1/agents/{agentId}', { params: { path: { agentId } } })),
     providers: (): Promise<T.AgentProviders> => ok(this.api.GET('/api/v1/agent-providers')),
+    /** Every turn of the agent's conversation so far, in order (also after it ended). */
+    transcript: (agentId: string, query: Omit<T.AgentTranscriptQuery, 'cursor'> = {}) =>
+      paginate((cursor) => this.agents.transcriptPage(agentId, { ...query, ...(cursor ? { cursor } : {}) }), (p) => p.items),
+    transcriptPage: (agentId: string, query: T.AgentTranscriptQuery = {}): Promise<T.AgentTranscript> =>
+      ok(this.api.GET('/api/v1/agents/{agentId}/transcript', { params: { path: { agentId }, query } })),
+    /** Erases the conversation (every turn); audited. */
+    deleteTranscript: (agentId: string): Promise<T.DeletedTranscript> =>
+      ok(this.api.DELETE('/api/v1/agents/{agentId}/transcript', { params: { path: { agentId } } })),
+  }
+
+  readonly transcripts = {
+    /** Every conversation matching the filters, newest first. */
+    list: (query: Omit<T.TranscriptListQuery, 'cursor'> = {}) =>
+      paginate((cursor) => this.transcripts.listPage({ ...query, ...(cursor ? { cursor } : {}) }), (p) => p.items),
+    listPage: (query: T.TranscriptListQuery = {}): Promise<T.TranscriptList> => ok(this.api.GET('/api/v1/transcripts', { params: { query } })),
   }
 
   readonly agentPresets = {

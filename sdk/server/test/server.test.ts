@@ -106,6 +106,16 @@ describe('@hark/server: the operator flow', () => {
     expect(await hark.agents.get(agent.agentId)).toMatchObject({ state: 'running' })
     expect(await hark.agents.stop(agent.agentId)).toMatchObject({ agentId: agent.agentId, stopped: true })
     expect((await receiver.event('agent.stopped')).event.data.agentId).toBe(agent.agentId)
+    // Its conversation is on record (nobody talked: no turns), found by room, and erased.
+    expect(await hark.agents.transcriptPage(agent.agentId)).toMatchObject({ agentId: agent.agentId, room: 'office', turns: 0, items: [], nextCursor: null })
+    const turns = []
+    for await (const turn of hark.agents.transcript(agent.agentId)) turns.push(turn)
+    expect(turns).toEqual([])
+    const found = []
+    for await (const t of hark.transcripts.list({ room: 'office' })) found.push(t.agentId)
+    expect(found).toEqual([agent.agentId])
+    expect(await hark.agents.deleteTranscript(agent.agentId)).toEqual({ agentId: agent.agentId, deleted: true })
+    await expect(hark.agents.transcriptPage(agent.agentId)).rejects.toMatchObject({ name: 'NotFoundError', code: 'not_found' })
 
     // Usage counts the live session.
     const usage = await hark.usage.get()

@@ -1,6 +1,6 @@
 /**
  * The live feed of a workspace (server-sent events, GET /api/workspaces/{id}/events): presence,
- * client changes, rooms, speaking, agents. Pages subscribe to the kinds they show and read again
+ * client changes, rooms, speaking, agents, agents' conversation turns. Pages subscribe to the kinds they show and read again
  * (or apply the event) when one arrives; nothing polls.
  */
 import { useEffect, useRef } from 'preact/hooks'
@@ -11,8 +11,9 @@ export type LiveEvent =
   | { type: 'room'; room: string }
   | { type: 'speaking'; room: string; participantId: string; speaking: boolean }
   | { type: 'agent'; room: string; agentId: string; state: 'started' | 'stopped' }
+  | { type: 'turn'; room: string; agentId: string; seq: number }
 
-const KINDS = ['presence', 'client', 'room', 'speaking', 'agent'] as const
+const KINDS = ['presence', 'client', 'room', 'speaking', 'agent', 'turn'] as const
 
 export class LiveBus {
   private readonly listeners = new Set<(e: LiveEvent) => void>()

@@ -68,3 +68,35 @@ export interface JsonSchema {
   readonly maximum?: number
   readonly anyOf?: ReadonlyArray<JsonSchema>
 }
+
+/** An agent run's conversation (spec/records.md). */
+export interface Transcript {
+  readonly agentId: string
+  readonly room: string
+  readonly identity: string
+  readonly provider: string
+  readonly presetId: string | null
+  readonly startedAt: string
+  readonly endedAt: string | null
+  readonly turns: number
+}
+
+export interface TranscriptTurn {
+  readonly seq: number
+  readonly kind: 'speech' | 'tool_call'
+  readonly role: 'user' | 'agent'
+  readonly speaker: string
+  readonly clientId: string | null
+  readonly text: string | null
+  readonly startedAt: string
+  readonly endedAt: string
+  readonly interrupted: boolean
+  readonly interruptedBy: string | null
+  readonly tool: { readonly name: string; readonly source: string | null; readonly arguments: unknown; readonly result: unknown; readonly error: string | null; readonly latencyMs: number | null } | null
+}
+
+export interface TranscriptPage extends Transcript {
+  readonly textHidden: boolean
+  readonly items: ReadonlyArray<TranscriptTurn>
+  readonly nextCursor: string | null
+}

@@ -60,6 +60,7 @@ class AsyncHarkServer:
         self.rooms = Rooms(self)
         self.usage = Usage(self)
         self.agents = Agents(self)
+        self.transcripts = Transcripts(self)
         self.agent_presets = AgentPresets(self)
         self.webhooks = Webhooks(self)
 
@@ -168,6 +169,26 @@ class Agents(_Resource):
 
     async def providers(self) -> m.ListAgentProvidersResponse:
         return await self._r("GET", "/agent-providers")
+
+    def transcript(self, agent_id: str, query: m.GetAgentTranscriptQuery | None = None) -> AsyncIterator[m.TranscriptTurn]:
+        """Every turn of the agent's conversation so far, in order (also after it ended)."""
+        return _walk(lambda c: self.transcript_page(agent_id, _with_cursor(query, c)), "items")
+
+    async def transcript_page(self, agent_id: str, query: m.GetAgentTranscriptQuery | None = None) -> m.GetAgentTranscriptResponse:
+        return await self._r("GET", f"/agents/{_p(agent_id)}/transcript", query=query)
+
+    async def delete_transcript(self, agent_id: str) -> m.DeleteAgentTranscriptResponse:
+        """Erases the conversation (every turn); audited."""
+        return await self._r("DELETE", f"/agents/{_p(agent_id)}/transcript")
+
+
+class Transcripts(_Resource):
+    def list(self, query: m.ListTranscriptsQuery | None = None) -> AsyncIterator[m.Transcript]:
+        """Every conversation matching the filters, newest first."""
+        return _walk(lambda c: self.list_page(_with_cursor(query, c)), "items")
+
+    async def list_page(self, query: m.ListTranscriptsQuery | None = None) -> m.ListTranscriptsResponse:
+        return await self._r("GET", "/transcripts", query=query)
 
 
 class AgentPresets(_Resource):

@@ -70,6 +70,7 @@ class HarkServer:
         self.rooms = Rooms(self)
         self.usage = Usage(self)
         self.agents = Agents(self)
+        self.transcripts = Transcripts(self)
         self.agent_presets = AgentPresets(self)
         self.webhooks = Webhooks(self)
 
@@ -178,6 +179,26 @@ class Agents(_Resource):
 
     def providers(self) -> m.ListAgentProvidersResponse:
         return self._r("GET", "/agent-providers")
+
+    def transcript(self, agent_id: str, query: m.GetAgentTranscriptQuery | None = None) -> Iterator[m.TranscriptTurn]:
+        """Every turn of the agent's conversation so far, in order (also after it ended)."""
+        return _walk(lambda c: self.transcript_page(agent_id, _with_cursor(query, c)), "items")
+
+    def transcript_page(self, agent_id: str, query: m.GetAgentTranscriptQuery | None = None) -> m.GetAgentTranscriptResponse:
+        return self._r("GET", f"/agents/{_p(agent_id)}/transcript", query=query)
+
+    def delete_transcript(self, agent_id: str) -> m.DeleteAgentTranscriptResponse:
+        """Erases the conversation (every turn); audited."""
+        return self._r("DELETE", f"/agents/{_p(agent_id)}/transcript")
+
+
+class Transcripts(_Resource):
+    def list(self, query: m.ListTranscriptsQuery | None = None) -> Iterator[m.Transcript]:
+        """Every conversation matching the filters, newest first."""
+        return _walk(lambda c: self.list_page(_with_cursor(query, c)), "items")
+
+    def list_page(self, query: m.ListTranscriptsQuery | None = None) -> m.ListTranscriptsResponse:
+        return self._r("GET", "/transcripts", query=query)
 
 
 class AgentPresets(_Resource):

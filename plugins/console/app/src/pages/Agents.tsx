@@ -1,7 +1,8 @@
 /**
  * Agents: the running ones (stop), dispatching one into a room with a preset and overrides;
  * presets, edited with a form made from their provider's config schema; room default agents.
- * Three views under /agents, /agents/presets and /agents/defaults.
+ * Three views under /agents, /agents/presets and /agents/defaults; conversations under
+ * /agents/conversations and an agent's own page, /agents/<agentId> (Conversations.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, get, post } from '../api'
@@ -10,6 +11,7 @@ import { exampleOf } from '../format'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
 import type { Agent, Preset, Provider, Room } from '../types'
 import { DataTable, Empty, ErrorText, Field, KeyValues, Link, PageTitle, SelectField, When, useAction } from '../ui'
+import { AgentConversation, ConversationList } from './Conversations'
 import { can, type PageProps } from './page'
 
 export const AgentsPage = (props: PageProps) => {
@@ -28,8 +30,21 @@ export const AgentsPage = (props: PageProps) => {
         <Link href={`${base}/defaults`} aria-current={view === 'defaults' ? 'page' : undefined}>
           Room default agents
         </Link>
+        <Link href={`${base}/conversations`} aria-current={view === 'conversations' ? 'page' : undefined}>
+          Conversations
+        </Link>
       </nav>
-      {view === 'presets' ? <Presets {...props} /> : view === 'defaults' ? <RoomDefaults {...props} /> : <Running {...props} />}
+      {view === 'presets' ? (
+        <Presets {...props} />
+      ) : view === 'defaults' ? (
+        <RoomDefaults {...props} />
+      ) : view === 'conversations' ? (
+        <ConversationList {...props} />
+      ) : view.startsWith('ag_') ? (
+        <AgentConversation {...props} agentId={view} />
+      ) : (
+        <Running {...props} />
+      )}
     </>
   )
 }
@@ -115,7 +130,11 @@ const Running = ({ workspace, live }: PageProps) => {
         <DataTable caption="Agents" columns={['Agent', 'Room', 'Preset', 'State', 'Started', ...(operate ? ['Actions'] : [])]}>
           {agents.map((a) => (
             <tr key={a.agentId}>
-              <td class="mono">{a.identity}</td>
+              <td class="mono">
+                <Link href={`/w/${ws}/agents/${a.agentId}`} aria-label={`${a.identity} in ${a.room}: its conversation`}>
+                  {a.identity}
+                </Link>
+              </td>
               <td>{a.room}</td>
               <td>{a.presetId ?? 'platform default'}</td>
               <td>
