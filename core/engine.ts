@@ -25,6 +25,7 @@ import { ApiRoutes } from './apiRoutes.js'
 import { Clock, clockLayer, type ClockShape } from './clock.js'
 import { singleNode, type ClusterAdapter, type ClusterNode } from './cluster/cluster.js'
 import { nodeIdOf } from './cluster/nodeId.js'
+import { Recordings } from './recordings/recordings.js'
 import { EngineSettings, resolveSettings, type Settings, type SettingsLayers } from './config.js'
 import { databaseFileOf, masterKeyFileOf, remoteOf } from './dataDir.js'
 import type { EngineConfig, Extension } from './define.js'
@@ -259,6 +260,19 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
     yield* Effect.addFinalizer(() => Effect.sync(detachAgentEvents))
     // What extensions may receive, by service key (services.ts); nothing else of the engine reaches them.
     const leases = new EngineLeases()
+    const recordings = new Recordings({
+      settings,
+      storage: Context.get(ctx, Storage),
+      clock: Context.get(ctx, Clock),
+      hub: Context.get(ctx, Terminals),
+      log: log.child({ component: 'recordings' }),
+      nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
+      publish: (e) => webhookOutbox.publish(e),
+    })
+    // Recovery first (what a crash left open), before any terminal can join a room.
+    yield* Effect.tryPromise({ try: () => recordings.start(), catch: (e) => new Error(`recordings could not start: ${(e as Error).message}`) })
+    // Added before the transports' finalizers: it runs after them, when every room has closed and finished its recording.
+    yield* Effect.addFinalizer(() => Effect.promise(() => recordings.stop()))
     const operations = {
       settings,
       clock: Context.get(ctx, Clock),
@@ -267,6 +281,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       presence: Context.get(ctx, PresenceService),
       terminals: Context.get(ctx, Terminals),
       agents,
+      recordings,
     }
     const services: EngineServiceMap = {
       ...operations,
@@ -356,6 +371,7 @@ const serve = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: 
       // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
       leases.attach(node.leases)
       cluster = node
+      recordings.setOwnership((ws, room) => node.owns(ws, room))
     }
 
     for (const name of r.names('transport')) {

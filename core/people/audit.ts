@@ -31,6 +31,8 @@ export type AuditAction =
   | 'workspace.created'
   | 'workspace.renamed'
   | 'workspace.deleted'
+  | 'recording.downloaded'
+  | 'recording.deleted'
 
 /** Who acts: a signed-in user (with the IP of the request), or the operator at the CLI. */
 export interface Actor {
