@@ -47,6 +47,7 @@ export class Recordings {
   private owns: (workspaceId: string, room: string) => boolean = () => true
   private readonly detach: Array<() => void> = []
   private sweep: NodeJS.Timeout | null = null
+  private readonly endListeners = new Set<(record: RecordingRecord) => void>()
   private closing = false
 
   constructor(private readonly deps: RecordingsDeps) {
@@ -128,6 +129,12 @@ export class Recordings {
     const active = this.active.get(keyOf(workspaceId, room))
     if (!active) throw new NotFound({ message: `room ${room} is not being recorded` })
     return this.end(active, 'finished', 'stopped')
+  }
+
+  /** Hear every recording that ends (finished or failed), with its stored record. */
+  onEnded(listener: (record: RecordingRecord) => void): () => void {
+    this.endListeners.add(listener)
+    return () => this.endListeners.delete(listener)
   }
 
   /** The recording running in a room now, if any. */
@@ -237,6 +244,7 @@ export class Recordings {
     } catch (e) {
       this.deps.log.error({ recordingId, err: (e as Error).message }, 'cannot store the end of a recording')
     }
+    for (const l of this.endListeners) l(ended)
     const data = { recordingId, room, tracks, reason, durationMs: summary.durationMs, sizeBytes }
     this.deps.publish({ workspaceId, type: status === 'failed' ? 'recording.failed' : 'recording.finished', at: ended.endedAt!, data })
     this.deps.log[status === 'failed' ? 'warn' : 'info']({ workspaceId, room, recordingId, reason, sizeBytes }, `recording ${status}`)
