@@ -119,6 +119,8 @@ const lacingOf = (length: number): Uint8Array => {
 const BODY_CAPACITY = 48 * 1024
 /** Lacing values per page (RFC 3533: one byte counts them). */
 const MAX_SEGMENTS = 255
+/** A page holds at most a second of audio (opusinfo warns of "high muxing delay" past it; a crash loses at most one page). */
+const MAX_PAGE_SAMPLES = 48000
 
 /**
  * The pages of one Ogg Opus stream. Packets are never split across pages (Opus packets are at
@@ -130,6 +132,8 @@ export class OggOpusStream {
   private readonly lacing = new Uint8Array(MAX_SEGMENTS)
   private segments = 0
   private seq = 0
+  /** The granule position where the open page began. */
+  private pageStart = 0
   /** 48 kHz samples of every packet appended so far (the granule position after the last one). */
   granule = 0
   /** Bytes of every page taken so far. */
@@ -150,9 +154,13 @@ export class OggOpusStream {
     return pages
   }
 
-  /** Room for a packet of `length` bytes on the open page. */
+  /** Room for a packet of `length` bytes on the open page (and it holds less than a second). */
   fits(length: number): boolean {
-    return this.segments + Math.floor(length / 255) + 1 <= MAX_SEGMENTS && this.bodyBytes + length <= BODY_CAPACITY
+    return (
+      this.segments + Math.floor(length / 255) + 1 <= MAX_SEGMENTS &&
+      this.bodyBytes + length <= BODY_CAPACITY &&
+      this.granule - this.pageStart < MAX_PAGE_SAMPLES
+    )
   }
 
   get pending(): boolean {
@@ -182,6 +190,7 @@ export class OggOpusStream {
     const page = oggPage(eos ? FLAG_EOS : 0, granule, this.serial, this.seq++, this.lacing.subarray(0, this.segments), this.body.subarray(0, this.bodyBytes))
     this.segments = 0
     this.bodyBytes = 0
+    this.pageStart = this.granule
     this.bytes += page.length
     return page
   }

@@ -113,6 +113,8 @@ export class RoomRecorder implements RoomRecording {
   private serial = 1
   private stopped = false
   private failure: string | null = null
+  /** A write failed: the files are left as they are (the recovery pass can repair them). */
+  private writeFailed = false
   framesRecorded = 0
 
   constructor(private readonly options: RecorderOptions) {
@@ -146,7 +148,10 @@ export class RoomRecorder implements RoomRecording {
     const stream = new OggOpusStream(this.serial++)
     const comments = [`HARK_RECORDING=${this.recordingId}`, `HARK_ROOM=${this.options.room}`, `HARK_TRACK=${info.name}`]
     if (info.participantId !== null) comments.push(`HARK_PARTICIPANT=${info.participantId}`)
-    const file = new TrackFile(info, join(this.options.dir, info.file), stream, stream.headers(PRE_SKIP, 16000, comments), (e) => this.fail(`write failed: ${e.message}`))
+    const file = new TrackFile(info, join(this.options.dir, info.file), stream, stream.headers(PRE_SKIP, 16000, comments), (e) => {
+      this.writeFailed = true
+      this.fail(`write failed: ${e.message}`)
+    })
     this.files.push(file)
     return file
   }
@@ -258,7 +263,8 @@ export class RoomRecorder implements RoomRecording {
     const now = this.now()
     const durationMs = Math.max(0, now - this.startedAt)
     const end = PRE_SKIP + (durationMs * 48000) / 1000
-    const writable = this.failure === null
+    // Below the floor the last pages are still written (a few bytes each), so every file ends its stream.
+    const writable = !this.writeFailed
     for (const track of this.byParticipant.values()) {
       if (writable) {
         this.silence(track, end - track.stream.granule)
