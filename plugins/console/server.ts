@@ -20,6 +20,7 @@ import { accountRoutes } from './api/account.js'
 import { clientRoutes } from './api/clients.js'
 import { deviceRoutes } from './api/devices.js'
 import { eventRoutes } from './api/events.js'
+import { recordingRoutes } from './api/recordings.js'
 import { roomRoutes } from './api/rooms.js'
 import { usageRoutes } from './api/usage.js'
 import { webhookRoutes } from './api/webhooks.js'
@@ -118,6 +119,7 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
           await workspace.register(clientRoutes(services))
           await workspace.register(roomRoutes(services))
           await workspace.register(usageRoutes(services))
+          await workspace.register(recordingRoutes(services))
           await workspace.register(eventRoutes(services))
           await workspace.register(webhookRoutes(services))
           await workspace.register(deviceRoutes(services))
