@@ -111,6 +111,42 @@ class Room(TypedDict):
     """The room default agent setting (PUT /rooms/{room}); null when none."""
 
 
+class RecordingParticipantsItem(TypedDict):
+    id: str
+    kind: Literal["terminal", "agent", None]
+
+
+class RecordingFilesItem(TypedDict):
+    track: str
+    """mixed, or p1, p2 … (one per participant)."""
+    participantId: str | None
+    """Null for the mixed track."""
+    bytes: int
+    durationMs: int
+
+
+class Recording(TypedDict):
+    """A room recording: Ogg Opus files (RFC 7845), one per track."""
+    recordingId: str
+    room: str
+    tracks: Literal["mixed", "per-participant", "both"]
+    """What it records: the room mix, one track per participant, or both."""
+    status: Literal["recording", "finished", "failed"]
+    startedAt: str
+    endedAt: str | None
+    durationMs: int | None
+    """Null while it records."""
+    sizeBytes: int
+    """Bytes of every file (0 while it records)."""
+    startedBy: str
+    """api (POST …/recordings) or room (the room’s recording setting)."""
+    failure: str | None
+    """Why a failed recording stopped (the disk floor, a write error)."""
+    participants: list[RecordingParticipantsItem]
+    """Everyone heard on a per-participant track (a terminal by client id, an agent by identity)."""
+    files: list[RecordingFilesItem]
+
+
 class ListClientsQuery(TypedDict):
     """Query of GET /api/v1/clients."""
     room: NotRequired[str]
@@ -361,6 +397,55 @@ class PutRoomBody(TypedDict):
 PutRoomResponse = Room
 
 
+class StartRecordingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both"]
+
+
+StartRecordingResponse = Recording
+
+
+StopRecordingResponse = Recording
+
+
+class GetRoomRecordingSettingResponse(TypedDict):
+    """The room’s recording setting."""
+    room: str
+    tracks: Literal["mixed", "per-participant", "both", None]
+
+
+class PutRoomRecordingSettingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both", None]
+
+
+PutRoomRecordingSettingResponse = GetRoomRecordingSettingResponse
+
+
+ListRecordingsQuery = TypedDict("ListRecordingsQuery", {
+    "room": NotRequired[str],
+    "status": NotRequired[Literal["recording", "finished", "failed"]],
+    "from": NotRequired[str],
+    "to": NotRequired[str],
+    "limit": NotRequired[int],
+    "cursor": NotRequired[str],
+})
+"""Query of GET /api/v1/recordings."""
+
+
+class ListRecordingsResponse(TypedDict):
+    """A page of recordings."""
+    recordings: list[Recording]
+    nextCursor: str | None
+
+
+GetRecordingResponse = Recording
+
+
+class DeleteRecordingResponse(TypedDict):
+    """Deleted."""
+    recordingId: str
+    deleted: Literal[True]
+
+
 class WebhookEndpoint(TypedDict):
     """An endpoint."""
     webhookId: str
@@ -385,7 +470,7 @@ class ListWebhooksResponse(TypedDict):
 class CreateWebhookBody(TypedDict):
     url: str
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
 
@@ -417,7 +502,7 @@ GetWebhookResponse = WebhookEndpoint
 class UpdateWebhookBody(TypedDict):
     url: NotRequired[str]
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
     enabled: NotRequired[bool]
@@ -771,7 +856,77 @@ class WebhookTestEvent(TypedDict):
     data: WebhookTestEventData
 
 
-WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent
+class RecordingStartedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+
+
+class RecordingStartedEvent(TypedDict):
+    """A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came)."""
+    id: str
+    type: Literal["recording.started"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingStartedEventData
+
+
+class RecordingFinishedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    """stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash)."""
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFinishedEvent(TypedDict):
+    """A room recording ended and its files are complete."""
+    id: str
+    type: Literal["recording.finished"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFinishedEventData
+
+
+class RecordingFailedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFailedEvent(TypedDict):
+    """A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on."""
+    id: str
+    type: Literal["recording.failed"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFailedEventData
+
+
+WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent | RecordingStartedEvent | RecordingFinishedEvent | RecordingFailedEvent
 """Every event a webhook endpoint receives, told apart by its "type"."""
 
 
@@ -790,4 +945,7 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "token.revoked",
     "device_password.reset",
     "webhook.test",
+    "recording.started",
+    "recording.finished",
+    "recording.failed",
 )

@@ -359,6 +359,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rooms/{room}/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start recording a room
+         * @description Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording.
+         */
+        post: operations["startRecording"];
+        /**
+         * Stop recording a room
+         * @description Ends the room’s running recording: its files are finished (end of stream) and written before the answer.
+         */
+        delete: operations["stopRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rooms/{room}/recording-setting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A room’s recording setting */
+        get: operations["getRoomRecordingSetting"];
+        /**
+         * Record every session of a room
+         * @description tracks: every session of the room (from its first terminal to its last leaving) is recorded with these tracks, from the next session on; null: not by itself.
+         */
+        put: operations["putRoomRecordingSetting"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** A room’s recording setting (headers only) */
+        head: operations["getRoomRecordingSettingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recordings
+         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
+         */
+        get: operations["listRecordings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List recordings (headers only)
+         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
+         */
+        head: operations["listRecordingsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recording */
+        get: operations["getRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recording and its files
+         * @description A running recording is stopped first. Audited (recording.deleted).
+         */
+        delete: operations["deleteRecording"];
+        options?: never;
+        /** A recording (headers only) */
+        head: operations["getRecordingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}/tracks/{track}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a track (Ogg Opus)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        get: operations["downloadRecordingTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download a track (Ogg Opus) (headers only)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        head: operations["downloadRecordingTrackHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -737,6 +853,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recording.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came). */
+        post: operations["webhook_recording_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording ended and its files are complete. */
+        post: operations["webhook_recording_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on. */
+        post: operations["webhook_recording_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -858,6 +1025,44 @@ export interface components {
             agents: components["schemas"]["Agent"][];
             /** @description The room default agent setting (PUT /rooms/{room}); null when none. */
             defaultAgent: components["schemas"]["DefaultAgent"] | null;
+        };
+        /** @description A room recording: Ogg Opus files (RFC 7845), one per track. */
+        Recording: {
+            recordingId: string;
+            room: string;
+            /**
+             * @description What it records: the room mix, one track per participant, or both.
+             * @enum {string}
+             */
+            tracks: "mixed" | "per-participant" | "both";
+            /** @enum {string} */
+            status: "recording" | "finished" | "failed";
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @description Null while it records. */
+            durationMs: number | null;
+            /** @description Bytes of every file (0 while it records). */
+            sizeBytes: number;
+            /** @description api (POST …/recordings) or room (the room’s recording setting). */
+            startedBy: string;
+            /** @description Why a failed recording stopped (the disk floor, a write error). */
+            failure: string | null;
+            /** @description Everyone heard on a per-participant track (a terminal by client id, an agent by identity). */
+            participants: {
+                id: string;
+                /** @enum {string|null} */
+                kind: "terminal" | "agent" | null;
+            }[];
+            files: {
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+                /** @description Null for the mixed track. */
+                participantId: string | null;
+                bytes: number;
+                durationMs: number;
+            }[];
         };
     };
     responses: never;
@@ -4667,6 +4872,1313 @@ export interface operations {
             };
         };
     };
+    startRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    tracks: "mixed" | "per-participant" | "both";
+                };
+            };
+        };
+        responses: {
+            /** @description The recording, started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoomRecordingSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putRoomRecordingSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string|null} */
+                    tracks: "mixed" | "per-participant" | "both" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoomRecordingSettingHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordings: {
+        parameters: {
+            query?: {
+                room?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordingsHead: {
+        parameters: {
+            query?: {
+                room?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordingId: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecordingHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRecordingTrack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRecordingTrackHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -4782,7 +6294,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                 };
             };
@@ -5371,7 +6883,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url?: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -7054,6 +8566,196 @@ export interface operations {
                     data: {
                         webhookId: string;
                         message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.started",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.started";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.finished",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both",
+                 *         "reason": "room_closed",
+                 *         "durationMs": 184220,
+                 *         "sizeBytes": 1203455
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.finished";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        /** @description stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash). */
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.failed",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "mixed",
+                 *         "reason": "disk space below the floor: 52428800 bytes free, 536870912 required",
+                 *         "durationMs": 61040,
+                 *         "sizeBytes": 402113
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.failed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
                     };
                 };
             };
