@@ -9,21 +9,25 @@
  * closes the page into a new Buffer for the file writer.
  */
 
-/** Ogg's CRC-32: polynomial 0x04c11db7, initial 0, no reflection, no final xor (RFC 3533 §6). */
+/**
+ * Ogg's CRC-32: polynomial 0x04c11db7, initial 0, no reflection, no final xor (RFC 3533 §6). The
+ * table and the running value stay int32 (an unsigned value past 2^31 would be a heap number per
+ * byte: 9 ns a byte here, against ~1 ns as int32).
+ */
 const CRC_TABLE = (() => {
-  const t = new Uint32Array(256)
+  const t = new Int32Array(256)
   for (let i = 0; i < 256; i++) {
     let r = i << 24
     for (let k = 0; k < 8; k++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1
-    t[i] = r >>> 0
+    t[i] = r
   }
   return t
 })()
 
 export const oggCrc = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
   let crc = 0
-  for (let i = start; i < end; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ bytes[i]!) & 0xff]!) >>> 0
-  return crc
+  for (let i = start; i < end; i++) crc = (crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ bytes[i]!) & 0xff]!
+  return crc >>> 0
 }
 
 export const OGG_HEADER_BYTES = 27
