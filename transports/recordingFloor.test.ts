@@ -32,7 +32,7 @@ beforeAll(async () => {
   seed = seedWorkspace(t.engine)
   seed.addClient('a', 'hall')
   seed.addClient('b', 'hall')
-})
+}, 60_000)
 afterAll(async () => {
   await t.stop()
   rmSync(shm, { recursive: true, force: true })
@@ -86,5 +86,5 @@ describe('the disk floor', () => {
     a.close()
     b.close()
     await Promise.all([a.closed, b.closed])
-  })
+  }, 60_000) // 128 MiB written to a tmpfs: seconds on a busy machine
 })
