@@ -14,12 +14,14 @@ import { SILENCE_PACKET } from '../core/recordings/oggOpus.js'
 import { audioPackets, scanOgg } from '../core/recordings/oggRead.js'
 import { opusinfo } from '../core/recordings/test/opusTools.js'
 import { ToneTalker } from '../core/test/audio.js'
-import { tempDir } from '../core/test/helpers.js'
+import { seedWorkspace, startTestEngine, tempDir } from '../core/test/helpers.js'
 import type { RecordingView } from '../core/recordings/view.js'
 import type { RecordingRecord } from '../core/storage/recordings.js'
 import { restPlugin } from '../plugins/rest/index.js'
+import { webhooksPlugin } from '../plugins/webhooks/index.js'
+import { WebhookReceiver } from '../plugins/webhooks/test/receiver.js'
 import { mqttTransport } from './mqtt/index.js'
-import { connectDevice, startMqttEngine } from './mqtt/test/helpers.js'
+import { connectDevice } from './mqtt/test/helpers.js'
 import { websocketTransport } from './websocket/index.js'
 import { TestTerminal } from './websocket/test/terminalClient.js'
 
@@ -38,15 +40,36 @@ const stream = (count: number, send: (i: number) => void): Promise<void> =>
     }, 20)
   })
 
-let t: Awaited<ReturnType<typeof startMqttEngine>>
+/** An engine with both transports, REST and webhooks, its workspace seeded (what mqtt/test/helpers' startMqttEngine gives, with webhooks allowed to 127.0.0.1). */
+const startEngine = async () => {
+  const e = await startTestEngine({
+    mqtt: { port: 0, tlsPort: null },
+    // The receiver is plain http on 127.0.0.1: allowed only with webhooks.allowPrivateNetworks.
+    webhooks: { allowPrivateNetworks: true },
+    extensions: [mqttTransport, websocketTransport, restPlugin, webhooksPlugin],
+  })
+  const seed = seedWorkspace(e.engine)
+  const token = async (clientId: string) => (await e.engine.host.security.tokens.issue(seed.workspaceId, clientId, null)).token
+  const devicePassword = (clientId: string) => e.engine.host.security.devicePasswords.reset(seed.workspaceId, clientId).password
+  return { ...e, seed, port: e.engine.ports.mqtt!, token, devicePassword }
+}
+
+let t: Awaited<ReturnType<typeof startEngine>>
+let receiver: WebhookReceiver
 const files = tempDir('hark-rec-dl-')
 beforeAll(async () => {
-  t = await startMqttEngine({}, [mqttTransport, websocketTransport, restPlugin])
+  t = await startEngine()
   t.seed.addClient('device', 'kitchen')
   t.seed.addClient('page', 'kitchen')
-})
+  receiver = await WebhookReceiver.start()
+  receiver.verify = 'signature'
+  const endpoint = await api('/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['recording.started', 'recording.finished', 'recording.failed'] }) })
+  expect(endpoint.status).toBe(201)
+  receiver.secrets.push(((await endpoint.json()) as { secret: string }).secret)
+}, 60_000)
 afterAll(async () => {
-  await t.stop()
+  await t?.stop()
+  await receiver?.close()
   files.remove()
 })
 
@@ -99,6 +122,12 @@ describe('recording a room of an MQTT device and a WebSocket page', () => {
 
     const got = (await (await api(`/recordings/${rec.recordingId}`)).json()) as RecordingView
     expect(got).toEqual(done)
+    // The webhooks, once each, in order, signed.
+    await receiver.acceptedCount(2)
+    expect(receiver.accepted.items.filter((e) => e.resource === `recording:${rec.recordingId}`).map((e) => [e.type, e.sequence, e.data])).toEqual([
+      ['recording.started', 1, { recordingId: rec.recordingId, room: 'kitchen', tracks: 'both' }],
+      ['recording.finished', 2, { recordingId: rec.recordingId, room: 'kitchen', tracks: 'both', reason: 'stopped', durationMs: done.durationMs, sizeBytes: done.sizeBytes }],
+    ])
 
     for (const f of done.files) {
       const res = await api(`/recordings/${rec.recordingId}/tracks/${f.track}`)
