@@ -84,11 +84,10 @@ export class RecordingMix {
     s.arenaBytes = at
   }
 
-  /** A member left: its queue and decoder go (what it said is already on the time line). */
+  /** A member left: what it queued goes onto the time line now; the source is dropped by a later flush, once mixed past and quiet. */
   removeSource(sourceId: number): void {
     const s = this.sources.get(sourceId)
     if (s !== undefined) this.decodeQueued(s)
-    // Kept until mixed past its last sample, then dropped at the next flush.
   }
 
   /** Off the hot path: decode what was queued and mix up to `now` less `lagMs`. */

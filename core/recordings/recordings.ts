@@ -6,7 +6,7 @@
  * that finishes what a crash left open, and retention. One per engine; the REST API and the
  * console reach it through the workspace operations.
  */
-import { readdir, rm } from 'node:fs/promises'
+import { mkdir, readdir, rm, statfs } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
@@ -120,6 +120,8 @@ export class Recordings {
     }
     hub.setRoomRecording(workspaceId, room, recorder)
     this.deps.publish({ workspaceId, type: 'recording.started', at: now, data: { recordingId, room, tracks } })
+    // The room may have closed while the files were made (its room.closed came before the tap was set): end it now.
+    if (hub.roomView(workspaceId, room) === null) void this.end(active, 'finished', 'room_closed')
     this.deps.log.info({ workspaceId, room, recordingId, tracks }, 'recording started')
     return record
   }
@@ -205,7 +207,6 @@ export class Recordings {
   private async checkFloor(): Promise<void> {
     const floor = this.deps.settings.recordings.minFreeMb * 1024 * 1024
     if (floor === 0) return
-    const { mkdir, statfs } = await import('node:fs/promises')
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const s = await statfs(this.dir)
     const free = s.bavail * s.bsize
