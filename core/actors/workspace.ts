@@ -416,6 +416,16 @@ export const workspaceMachine = setup({
         return { type: 'REMOTES' as const, remotes: event.remotes }
       },
     ),
+    setRecording: sendTo(
+      ({ context, event }) => {
+        assertEvent(event, 'ROOM_RECORDING')
+        return roomRef(context, event.room)
+      },
+      ({ event }) => {
+        assertEvent(event, 'ROOM_RECORDING')
+        return { type: 'RECORDING' as const, recording: event.recording }
+      },
+    ),
     announceRoomClosed: emit(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
       const ref = lookup(context.rooms, event.room)!
@@ -498,6 +508,7 @@ export const workspaceMachine = setup({
     BROADCAST_ROOM: { actions: 'broadcast' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
     ROOM_REMOTES: { actions: 'setRemotes' },
+    ROOM_RECORDING: { actions: 'setRecording' },
     ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom', 'closeIdleRoomAgents', 'dropIdleRoomAgents'] },
     ROOM_AGENTS: { actions: ['openRoomAgents', 'toRoomAgents'] },
     ROOM_AGENTS_IDLE: { guard: 'roomClosed', actions: ['closeIdleRoomAgents', 'dropIdleRoomAgents'] },

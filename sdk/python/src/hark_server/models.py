@@ -111,55 +111,40 @@ class Room(TypedDict):
     """The room default agent setting (PUT /rooms/{room}); null when none."""
 
 
-class Transcript(TypedDict):
-    """An agent run’s conversation, without its turns."""
-    agentId: str
+class RecordingParticipantsItem(TypedDict):
+    id: str
+    kind: Literal["terminal", "agent", None]
+
+
+class RecordingFilesItem(TypedDict):
+    track: str
+    """mixed, or p1, p2 … (one per participant)."""
+    participantId: str | None
+    """Null for the mixed track."""
+    bytes: int
+    durationMs: int
+
+
+class Recording(TypedDict):
+    """A room recording: Ogg Opus files (RFC 7845), one per track."""
+    recordingId: str
     room: str
-    identity: str
-    """The agent in the room: agent@<presetId>, or agent@default."""
-    provider: str
-    presetId: str | None
+    tracks: Literal["mixed", "per-participant", "both"]
+    """What it records: the room mix, one track per participant, or both."""
+    status: Literal["recording", "finished", "failed"]
     startedAt: str
     endedAt: str | None
-    """null while the agent runs."""
-    turns: int
-    """Turns recorded so far."""
-
-
-class TranscriptTurnTool(TypedDict):
-    """The call, for kind tool_call."""
-    name: str
-    source: str | None
-    """Where the tool lives (device, mcp, backend), when the provider says."""
-    arguments: Any
-    """The arguments it was called with."""
-    result: Any
-    """What it answered; null when it failed."""
-    error: str | None
-    """Why it failed; null when it answered."""
-    latencyMs: int | None
-
-
-class TranscriptTurn(TypedDict):
-    """One turn: speech (a terminal, the room or the agent) or a tool call of the agent."""
-    seq: int
-    """Its place in the conversation (1, 2, 3 …)."""
-    kind: Literal["speech", "tool_call"]
-    role: Literal["user", "agent"]
-    speaker: str
-    """The agent’s identity, a terminal’s client id, or room (mixed input of several terminals)."""
-    clientId: str | None
-    """The terminal that spoke, when known."""
-    text: str | None
-    """What was said (a cut reply: what the room heard); null without text (echo, tool calls)."""
-    startedAt: str
-    endedAt: str
-    interrupted: bool
-    """An agent reply cut by a barge-in."""
-    interruptedBy: str | None
-    """The terminal that talked over it, when known."""
-    tool: TranscriptTurnTool | None
-    """The call, for kind tool_call."""
+    durationMs: int | None
+    """Null while it records."""
+    sizeBytes: int
+    """Bytes of every file (0 while it records)."""
+    startedBy: str
+    """api (POST …/recordings) or room (the room’s recording setting)."""
+    failure: str | None
+    """Why a failed recording stopped (the disk floor, a write error)."""
+    participants: list[RecordingParticipantsItem]
+    """Everyone heard on a per-participant track (a terminal by client id, an agent by identity)."""
+    files: list[RecordingFilesItem]
 
 
 class ListClientsQuery(TypedDict):
@@ -412,53 +397,53 @@ class PutRoomBody(TypedDict):
 PutRoomResponse = Room
 
 
-class GetAgentTranscriptQuery(TypedDict):
-    """Query of GET /api/v1/agents/{agentId}/transcript."""
-    cursor: NotRequired[str]
-    """nextCursor of the previous page."""
-    limit: NotRequired[int]
+class StartRecordingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both"]
 
 
-class GetAgentTranscriptResponse(TypedDict):
-    """The conversation and a page of its turns."""
-    agentId: str
+StartRecordingResponse = Recording
+
+
+StopRecordingResponse = Recording
+
+
+class GetRoomRecordingSettingResponse(TypedDict):
+    """The room’s recording setting."""
     room: str
-    identity: str
-    """The agent in the room: agent@<presetId>, or agent@default."""
-    provider: str
-    presetId: str | None
-    startedAt: str
-    endedAt: str | None
-    """null while the agent runs."""
-    turns: int
-    """Turns recorded so far."""
-    textHidden: bool
-    """Always false here (a console viewer gets true: text and tool calls withheld)."""
-    items: list[TranscriptTurn]
-    nextCursor: str | None
+    tracks: Literal["mixed", "per-participant", "both", None]
 
 
-class DeleteAgentTranscriptResponse(TypedDict):
-    """Erased."""
-    agentId: str
-    deleted: Literal[True]
+class PutRoomRecordingSettingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both", None]
 
 
-ListTranscriptsQuery = TypedDict("ListTranscriptsQuery", {
+PutRoomRecordingSettingResponse = GetRoomRecordingSettingResponse
+
+
+ListRecordingsQuery = TypedDict("ListRecordingsQuery", {
     "room": NotRequired[str],
-    "clientId": NotRequired[str],
+    "status": NotRequired[Literal["recording", "finished", "failed"]],
     "from": NotRequired[str],
     "to": NotRequired[str],
-    "cursor": NotRequired[str],
     "limit": NotRequired[int],
+    "cursor": NotRequired[str],
 })
-"""Query of GET /api/v1/transcripts."""
+"""Query of GET /api/v1/recordings."""
 
 
-class ListTranscriptsResponse(TypedDict):
-    """A page of conversations."""
-    items: list[Transcript]
+class ListRecordingsResponse(TypedDict):
+    """A page of recordings."""
+    recordings: list[Recording]
     nextCursor: str | None
+
+
+GetRecordingResponse = Recording
+
+
+class DeleteRecordingResponse(TypedDict):
+    """Deleted."""
+    recordingId: str
+    deleted: Literal[True]
 
 
 class WebhookEndpoint(TypedDict):
@@ -485,7 +470,7 @@ class ListWebhooksResponse(TypedDict):
 class CreateWebhookBody(TypedDict):
     url: str
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
 
@@ -517,7 +502,7 @@ GetWebhookResponse = WebhookEndpoint
 class UpdateWebhookBody(TypedDict):
     url: NotRequired[str]
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
     enabled: NotRequired[bool]
@@ -763,43 +748,6 @@ class AgentFailedEvent(TypedDict):
     data: AgentStoppedEventData
 
 
-class AgentTurnEventData(TypedDict):
-    agentId: str
-    room: str
-    identity: str
-    seq: int
-    """The turn’s number in its conversation (1, 2, 3 …)."""
-    kind: Literal["speech", "tool_call"]
-    role: Literal["user", "agent"]
-    speaker: str
-    """The agent’s identity, a terminal’s client id, or room for the room’s mixed input."""
-    clientId: str | None
-    """The terminal that spoke, when known (the provider said, or it alone spoke)."""
-    text: str | None
-    """What was said; null when the provider has no text (echo) or a tool call."""
-    startedAt: str
-    endedAt: str
-    interrupted: bool
-    """An agent reply cut by a barge-in."""
-    interruptedBy: str | None
-    """The terminal that talked over it, when known."""
-    tool: TranscriptTurnTool | None
-
-
-class AgentTurnEvent(TypedDict):
-    """One turn of an agent’s conversation, once finished: what a terminal (or the room) said, what the agent said (for a reply cut by a barge-in, what the room heard), or a tool call. In order after agent.started, before agent.stopped; the same turn as GET /api/v1/agents/{agentId}/transcript."""
-    id: str
-    type: Literal["agent.turn"]
-    timestamp: str
-    """When it happened."""
-    workspaceId: str
-    resource: str
-    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
-    sequence: int
-    """Counts the events of the resource, in the order they happened."""
-    data: AgentTurnEventData
-
-
 class ClientCreatedEventData(TypedDict):
     clientId: str
     name: str | None
@@ -908,7 +856,77 @@ class WebhookTestEvent(TypedDict):
     data: WebhookTestEventData
 
 
-WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | AgentTurnEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent
+class RecordingStartedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+
+
+class RecordingStartedEvent(TypedDict):
+    """A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came)."""
+    id: str
+    type: Literal["recording.started"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingStartedEventData
+
+
+class RecordingFinishedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    """stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash)."""
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFinishedEvent(TypedDict):
+    """A room recording ended and its files are complete."""
+    id: str
+    type: Literal["recording.finished"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFinishedEventData
+
+
+class RecordingFailedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFailedEvent(TypedDict):
+    """A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on."""
+    id: str
+    type: Literal["recording.failed"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFailedEventData
+
+
+WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent | RecordingStartedEvent | RecordingFinishedEvent | RecordingFailedEvent
 """Every event a webhook endpoint receives, told apart by its "type"."""
 
 
@@ -921,11 +939,13 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "agent.started",
     "agent.stopped",
     "agent.failed",
-    "agent.turn",
     "client.created",
     "client.updated",
     "client.deleted",
     "token.revoked",
     "device_password.reset",
     "webhook.test",
+    "recording.started",
+    "recording.finished",
+    "recording.failed",
 )

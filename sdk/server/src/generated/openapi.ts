@@ -359,35 +359,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/agents/{agentId}/transcript": {
+    "/api/v1/rooms/{room}/recordings": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * An agent’s conversation, turn by turn
-         * @description The turns in order, written as the conversation goes (the turn in progress is not there yet); readable while the agent runs and after it ended, until erased or past agents.transcriptRetentionDays. Pass nextCursor back as cursor for the next page; it is null on the last page (of the turns so far).
-         */
-        get: operations["getAgentTranscript"];
+        get?: never;
         put?: never;
-        post?: never;
         /**
-         * Erase an agent’s conversation
-         * @description Deletes the conversation and every turn of it, and writes an audit entry (transcript.deleted, by this API key). A running agent’s later turns start a conversation again. Webhooks already delivered are not recalled.
+         * Start recording a room
+         * @description Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording.
          */
-        delete: operations["deleteAgentTranscript"];
+        post: operations["startRecording"];
+        /**
+         * Stop recording a room
+         * @description Ends the room’s running recording: its files are finished (end of stream) and written before the answer.
+         */
+        delete: operations["stopRecording"];
         options?: never;
-        /**
-         * An agent’s conversation, turn by turn (headers only)
-         * @description The turns in order, written as the conversation goes (the turn in progress is not there yet); readable while the agent runs and after it ended, until erased or past agents.transcriptRetentionDays. Pass nextCursor back as cursor for the next page; it is null on the last page (of the turns so far).
-         */
-        head: operations["getAgentTranscriptHead"];
+        head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/transcripts": {
+    "/api/v1/rooms/{room}/recording-setting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A room’s recording setting */
+        get: operations["getRoomRecordingSetting"];
+        /**
+         * Record every session of a room
+         * @description tracks: every session of the room (from its first terminal to its last leaving) is recorded with these tracks, from the next session on; null: not by itself.
+         */
+        put: operations["putRoomRecordingSetting"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** A room’s recording setting (headers only) */
+        head: operations["getRoomRecordingSettingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings": {
         parameters: {
             query?: never;
             header?: never;
@@ -395,19 +413,65 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find conversations
-         * @description Conversations of the workspace, newest first. Filters combine with AND: room; clientId (a terminal that spoke in it, as its turns name it); from/to (it started at or after from, before to; ISO 8601 with a time zone).
+         * List recordings
+         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
          */
-        get: operations["listTranscripts"];
+        get: operations["listRecordings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         /**
-         * Find conversations (headers only)
-         * @description Conversations of the workspace, newest first. Filters combine with AND: room; clientId (a terminal that spoke in it, as its turns name it); from/to (it started at or after from, before to; ISO 8601 with a time zone).
+         * List recordings (headers only)
+         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
          */
-        head: operations["listTranscriptsHead"];
+        head: operations["listRecordingsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recording */
+        get: operations["getRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recording and its files
+         * @description A running recording is stopped first. Audited (recording.deleted).
+         */
+        delete: operations["deleteRecording"];
+        options?: never;
+        /** A recording (headers only) */
+        head: operations["getRecordingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}/tracks/{track}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a track (Ogg Opus)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        get: operations["downloadRecordingTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download a track (Ogg Opus) (headers only)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        head: operations["downloadRecordingTrackHead"];
         patch?: never;
         trace?: never;
     };
@@ -687,23 +751,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "agent.turn": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One turn of an agent’s conversation, once finished: what a terminal (or the room) said, what the agent said (for a reply cut by a barge-in, what the room heard), or a tool call. In order after agent.started, before agent.stopped; the same turn as GET /api/v1/agents/{agentId}/transcript. */
-        post: operations["webhook_agent_turn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "client.created": {
         parameters: {
             query?: never;
@@ -800,6 +847,57 @@ export interface webhooks {
         put?: never;
         /** Sent by POST /api/v1/webhooks/{id}/test to that endpoint only. */
         post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came). */
+        post: operations["webhook_recording_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording ended and its files are complete. */
+        post: operations["webhook_recording_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on. */
+        post: operations["webhook_recording_failed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -928,59 +1026,43 @@ export interface components {
             /** @description The room default agent setting (PUT /rooms/{room}); null when none. */
             defaultAgent: components["schemas"]["DefaultAgent"] | null;
         };
-        /** @description An agent run’s conversation, without its turns. */
-        Transcript: {
-            agentId: string;
+        /** @description A room recording: Ogg Opus files (RFC 7845), one per track. */
+        Recording: {
+            recordingId: string;
             room: string;
-            /** @description The agent in the room: agent@<presetId>, or agent@default. */
-            identity: string;
-            provider: string;
-            presetId: string | null;
-            /** Format: date-time */
-            startedAt: string;
             /**
-             * Format: date-time
-             * @description null while the agent runs.
+             * @description What it records: the room mix, one track per participant, or both.
+             * @enum {string}
              */
-            endedAt: string | null;
-            /** @description Turns recorded so far. */
-            turns: number;
-        };
-        /** @description One turn: speech (a terminal, the room or the agent) or a tool call of the agent. */
-        TranscriptTurn: {
-            /** @description Its place in the conversation (1, 2, 3 …). */
-            seq: number;
+            tracks: "mixed" | "per-participant" | "both";
             /** @enum {string} */
-            kind: "speech" | "tool_call";
-            /** @enum {string} */
-            role: "user" | "agent";
-            /** @description The agent’s identity, a terminal’s client id, or room (mixed input of several terminals). */
-            speaker: string;
-            /** @description The terminal that spoke, when known. */
-            clientId: string | null;
-            /** @description What was said (a cut reply: what the room heard); null without text (echo, tool calls). */
-            text: string | null;
+            status: "recording" | "finished" | "failed";
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */
-            endedAt: string;
-            /** @description An agent reply cut by a barge-in. */
-            interrupted: boolean;
-            /** @description The terminal that talked over it, when known. */
-            interruptedBy: string | null;
-            /** @description The call, for kind tool_call. */
-            tool: {
-                name: string;
-                /** @description Where the tool lives (device, mcp, backend), when the provider says. */
-                source: string | null;
-                /** @description The arguments it was called with. */
-                arguments: unknown;
-                /** @description What it answered; null when it failed. */
-                result: unknown;
-                /** @description Why it failed; null when it answered. */
-                error: string | null;
-                latencyMs: number | null;
-            } | null;
+            endedAt: string | null;
+            /** @description Null while it records. */
+            durationMs: number | null;
+            /** @description Bytes of every file (0 while it records). */
+            sizeBytes: number;
+            /** @description api (POST …/recordings) or room (the room’s recording setting). */
+            startedBy: string;
+            /** @description Why a failed recording stopped (the disk floor, a write error). */
+            failure: string | null;
+            /** @description Everyone heard on a per-participant track (a terminal by client id, an agent by identity). */
+            participants: {
+                id: string;
+                /** @enum {string|null} */
+                kind: "terminal" | "agent" | null;
+            }[];
+            files: {
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+                /** @description Null for the mixed track. */
+                participantId: string | null;
+                bytes: number;
+                durationMs: number;
+            }[];
         };
     };
     responses: never;
@@ -4790,48 +4872,151 @@ export interface operations {
             };
         };
     };
-    getAgentTranscript: {
+    startRecording: {
         parameters: {
-            query?: {
-                /** @description nextCursor of the previous page. */
-                cursor?: string;
-                limit?: number;
-            };
+            query?: never;
             header?: never;
             path: {
-                agentId: string;
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    tracks: "mixed" | "per-participant" | "both";
+                };
+            };
+        };
+        responses: {
+            /** @description The recording, started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The conversation and a page of its turns. */
+            /** @description The recording, finished. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agentId: string;
-                        room: string;
-                        /** @description The agent in the room: agent@<presetId>, or agent@default. */
-                        identity: string;
-                        provider: string;
-                        presetId: string | null;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /**
-                         * Format: date-time
-                         * @description null while the agent runs.
-                         */
-                        endedAt: string | null;
-                        /** @description Turns recorded so far. */
-                        turns: number;
-                        /** @description Always false here (a console viewer gets true: text and tool calls withheld). */
-                        textHidden: boolean;
-                        items: components["schemas"]["TranscriptTurn"][];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["Recording"];
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
@@ -4916,25 +5101,651 @@ export interface operations {
             };
         };
     };
-    deleteAgentTranscript: {
+    getRoomRecordingSetting: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                agentId: string;
+                room: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Erased. */
+            /** @description The room’s recording setting. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        agentId: string;
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putRoomRecordingSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string|null} */
+                    tracks: "mixed" | "per-participant" | "both" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoomRecordingSettingHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordings: {
+        parameters: {
+            query?: {
+                room?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordingsHead: {
+        parameters: {
+            query?: {
+                room?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordingId: string;
                         /** @constant */
                         deleted: true;
                     };
@@ -5022,48 +5833,24 @@ export interface operations {
             };
         };
     };
-    getAgentTranscriptHead: {
+    getRecordingHead: {
         parameters: {
-            query?: {
-                /** @description nextCursor of the previous page. */
-                cursor?: string;
-                limit?: number;
-            };
+            query?: never;
             header?: never;
             path: {
-                agentId: string;
+                id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The conversation and a page of its turns. */
+            /** @description The recording. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agentId: string;
-                        room: string;
-                        /** @description The agent in the room: agent@<presetId>, or agent@default. */
-                        identity: string;
-                        provider: string;
-                        presetId: string | null;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /**
-                         * Format: date-time
-                         * @description null while the agent runs.
-                         */
-                        endedAt: string | null;
-                        /** @description Turns recorded so far. */
-                        turns: number;
-                        /** @description Always false here (a console viewer gets true: text and tool calls withheld). */
-                        textHidden: boolean;
-                        items: components["schemas"]["TranscriptTurn"][];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["Recording"];
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
@@ -5148,37 +5935,35 @@ export interface operations {
             };
         };
     };
-    listTranscripts: {
+    downloadRecordingTrack: {
         parameters: {
-            query?: {
-                /** @description Only conversations in this room. */
-                room?: string;
-                /** @description Only conversations where this terminal spoke. */
-                clientId?: string;
-                /** @description Started at or after (ISO 8601 date-time). */
-                from?: string;
-                /** @description Started before (ISO 8601 date-time). */
-                to?: string;
-                /** @description nextCursor of the previous page. */
-                cursor?: string;
-                limit?: number;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of conversations. */
+            /** @description The whole file. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["Transcript"][];
-                        nextCursor: string | null;
-                    };
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
@@ -5199,8 +5984,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5254,37 +6057,35 @@ export interface operations {
             };
         };
     };
-    listTranscriptsHead: {
+    downloadRecordingTrackHead: {
         parameters: {
-            query?: {
-                /** @description Only conversations in this room. */
-                room?: string;
-                /** @description Only conversations where this terminal spoke. */
-                clientId?: string;
-                /** @description Started at or after (ISO 8601 date-time). */
-                from?: string;
-                /** @description Started before (ISO 8601 date-time). */
-                to?: string;
-                /** @description nextCursor of the previous page. */
-                cursor?: string;
-                limit?: number;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of conversations. */
+            /** @description The whole file. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["Transcript"][];
-                        nextCursor: string | null;
-                    };
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
                 };
             };
             /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
@@ -5305,8 +6106,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5475,7 +6294,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                 };
             };
@@ -6064,7 +6883,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url?: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -7413,107 +8232,6 @@ export interface operations {
             };
         };
     };
-    webhook_agent_turn: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
-                "webhook-id": string;
-                /** @description Unix seconds of this attempt; signed. */
-                "webhook-timestamp": string;
-                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "type": "agent.turn",
-                 *       "data": {
-                 *         "agentId": "ag_8fK2LmQ9xRt4Vb1Z",
-                 *         "room": "lobby",
-                 *         "identity": "agent@concierge",
-                 *         "seq": 2,
-                 *         "kind": "speech",
-                 *         "role": "agent",
-                 *         "speaker": "agent@concierge",
-                 *         "clientId": null,
-                 *         "text": "The kitchen light is on.",
-                 *         "startedAt": "2026-03-01T10:00:03.120Z",
-                 *         "endedAt": "2026-03-01T10:00:04.480Z",
-                 *         "interrupted": false,
-                 *         "interruptedBy": null,
-                 *         "tool": null
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    id: string;
-                    /** @constant */
-                    type: "agent.turn";
-                    /**
-                     * Format: date-time
-                     * @description When it happened.
-                     */
-                    timestamp: string;
-                    workspaceId: string;
-                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
-                    resource: string;
-                    /** @description Counts the events of the resource, in the order they happened. */
-                    sequence: number;
-                    data: {
-                        agentId: string;
-                        room: string;
-                        identity: string;
-                        /** @description The turn’s number in its conversation (1, 2, 3 …). */
-                        seq: number;
-                        /** @enum {string} */
-                        kind: "speech" | "tool_call";
-                        /** @enum {string} */
-                        role: "user" | "agent";
-                        /** @description The agent’s identity, a terminal’s client id, or room for the room’s mixed input. */
-                        speaker: string;
-                        /** @description The terminal that spoke, when known (the provider said, or it alone spoke). */
-                        clientId: string | null;
-                        /** @description What was said; null when the provider has no text (echo) or a tool call. */
-                        text: string | null;
-                        /** Format: date-time */
-                        startedAt: string;
-                        /** Format: date-time */
-                        endedAt: string;
-                        /** @description An agent reply cut by a barge-in. */
-                        interrupted: boolean;
-                        /** @description The terminal that talked over it, when known. */
-                        interruptedBy: string | null;
-                        tool: {
-                            name: string;
-                            /** @description Where the tool lives (device, mcp, backend), when the provider says. */
-                            source: string | null;
-                            /** @description The arguments it was called with. */
-                            arguments: unknown;
-                            /** @description What it answered; null when it failed. */
-                            result: unknown;
-                            /** @description Why it failed; null when it answered. */
-                            error: string | null;
-                            latencyMs: number | null;
-                        } | null;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     webhook_client_created: {
         parameters: {
             query?: never;
@@ -7848,6 +8566,196 @@ export interface operations {
                     data: {
                         webhookId: string;
                         message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.started",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.started";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.finished",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both",
+                 *         "reason": "room_closed",
+                 *         "durationMs": 184220,
+                 *         "sizeBytes": 1203455
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.finished";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        /** @description stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash). */
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.failed",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "mixed",
+                 *         "reason": "disk space below the floor: 52428800 bytes free, 536870912 required",
+                 *         "durationMs": 61040,
+                 *         "sizeBytes": 402113
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.failed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
                     };
                 };
             };
