@@ -111,6 +111,57 @@ class Room(TypedDict):
     """The room default agent setting (PUT /rooms/{room}); null when none."""
 
 
+class Transcript(TypedDict):
+    """An agent run’s conversation, without its turns."""
+    agentId: str
+    room: str
+    identity: str
+    """The agent in the room: agent@<presetId>, or agent@default."""
+    provider: str
+    presetId: str | None
+    startedAt: str
+    endedAt: str | None
+    """null while the agent runs."""
+    turns: int
+    """Turns recorded so far."""
+
+
+class TranscriptTurnTool(TypedDict):
+    """The call, for kind tool_call."""
+    name: str
+    source: str | None
+    """Where the tool lives (device, mcp, backend), when the provider says."""
+    arguments: Any
+    """The arguments it was called with."""
+    result: Any
+    """What it answered; null when it failed."""
+    error: str | None
+    """Why it failed; null when it answered."""
+    latencyMs: int | None
+
+
+class TranscriptTurn(TypedDict):
+    """One turn: speech (a terminal, the room or the agent) or a tool call of the agent."""
+    seq: int
+    """Its place in the conversation (1, 2, 3 …)."""
+    kind: Literal["speech", "tool_call"]
+    role: Literal["user", "agent"]
+    speaker: str
+    """The agent’s identity, a terminal’s client id, or room (mixed input of several terminals)."""
+    clientId: str | None
+    """The terminal that spoke, when known."""
+    text: str | None
+    """What was said (a cut reply: what the room heard); null without text (echo, tool calls)."""
+    startedAt: str
+    endedAt: str
+    interrupted: bool
+    """An agent reply cut by a barge-in."""
+    interruptedBy: str | None
+    """The terminal that talked over it, when known."""
+    tool: TranscriptTurnTool | None
+    """The call, for kind tool_call."""
+
+
 class RecordingParticipantsItem(TypedDict):
     id: str
     kind: Literal["terminal", "agent", None]
@@ -397,6 +448,55 @@ class PutRoomBody(TypedDict):
 PutRoomResponse = Room
 
 
+class GetAgentTranscriptQuery(TypedDict):
+    """Query of GET /api/v1/agents/{agentId}/transcript."""
+    cursor: NotRequired[str]
+    """nextCursor of the previous page."""
+    limit: NotRequired[int]
+
+
+class GetAgentTranscriptResponse(TypedDict):
+    """The conversation and a page of its turns."""
+    agentId: str
+    room: str
+    identity: str
+    """The agent in the room: agent@<presetId>, or agent@default."""
+    provider: str
+    presetId: str | None
+    startedAt: str
+    endedAt: str | None
+    """null while the agent runs."""
+    turns: int
+    """Turns recorded so far."""
+    textHidden: bool
+    """Always false here (a console viewer gets true: text and tool calls withheld)."""
+    items: list[TranscriptTurn]
+    nextCursor: str | None
+
+
+class DeleteAgentTranscriptResponse(TypedDict):
+    """Erased."""
+    agentId: str
+    deleted: Literal[True]
+
+
+ListTranscriptsQuery = TypedDict("ListTranscriptsQuery", {
+    "room": NotRequired[str],
+    "clientId": NotRequired[str],
+    "from": NotRequired[str],
+    "to": NotRequired[str],
+    "cursor": NotRequired[str],
+    "limit": NotRequired[int],
+})
+"""Query of GET /api/v1/transcripts."""
+
+
+class ListTranscriptsResponse(TypedDict):
+    """A page of conversations."""
+    items: list[Transcript]
+    nextCursor: str | None
+
+
 class StartRecordingBody(TypedDict):
     tracks: Literal["mixed", "per-participant", "both"]
 
@@ -470,7 +570,7 @@ class ListWebhooksResponse(TypedDict):
 class CreateWebhookBody(TypedDict):
     url: str
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
 
@@ -502,7 +602,7 @@ GetWebhookResponse = WebhookEndpoint
 class UpdateWebhookBody(TypedDict):
     url: NotRequired[str]
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
     enabled: NotRequired[bool]
@@ -748,6 +848,74 @@ class AgentFailedEvent(TypedDict):
     data: AgentStoppedEventData
 
 
+class AgentToolCalledEventData(TypedDict):
+    agentId: str
+    room: str
+    identity: str
+    """agent@<presetId>, or agent@default."""
+    provider: str
+    presetId: str | None
+    """null for the platform default agent."""
+    tool: str
+    source: str
+    arguments: Any
+    ok: bool
+    result: str | None
+    error: str | None
+    latencyMs: int
+
+
+class AgentToolCalledEvent(TypedDict):
+    """An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools)."""
+    id: str
+    type: Literal["agent.tool_called"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: AgentToolCalledEventData
+
+
+class AgentTurnEventData(TypedDict):
+    agentId: str
+    room: str
+    identity: str
+    seq: int
+    """The turn’s number in its conversation (1, 2, 3 …)."""
+    kind: Literal["speech", "tool_call"]
+    role: Literal["user", "agent"]
+    speaker: str
+    """The agent’s identity, a terminal’s client id, or room for the room’s mixed input."""
+    clientId: str | None
+    """The terminal that spoke, when known (the provider said, or it alone spoke)."""
+    text: str | None
+    """What was said; null when the provider has no text (echo) or a tool call."""
+    startedAt: str
+    endedAt: str
+    interrupted: bool
+    """An agent reply cut by a barge-in."""
+    interruptedBy: str | None
+    """The terminal that talked over it, when known."""
+    tool: TranscriptTurnTool | None
+
+
+class AgentTurnEvent(TypedDict):
+    """One turn of an agent’s conversation, once finished: what a terminal (or the room) said, what the agent said (for a reply cut by a barge-in, what the room heard), or a tool call. In order after agent.started, before agent.stopped; the same turn as GET /api/v1/agents/{agentId}/transcript."""
+    id: str
+    type: Literal["agent.turn"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: AgentTurnEventData
+
+
 class ClientCreatedEventData(TypedDict):
     clientId: str
     name: str | None
@@ -926,7 +1094,7 @@ class RecordingFailedEvent(TypedDict):
     data: RecordingFailedEventData
 
 
-WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent | RecordingStartedEvent | RecordingFinishedEvent | RecordingFailedEvent
+WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | AgentToolCalledEvent | AgentTurnEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent | RecordingStartedEvent | RecordingFinishedEvent | RecordingFailedEvent
 """Every event a webhook endpoint receives, told apart by its "type"."""
 
 
@@ -939,6 +1107,8 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "agent.started",
     "agent.stopped",
     "agent.failed",
+    "agent.tool_called",
+    "agent.turn",
     "client.created",
     "client.updated",
     "client.deleted",

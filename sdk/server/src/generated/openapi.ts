@@ -359,6 +359,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{agentId}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent’s conversation, turn by turn
+         * @description The turns in order, written as the conversation goes (the turn in progress is not there yet); readable while the agent runs and after it ended, until erased or past agents.transcriptRetentionDays. Pass nextCursor back as cursor for the next page; it is null on the last page (of the turns so far).
+         */
+        get: operations["getAgentTranscript"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase an agent’s conversation
+         * @description Deletes the conversation and every turn of it, and writes an audit entry (transcript.deleted, by this API key). A running agent’s later turns start a conversation again. Webhooks already delivered are not recalled.
+         */
+        delete: operations["deleteAgentTranscript"];
+        options?: never;
+        /**
+         * An agent’s conversation, turn by turn (headers only)
+         * @description The turns in order, written as the conversation goes (the turn in progress is not there yet); readable while the agent runs and after it ended, until erased or past agents.transcriptRetentionDays. Pass nextCursor back as cursor for the next page; it is null on the last page (of the turns so far).
+         */
+        head: operations["getAgentTranscriptHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transcripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find conversations
+         * @description Conversations of the workspace, newest first. Filters combine with AND: room; clientId (a terminal that spoke in it, as its turns name it); from/to (it started at or after from, before to; ISO 8601 with a time zone).
+         */
+        get: operations["listTranscripts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Find conversations (headers only)
+         * @description Conversations of the workspace, newest first. Filters combine with AND: room; clientId (a terminal that spoke in it, as its turns name it); from/to (it started at or after from, before to; ISO 8601 with a time zone).
+         */
+        head: operations["listTranscriptsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rooms/{room}/recordings": {
         parameters: {
             query?: never;
@@ -751,6 +803,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "agent.tool_called": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools). */
+        post: operations["webhook_agent_tool_called"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.turn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One turn of an agent’s conversation, once finished: what a terminal (or the room) said, what the agent said (for a reply cut by a barge-in, what the room heard), or a tool call. In order after agent.started, before agent.stopped; the same turn as GET /api/v1/agents/{agentId}/transcript. */
+        post: operations["webhook_agent_turn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "client.created": {
         parameters: {
             query?: never;
@@ -1025,6 +1111,60 @@ export interface components {
             agents: components["schemas"]["Agent"][];
             /** @description The room default agent setting (PUT /rooms/{room}); null when none. */
             defaultAgent: components["schemas"]["DefaultAgent"] | null;
+        };
+        /** @description An agent run’s conversation, without its turns. */
+        Transcript: {
+            agentId: string;
+            room: string;
+            /** @description The agent in the room: agent@<presetId>, or agent@default. */
+            identity: string;
+            provider: string;
+            presetId: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description null while the agent runs.
+             */
+            endedAt: string | null;
+            /** @description Turns recorded so far. */
+            turns: number;
+        };
+        /** @description One turn: speech (a terminal, the room or the agent) or a tool call of the agent. */
+        TranscriptTurn: {
+            /** @description Its place in the conversation (1, 2, 3 …). */
+            seq: number;
+            /** @enum {string} */
+            kind: "speech" | "tool_call";
+            /** @enum {string} */
+            role: "user" | "agent";
+            /** @description The agent’s identity, a terminal’s client id, or room (mixed input of several terminals). */
+            speaker: string;
+            /** @description The terminal that spoke, when known. */
+            clientId: string | null;
+            /** @description What was said (a cut reply: what the room heard); null without text (echo, tool calls). */
+            text: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string;
+            /** @description An agent reply cut by a barge-in. */
+            interrupted: boolean;
+            /** @description The terminal that talked over it, when known. */
+            interruptedBy: string | null;
+            /** @description The call, for kind tool_call. */
+            tool: {
+                name: string;
+                /** @description Where the tool lives (device, mcp, backend), when the provider says. */
+                source: string | null;
+                /** @description The arguments it was called with. */
+                arguments: unknown;
+                /** @description What it answered; null when it failed. */
+                result: unknown;
+                /** @description Why it failed; null when it answered. */
+                error: string | null;
+                latencyMs: number | null;
+            } | null;
         };
         /** @description A room recording: Ogg Opus files (RFC 7845), one per track. */
         Recording: {
@@ -4872,6 +5012,576 @@ export interface operations {
             };
         };
     };
+    getAgentTranscript: {
+        parameters: {
+            query?: {
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation and a page of its turns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        room: string;
+                        /** @description The agent in the room: agent@<presetId>, or agent@default. */
+                        identity: string;
+                        provider: string;
+                        presetId: string | null;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description null while the agent runs.
+                         */
+                        endedAt: string | null;
+                        /** @description Turns recorded so far. */
+                        turns: number;
+                        /** @description Always false here (a console viewer gets true: text and tool calls withheld). */
+                        textHidden: boolean;
+                        items: components["schemas"]["TranscriptTurn"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgentTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentTranscriptHead: {
+        parameters: {
+            query?: {
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation and a page of its turns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        room: string;
+                        /** @description The agent in the room: agent@<presetId>, or agent@default. */
+                        identity: string;
+                        provider: string;
+                        presetId: string | null;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description null while the agent runs.
+                         */
+                        endedAt: string | null;
+                        /** @description Turns recorded so far. */
+                        turns: number;
+                        /** @description Always false here (a console viewer gets true: text and tool calls withheld). */
+                        textHidden: boolean;
+                        items: components["schemas"]["TranscriptTurn"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTranscripts: {
+        parameters: {
+            query?: {
+                /** @description Only conversations in this room. */
+                room?: string;
+                /** @description Only conversations where this terminal spoke. */
+                clientId?: string;
+                /** @description Started at or after (ISO 8601 date-time). */
+                from?: string;
+                /** @description Started before (ISO 8601 date-time). */
+                to?: string;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Transcript"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTranscriptsHead: {
+        parameters: {
+            query?: {
+                /** @description Only conversations in this room. */
+                room?: string;
+                /** @description Only conversations where this terminal spoke. */
+                clientId?: string;
+                /** @description Started at or after (ISO 8601 date-time). */
+                from?: string;
+                /** @description Started before (ISO 8601 date-time). */
+                to?: string;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Transcript"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     startRecording: {
         parameters: {
             query?: never;
@@ -6294,7 +7004,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                 };
             };
@@ -6883,7 +7593,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url?: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -8218,6 +8928,187 @@ export interface operations {
                         /** @description null for the platform default agent. */
                         presetId: string | null;
                         reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agent_tool_called: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "agent.tool_called",
+                 *       "data": {
+                 *         "agentId": "ag_8fK2LmQ9xRt4Vb1Z",
+                 *         "room": "kitchen",
+                 *         "identity": "agent@concierge",
+                 *         "provider": "pipeline",
+                 *         "presetId": "concierge",
+                 *         "tool": "speaker-1/self.light.set_on",
+                 *         "source": "device",
+                 *         "arguments": {
+                 *           "on": true
+                 *         },
+                 *         "ok": true,
+                 *         "result": "true",
+                 *         "error": null,
+                 *         "latencyMs": 42
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "agent.tool_called";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        agentId: string;
+                        room: string;
+                        /** @description agent@<presetId>, or agent@default. */
+                        identity: string;
+                        provider: string;
+                        /** @description null for the platform default agent. */
+                        presetId: string | null;
+                        tool: string;
+                        source: string;
+                        arguments: unknown;
+                        ok: boolean;
+                        result: string | null;
+                        error: string | null;
+                        latencyMs: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agent_turn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "agent.turn",
+                 *       "data": {
+                 *         "agentId": "ag_8fK2LmQ9xRt4Vb1Z",
+                 *         "room": "lobby",
+                 *         "identity": "agent@concierge",
+                 *         "seq": 2,
+                 *         "kind": "speech",
+                 *         "role": "agent",
+                 *         "speaker": "agent@concierge",
+                 *         "clientId": null,
+                 *         "text": "The kitchen light is on.",
+                 *         "startedAt": "2026-03-01T10:00:03.120Z",
+                 *         "endedAt": "2026-03-01T10:00:04.480Z",
+                 *         "interrupted": false,
+                 *         "interruptedBy": null,
+                 *         "tool": null
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "agent.turn";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        agentId: string;
+                        room: string;
+                        identity: string;
+                        /** @description The turn’s number in its conversation (1, 2, 3 …). */
+                        seq: number;
+                        /** @enum {string} */
+                        kind: "speech" | "tool_call";
+                        /** @enum {string} */
+                        role: "user" | "agent";
+                        /** @description The agent’s identity, a terminal’s client id, or room for the room’s mixed input. */
+                        speaker: string;
+                        /** @description The terminal that spoke, when known (the provider said, or it alone spoke). */
+                        clientId: string | null;
+                        /** @description What was said; null when the provider has no text (echo) or a tool call. */
+                        text: string | null;
+                        /** Format: date-time */
+                        startedAt: string;
+                        /** Format: date-time */
+                        endedAt: string;
+                        /** @description An agent reply cut by a barge-in. */
+                        interrupted: boolean;
+                        /** @description The terminal that talked over it, when known. */
+                        interruptedBy: string | null;
+                        tool: {
+                            name: string;
+                            /** @description Where the tool lives (device, mcp, backend), when the provider says. */
+                            source: string | null;
+                            /** @description The arguments it was called with. */
+                            arguments: unknown;
+                            /** @description What it answered; null when it failed. */
+                            result: unknown;
+                            /** @description Why it failed; null when it answered. */
+                            error: string | null;
+                            latencyMs: number | null;
+                        } | null;
                     };
                 };
             };
