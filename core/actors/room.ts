@@ -249,9 +249,12 @@ const rosterOf = (members: ReadonlyMap<string, MemberEntry>): RoomRoster => {
   return { participants: list, bySource, transports }
 }
 
-/** The roster when someone hears it: a room without a room-agents actor builds none (no work per join for agents it has not). */
+/**
+ * The roster when someone reads it: its room-agents actor or its recording. A room with neither
+ * builds none (no work per join for agents or recordings it has not).
+ */
 const rosterFor = (context: RoomContext, members: ReadonlyMap<string, MemberEntry>): RoomRoster =>
-  context.agents === null ? EMPTY_ROSTER : rosterOf(members)
+  context.agents === null && context.recording === null ? EMPTY_ROSTER : rosterOf(members)
 
 const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefined =>
   [...context.members.values()].find((e) => e.port.sourceId === sourceId)
@@ -423,11 +426,13 @@ export const roomMachine = setup({
       assertEvent(event, 'RECORDING')
       const { recording } = event
       if (recording === context.recording) return {}
-      recording?.roster(context.roster.participants)
+      // A room that built no roster (no room-agents actor, no recording until now) builds it here.
+      const roster = recording && context.roster === EMPTY_ROSTER && context.members.size > 0 ? rosterOf(context.members) : context.roster
+      recording?.roster(roster.participants)
       context.router.setRecorder(recording)
       const told = recording ?? context.recording
       if (told) broadcast(context.members, recording ? recordingEvent(context.room, recording) : { type: 'room.recording', room: context.room, recording: false, recordingId: told.recordingId, tracks: told.tracks })
-      return { recording }
+      return { recording, roster }
     }),
   },
   guards: {
