@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { repoRoot, tempDir } from '../core/test/helpers.js'
-import { assemble, packAndInstall, type Release } from './release.js'
+import { assemble, packAndInstall, unit, verifyUnit, type Release } from './release.js'
 import { killLeftovers, spawnHark } from './test/harkProcess.js'
 
 const run = promisify(execFile)
@@ -78,9 +78,17 @@ describe('the release archive', () => {
     expect(existsSync(join(pkg, 'node_modules', 'fastify'))).toBe(true)
     expect(existsSync(join(pkg, 'node_modules', 'vitest'))).toBe(false)
     expect(readFileSync(join(root, 'hark.service'), 'utf8')).toMatch(/^ExecStart=\/opt\/hark\/bin\/hark start --config \/etc\/hark\/hark.json$/m)
-    // '' = systemd-analyze verify found nothing to say; null = the tool is not on this machine.
+    // Verified whenever systemd-analyze is here (assemble fails on anything verify says).
+    expect(release.unitVerified).toBe(existsSync('/usr/bin/systemd-analyze') || existsSync('/bin/systemd-analyze'))
+  })
+
+  it('refuses a unit systemd-analyze would only warn about', async () => {
     const analyze = existsSync('/usr/bin/systemd-analyze') || existsSync('/bin/systemd-analyze')
-    expect(release.unitCheck).toBe(analyze ? '' : null)
+    const typo = unit(root).replace('ProtectSystem=strict', 'ProtectSystm=strict')
+    const check = verifyUnit(typo, join(dir.path, 'unit-typo'))
+    if (analyze) await expect(check).rejects.toThrow(/Unknown key 'ProtectSystm'/)
+    else expect(await check).toBe(false)
+    expect(existsSync(join(dir.path, 'unit-typo'))).toBe(false)
   })
 
   it('runs where the PATH has no node and no npm', async () => {
