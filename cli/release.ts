@@ -190,6 +190,8 @@ export interface Release {
 /** Turn the install into the release tree and write `<outDir>/<name>.tar.gz`. */
 export const assemble = async (staged: Staged, outDir: string): Promise<Release> => {
   const { prefix } = staged
+  // package.json's engines, and the uWebSockets.js binary kept (Node 20's ABI).
+  if (!process.version.startsWith('v20.')) throw new Error(`the release carries Node 20; this is ${process.version}`)
   for (const path of unused(staged.pkg)) rmSync(path, { recursive: true, force: true })
   mkdirSync(join(prefix, 'node', 'bin'), { recursive: true })
   mkdirSync(join(prefix, 'node', 'lib'), { recursive: true })
