@@ -31,6 +31,9 @@ export type AuditAction =
   | 'workspace.created'
   | 'workspace.renamed'
   | 'workspace.deleted'
+  | 'agent.said'
+  | 'agent.interrupted'
+  | 'agent.updated'
 
 /** Who acts: a signed-in user (with the IP of the request), or the operator at the CLI. */
 export interface Actor {
