@@ -217,9 +217,26 @@ export class LiveAgent {
     await this.settled
   }
 
-  /** The running session's live control (agentControl.ts); null before it runs and once it ended. */
+  /**
+   * The running session's live control (agentControl.ts); null before it runs and once it ended.
+   * Its operations are guarded like the session's callbacks: one that throws fails the agent.
+   */
   get control(): AgentControl | null {
-    return this.state === 'running' ? (this.session?.control ?? null) : null
+    const control = this.state === 'running' ? this.session?.control : undefined
+    if (!control) return null
+    const guarded = <A extends unknown[]>(name: keyof AgentControl, f: ((...args: A) => void) | undefined) =>
+      f === undefined
+        ? {}
+        : {
+            [name]: (...args: A) => {
+              try {
+                f.apply(control, args)
+              } catch (e) {
+                this.failed(e, `provider error (control.${name})`)
+              }
+            },
+          }
+    return { ...guarded('say', control.say), ...guarded('interrupt', control.interrupt), ...guarded('update', control.update) }
   }
 
   /** The config its session reads now. */
