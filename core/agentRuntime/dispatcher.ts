@@ -13,12 +13,13 @@ import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
-import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
+import { AgentElsewhere, AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
 import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import type { TranscriptWriter } from '../transcripts/writer.js'
+import { controlAgent, type AgentControlRequest } from './agentControl.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
@@ -438,6 +439,22 @@ export class AgentDispatcher {
     const view = await this.placement.remoteAgent(workspaceId, agentId, 'stop')
     if (view === null) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
     return view
+  }
+
+  /**
+   * Live control (say, interrupt, update) of an agent of this workspace; answers its view. In a
+   * cluster an agent running on another node is `AgentElsewhere`: control is not forwarded.
+   */
+  async control(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView> {
+    const agent = this.agents.get(workspaceId)?.get(agentId)
+    if (!agent) {
+      if (this.placement !== null && (await this.placement.remoteAgent(workspaceId, agentId, 'get')) !== null) {
+        throw new AgentElsewhere({ message: `agent ${agentId} runs on another node; live control reaches only agents of the node the request arrives at` })
+      }
+      throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    }
+    controlAgent(agent, this.providerDirectory.get(agent.spec.providerName), request)
+    return agent.view()
   }
 
   /** Agents of a workspace (running first, then newest), optionally of one room and/or one state class. */

@@ -7,7 +7,7 @@
  * this agent's resources are released.
  */
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate'
-import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../agentProvider.js'
+import { AgentFailure, type AgentContext, type AgentControl, type AgentProvider, type AgentSession } from '../agentProvider.js'
 import { agentMachine, type AgentActorContext } from '../actors/agent.js'
 import { EMPTY_ROSTER } from '../actors/room.js'
 import type { RoomAgentsRef } from '../actors/roomAgents.js'
@@ -98,6 +98,8 @@ export class LiveAgent {
   private roomAgents: RoomAgentsRef | null = null
   readonly startedAt: number
   private endedAt: number | null = null
+  /** `ctx.config`: the spec's, until a live update replaces it (agentControl.ts). */
+  private liveConfig: unknown
   /** `ctx.tools`, made at its first read (an isolated provider's are made in its worker). */
   private tools: DeviceTools | null = null
   /** Its conversation as turns, from what it emits and hears (null: not recorded). */
@@ -108,6 +110,7 @@ export class LiveAgent {
     private readonly deps: LiveAgentDeps,
   ) {
     this.startedAt = deps.clock.now()
+    this.liveConfig = spec.config
     this.secrets = safeSecrets(deps.provider)
     this.log = deps.log.child({ agentId: spec.agentId, workspaceId: spec.workspaceId, room: spec.room, provider: spec.providerName })
     this.playout = new AgentPlayout(deps.leadMs)
@@ -234,6 +237,38 @@ export class LiveAgent {
     await this.settled
   }
 
+  /**
+   * The running session's live control (agentControl.ts); null before it runs and once it ended.
+   * Its operations are guarded like the session's callbacks: one that throws fails the agent.
+   */
+  get control(): AgentControl | null {
+    const control = this.state === 'running' ? this.session?.control : undefined
+    if (!control) return null
+    const guarded = <A extends unknown[]>(name: keyof AgentControl, f: ((...args: A) => void) | undefined) =>
+      f === undefined
+        ? {}
+        : {
+            [name]: (...args: A) => {
+              try {
+                f.apply(control, args)
+              } catch (e) {
+                this.failed(e, `provider error (control.${name})`)
+              }
+            },
+          }
+    return { ...guarded('say', control.say), ...guarded('interrupt', control.interrupt), ...guarded('update', control.update) }
+  }
+
+  /** The config its session reads now. */
+  get config(): unknown {
+    return this.liveConfig
+  }
+
+  /** Replace the config its session reads (a live update, already decoded). */
+  reconfigure(config: unknown): void {
+    this.liveConfig = config
+  }
+
   /** Resolves when the agent has ended. */
   get ended(): Promise<void> {
     return this.settled
@@ -247,7 +282,9 @@ export class LiveAgent {
       workspaceId: s.workspaceId,
       room: s.room,
       identity: s.identity,
-      config: s.config,
+      get config() {
+        return agent.liveConfig
+      },
       log: this.log,
       clock: this.deps.clock,
       signal: this.abort.signal,

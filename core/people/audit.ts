@@ -35,6 +35,9 @@ export type AuditAction =
   | 'transcript.deleted'
   | 'recording.downloaded'
   | 'recording.deleted'
+  | 'agent.said'
+  | 'agent.interrupted'
+  | 'agent.updated'
 
 /** Who acts: a signed-in user (with the IP of the request), or the operator at the CLI. */
 export interface Actor {

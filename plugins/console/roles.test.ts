@@ -44,6 +44,8 @@ interface Row {
   /** Placeholders filled from the fixture. */
   readonly needsAgent?: boolean
   readonly needsDelivery?: boolean
+  /** What an allowed role gets instead of a success: the fixture's echo agent cannot do it (409 not_supported, past the access check). */
+  readonly refusedBeyondAccess?: string
 }
 
 /** The issue's table: admin-only rows, then admin and developer, then everyone. */
@@ -79,6 +81,9 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'POST', path: '/agents', access: 'operate', body: () => ({ room: 'lobby', presetId: 'greeter' }) },
   { method: 'DELETE', path: '/agents/{agentId}', access: 'operate', needsAgent: true },
   { method: 'DELETE', path: '/agents/{agentId}/transcript', access: 'operate', needsAgent: true },
+  { method: 'POST', path: '/agents/{agentId}/interrupt', access: 'operate', needsAgent: true },
+  { method: 'POST', path: '/agents/{agentId}/say', access: 'operate', needsAgent: true, body: () => ({ text: 'hello' }), refusedBeyondAccess: '409 not_supported' },
+  { method: 'PATCH', path: '/agents/{agentId}', access: 'operate', needsAgent: true, body: () => ({ instructions: 'x' }), refusedBeyondAccess: '409 not_supported' },
   { method: 'POST', path: '/agent-presets', access: 'operate', body: () => ({ presetId: 'second', provider: 'echo' }) },
   { method: 'PATCH', path: '/agent-presets/greeter', access: 'operate', body: () => ({ name: 'Greeter' }) },
   { method: 'DELETE', path: '/agent-presets/greeter', access: 'operate' },
@@ -307,6 +312,10 @@ describe('the console role table', () => {
         }
         const unchanged = JSON.stringify(await snapshot(mine.workspaceId))
         const r = await callers[role].call(row.method, path, row.body?.(mine))
+        if (row.refusedBeyondAccess !== undefined) {
+          expect([role, `${r.status} ${r.body?.error?.code}`]).toEqual([role, row.refusedBeyondAccess])
+          continue
+        }
         expect([role, r.status < 300 ? 'ok' : `${r.status} ${r.text}`]).toEqual([role, 'ok'])
         if (row.method !== 'GET') expect(JSON.stringify(await snapshot(mine.workspaceId)), `${role} changed something`).not.toBe(unchanged)
       }
@@ -372,5 +381,7 @@ const snapshot = async (workspaceId: string) => {
     downloads: storage.auditEvents.ofWorkspace(workspaceId, { limit: 100 }).filter((e) => e.action === 'recording.downloaded').length,
     // Changes that only reach live sessions (revoking every token of a client) show in the change log.
     changeLog: storage.changes.lastId(),
+    // Live control of an agent changes no row: it is audited.
+    audit: storage.auditEvents.ofWorkspace(workspaceId, { limit: 1000 }).length,
   }
 }

@@ -20,6 +20,7 @@ import {
   type OperationServices,
 } from '../../core/extension.js'
 import { agentPresetRoutes } from './agentPresets.js'
+import { agentControlRoutes } from './agentControl.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
 import { apiScope, installAuth } from './auth.js'
@@ -64,6 +65,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   await app.register(tokenRoutes(host))
   await app.register(usageRoutes(host))
   await app.register(agentRoutes(host))
+  await app.register(agentControlRoutes(host))
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
   await app.register(transcriptRoutes(host))

@@ -363,6 +363,16 @@ class StopAgentResponse(TypedDict):
     reason: str
 
 
+class UpdateAgentBody(TypedDict):
+    instructions: NotRequired[str]
+    """New system instructions, from the next turn on."""
+    tools: NotRequired[dict[str, list[str]]]
+    """New tool permissions (replacing the old ones whole): allow-lists per source with * wildcards, as in a preset config; {} allows no tool. Checked against the provider’s config schema (an unknown source is refused)."""
+
+
+UpdateAgentResponse = Agent
+
+
 class AgentProvider(TypedDict):
     name: str
     description: str | None
@@ -372,6 +382,22 @@ class AgentProvider(TypedDict):
 class ListAgentProvidersResponse(TypedDict):
     """The registered providers."""
     providers: list[AgentProvider]
+
+
+class AgentSayBody(TypedDict):
+    text: str
+    """What the agent says, as is."""
+    interrupt: NotRequired[bool]
+    """Cut the current reply first (true), or speak after it (false)."""
+
+
+class AgentSayResponse(TypedDict):
+    """Accepted: the agent says it now or after its current reply."""
+    agentId: str
+    accepted: Literal[True]
+
+
+InterruptAgentResponse = Agent
 
 
 class ListAgentPresetsQuery(TypedDict):

@@ -226,7 +226,11 @@ export interface paths {
         options?: never;
         /** Agent detail with state (headers only) */
         head: operations["getAgentHead"];
-        patch?: never;
+        /**
+         * Change a running agent’s instructions and tool permissions
+         * @description Merges `instructions` and `tools` over the running agent’s config and checks the result against its provider’s schema (400 as for dispatch overrides); the turns that follow use them. The preset is not changed. At least one field. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/v1/agent-providers": {
@@ -250,6 +254,46 @@ export interface paths {
          * @description What a preset config and dispatch overrides may hold, per provider (JSON Schema draft 2020-12).
          */
         head: operations["listAgentProvidersHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/say": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a running agent say something
+         * @description The agent speaks `text` as its own turn: members hear its audio, then `agent.event {kind: "transcript", role: "agent", text}`. With `interrupt: true` the current reply is cut first, as a barge-in; otherwise the text waits for the current reply to end. Answers once the request is accepted, before the audio plays. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         */
+        post: operations["agentSay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop what a running agent is saying
+         * @description Cuts the reply being spoken (members get `agent.event {kind: "interrupted"}` and the transcript of what they heard, `truncated: true`), drops a reply being prepared and text waiting to be said. An agent saying nothing is left as it is. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         */
+        post: operations["interruptAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -3549,6 +3593,146 @@ export interface operations {
             };
         };
     };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description New system instructions, from the next turn on. */
+                    instructions?: string;
+                    /** @description New tool permissions (replacing the old ones whole): allow-lists per source with * wildcards, as in a preset config; {} allows no tool. Checked against the provider’s config schema (an unknown source is refused). */
+                    tools?: {
+                        [key: string]: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The agent, updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgentProviders: {
         parameters: {
             query?: never;
@@ -3719,6 +3903,262 @@ export interface operations {
                 };
             };
             /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    agentSay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent says, as is. */
+                    text: string;
+                    /**
+                     * @description Cut the current reply first (true), or speak after it (false).
+                     * @default false
+                     */
+                    interrupt?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the agent says it now or after its current reply. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    interruptAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
             503: {
                 headers: {
                     [name: string]: unknown;
