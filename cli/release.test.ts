@@ -45,7 +45,7 @@ const runClean = (argv: readonly string[], extra: readonly string[] = [], cwd?: 
 beforeAll(async () => {
   dir = tempDir('hark-release-')
   const staged = await packAndInstall(repoRoot, join(dir.path, 'stage'))
-  release = await assemble(staged, join(dir.path, 'out'))
+  release = await assemble(staged, join(dir.path, 'out'), 1)
   rmSync(staged.prefix, { recursive: true, force: true })
   const extracted = join(dir.path, 'extracted')
   mkdirSync(extracted)
