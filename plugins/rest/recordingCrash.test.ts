@@ -4,10 +4,8 @@
  * page; the next start's recovery pass finishes it (end of stream, opusinfo clean) and the record
  * says `finished` with what the file holds.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, watch } from 'node:fs'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { FLAG_EOS } from '../../core/recordings/oggOpus.js'
@@ -15,38 +13,18 @@ import { playedSeconds, scanOgg } from '../../core/recordings/oggRead.js'
 import { opusdec, opusinfo } from '../../core/recordings/test/opusTools.js'
 import type { RecordingView } from '../../core/recordings/view.js'
 import { ToneTalker } from '../../core/test/audio.js'
-import { cliEnv, cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { cliJson, repoRoot, tempDir } from '../../core/test/helpers.js'
+import { killLeftovers, spawnHark } from '../../cli/test/harkProcess.js'
 
-interface Running {
-  readonly child: ChildProcess
-  readonly ports: Record<string, number>
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+afterEach(killLeftovers)
+
+/** `hark start` on free ports with pages flushed every 200 ms and no disk floor; its ports once running. */
+const start = async (dataDir: string) => {
+  const hark = spawnHark([process.execPath, join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0',
+    '--mqtt-port', '0', '--console-port', '0', '--log-level', 'info', '--recordings-flush-ms', '200', '--recordings-min-free-mb', '0'])
+  return { hark, ports: await hark.running() }
 }
-
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-})
-
-const start = (dataDir: string): Promise<Running> => {
-  const child = spawn(
-    process.execPath,
-    [join(repoRoot, 'bin/hark.js'), 'start', '--data', dataDir, '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
-      '--log-level', 'info', '--recordings-flush-ms', '200', '--recordings-min-free-mb', '0'],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: cliEnv() },
-  )
-  children.push(child)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      const m = /running on \S+ \(([^)]*)\)/.exec(line)
-      if (!m) return
-      const ports = Object.fromEntries(m[1]!.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k!, Number(v)]))
-      resolve({ child, ports, exited })
-    })
-    void exited.then((e) => reject(new Error(`hark start exited early (${e.code ?? e.signal})`)))
-  })
-}
+type Running = Awaited<ReturnType<typeof start>>
 
 /** Resolves once the file at `path` plays at least `seconds` (checked on every change of its directory). */
 const whenPlays = (path: string, seconds: number): Promise<number> =>
@@ -93,8 +71,8 @@ describe('a recording across a crash (real engine process)', () => {
       let leftSeconds: number
       try {
         await whenPlays(track, 1.5)
-        first.child.kill('SIGKILL')
-        expect((await first.exited).signal).toBe('SIGKILL')
+        // Killed by the signal: no exit code.
+        expect(await first.hark.stop('SIGKILL')).toBeNull()
       } finally {
         clearInterval(timer)
       }
@@ -118,8 +96,7 @@ describe('a recording across a crash (real engine process)', () => {
       expect(Math.abs(recovered.durationMs! - leftSeconds * 1000)).toBeLessThanOrEqual(60)
       expect(recovered.files[0]!.bytes).toBe(after.validBytes)
 
-      second.child.kill('SIGTERM')
-      expect((await second.exited).code).toBe(0)
+      expect(await second.hark.stop('SIGTERM')).toBe(0)
     } finally {
       dir.remove()
     }
