@@ -1,6 +1,6 @@
 /**
  * Agents across nodes (spec/cluster.md, Placement and Control across nodes): a dispatch runs on
- * the room's owner (`ownerFor`, then `hark.agent.<owner>`), and lists, reads and stops by id ask
+ * the room's owner (`ownerFor`, then `hark.agent.<owner>`), and lists, reads, stops and live control by id ask
  * every other live node (`hark.agents.<node>`). Both sides are here: the asking one
  * (`AgentPlacement`, which the engine's dispatcher uses) and the answering one, which calls the
  * engine's agent side through `ClusterAgentHooks`.
