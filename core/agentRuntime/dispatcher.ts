@@ -13,7 +13,7 @@ import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
-import { AgentElsewhere, AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
+import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
 import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
 import type { StorageShape } from '../storage/storage.js'
@@ -85,6 +85,12 @@ export interface AgentPlacement {
    * other node has it. Rejects with ClusterUnavailable when a node that may have it does not answer.
    */
   remoteAgent(workspaceId: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null>
+  /**
+   * Live control of an agent that runs on another node, carried out there: its view after it,
+   * or null when no other node has it. Rejects with that node's error (not running, not
+   * supported, a validation failure), or AgentElsewhere when a node that may run it cannot be reached.
+   */
+  remoteControl(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView | null>
 }
 
 export interface DispatcherDeps {
@@ -231,6 +237,7 @@ export class AgentDispatcher {
       list: (ws: string, room: string | null) => this.list(ws, { room }),
       get: (ws: string, agentId: string) => this.get(ws, agentId),
       stop: async (ws: string, agentId: string) => (this.get(ws, agentId) === null ? null : this.stop(ws, agentId)),
+      control: async (ws: string, agentId: string, request: AgentControlRequest) => (this.agents.get(ws)?.has(agentId) ? this.controlHere(ws, agentId, request) : null),
     }
   }
 
@@ -443,16 +450,18 @@ export class AgentDispatcher {
 
   /**
    * Live control (say, interrupt, update) of an agent of this workspace; answers its view. In a
-   * cluster an agent running on another node is `AgentElsewhere`: control is not forwarded.
+   * cluster an agent running on another node is controlled there (the placement forwards it).
    */
   async control(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView> {
+    if (this.agents.get(workspaceId)?.has(agentId)) return this.controlHere(workspaceId, agentId, request)
+    const remote = this.placement === null ? null : await this.placement.remoteControl(workspaceId, agentId, request)
+    if (remote === null) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    return remote
+  }
+
+  private controlHere(workspaceId: string, agentId: string, request: AgentControlRequest): AgentView {
     const agent = this.agents.get(workspaceId)?.get(agentId)
-    if (!agent) {
-      if (this.placement !== null && (await this.placement.remoteAgent(workspaceId, agentId, 'get')) !== null) {
-        throw new AgentElsewhere({ message: `agent ${agentId} runs on another node; live control reaches only agents of the node the request arrives at` })
-      }
-      throw new NotFound({ message: `no agent ${agentId} in this workspace` })
-    }
+    if (!agent) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
     controlAgent(agent, this.providerDirectory.get(agent.spec.providerName), request)
     return agent.view()
   }

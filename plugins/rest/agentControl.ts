@@ -2,7 +2,8 @@
  * Live control of a running agent: `POST /agents/{id}/say` (speak text now, or after the current
  * reply), `POST /agents/{id}/interrupt` (stop what it is saying), `PATCH /agents/{id}` (new
  * instructions and tool permissions for the turns that follow). What a provider cannot do answers
- * 409 `not_supported`; an agent on another node of a cluster 409 `agent_elsewhere`. Rules:
+ * 409 `not_supported`; in a cluster, control is carried out on the node that runs the agent, and
+ * an agent on a node that cannot be reached is 409 `agent_elsewhere`. Rules:
  * spec/agents.md, "Live control".
  */
 import type { FastifyInstance } from 'fastify'
@@ -22,7 +23,7 @@ const agentParams = { type: 'object', properties: { agentId }, required: ['agent
 
 const conflicts =
   '409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; ' +
-  'agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).'
+  'agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.'
 
 /** The body fields of PATCH /agents/{id}, shared with the console. */
 export const agentUpdateProperties = {

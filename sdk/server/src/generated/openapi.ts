@@ -228,7 +228,7 @@ export interface paths {
         head: operations["getAgentHead"];
         /**
          * Change a running agent’s instructions and tool permissions
-         * @description Merges `instructions` and `tools` over the running agent’s config and checks the result against its provider’s schema (400 as for dispatch overrides); the turns that follow use them. The preset is not changed. At least one field. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         * @description Merges `instructions` and `tools` over the running agent’s config and checks the result against its provider’s schema (400 as for dispatch overrides); the turns that follow use them. The preset is not changed. At least one field. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
          */
         patch: operations["updateAgent"];
         trace?: never;
@@ -268,7 +268,7 @@ export interface paths {
         put?: never;
         /**
          * Make a running agent say something
-         * @description The agent speaks `text` as its own turn: members hear its audio, then `agent.event {kind: "transcript", role: "agent", text}`. With `interrupt: true` the current reply is cut first, as a barge-in; otherwise the text waits for the current reply to end. Answers once the request is accepted, before the audio plays. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         * @description The agent speaks `text` as its own turn: members hear its audio, then `agent.event {kind: "transcript", role: "agent", text}`. With `interrupt: true` the current reply is cut first, as a barge-in; otherwise the text waits for the current reply to end. Answers once the request is accepted, before the audio plays. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
          */
         post: operations["agentSay"];
         delete?: never;
@@ -288,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Stop what a running agent is saying
-         * @description Cuts the reply being spoken (members get `agent.event {kind: "interrupted"}` and the transcript of what they heard, `truncated: true`), drops a reply being prepared and text waiting to be said. An agent saying nothing is left as it is. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent runs on another node (control is not forwarded: ask the node that runs it).
+         * @description Cuts the reply being spoken (members get `agent.event {kind: "interrupted"}` and the transcript of what they heard, `truncated: true`), drops a reply being prepared and text waiting to be said. An agent saying nothing is left as it is. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
          */
         post: operations["interruptAgent"];
         delete?: never;
