@@ -51,7 +51,7 @@ export class Recordings {
   private owns: (workspaceId: string, room: string) => boolean = () => true
   private readonly detach: Array<() => void> = []
   private sweep: NodeJS.Timeout | null = null
-  private readonly endListeners = new Set<(record: RecordingRecord) => void>()
+  private readonly endListeners = new Set<(record: RecordingRecord, reason: string) => void>()
   private closing = false
   /** The room setting of a workspace's rooms that record (room → tracks), read once per workspace, forgotten on its `room.updated`. */
   private readonly autoRecordRooms = new Map<string, ReadonlyMap<string, RecordingTracksSetting>>()
@@ -178,8 +178,8 @@ export class Recordings {
     return this.end(active, 'finished', 'stopped')
   }
 
-  /** Hear every recording that ends (finished or failed), with its stored record. */
-  onEnded(listener: (record: RecordingRecord) => void): () => void {
+  /** Hear every recording that ends (finished or failed), with its stored record and why (the webhook's `reason`). */
+  onEnded(listener: (record: RecordingRecord, reason: string) => void): () => void {
     this.endListeners.add(listener)
     return () => this.endListeners.delete(listener)
   }
@@ -245,7 +245,9 @@ export class Recordings {
   }
 
   private autoRecord(workspaceId: string, room: string): void {
-    if (this.closing || !this.owns(workspaceId, room) || this.active.has(keyOf(workspaceId, room))) return
+    if (this.closing || !this.owns(workspaceId, room)) return
+    const running = this.active.get(keyOf(workspaceId, room))
+    if (running !== undefined && running.byApiOrRoom) return
     let tracks: RecordingTracksSetting | null
     try {
       let rooms = this.autoRecordRooms.get(workspaceId)
@@ -259,6 +261,11 @@ export class Recordings {
       return
     }
     if (tracks === null) return
+    // An agent's recording already runs (the agent came first): the room's setting keeps it for the session.
+    if (running !== undefined) {
+      running.byApiOrRoom = true
+      return
+    }
     this.startRecording(workspaceId, room, tracks, 'room').catch((e: Error) =>
       this.deps.log.warn({ workspaceId, room, err: e.message }, 'the room setting could not start a recording'))
   }
@@ -304,7 +311,7 @@ export class Recordings {
     } catch (e) {
       this.deps.log.error({ recordingId, err: (e as Error).message }, 'cannot store the end of a recording')
     }
-    for (const l of this.endListeners) l(ended)
+    for (const l of this.endListeners) l(ended, reason)
     const data = { recordingId, room, tracks, reason, durationMs: summary.durationMs, sizeBytes }
     this.deps.publish({ workspaceId, type: status === 'failed' ? 'recording.failed' : 'recording.finished', at: ended.endedAt!, data })
     this.deps.log[status === 'failed' ? 'warn' : 'info']({ workspaceId, room, recordingId, reason, sizeBytes }, `recording ${status}`)

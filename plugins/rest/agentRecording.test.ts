@@ -33,13 +33,13 @@ const terminal = async (clientId: string) => {
   return term
 }
 
-/** The next recording of this room to end. */
+/** The next recording of this room to end, and why. */
 const nextEnd = (room: string) =>
-  new Promise<RecordingRecord>((resolve) => {
-    const off = t.engine.host.operations.recordings.onEnded((r) => {
+  new Promise<RecordingRecord & { reason: string }>((resolve) => {
+    const off = t.engine.host.operations.recordings.onEnded((r, reason) => {
       if (r.room !== room) return
       off()
-      resolve(r)
+      resolve({ ...r, reason })
     })
   })
 
@@ -80,7 +80,7 @@ describe('a preset that records its agents’ conversations', () => {
     const ended = nextEnd('desk')
     expect((await acme.api.delete(`/agents/${agentId}`)).status).toBe(200)
     const done = await ended
-    expect(done).toMatchObject({ recordingId: told.recordingId, status: 'finished', startedBy: `agent:${agentId}` })
+    expect(done).toMatchObject({ recordingId: told.recordingId, status: 'finished', startedBy: `agent:${agentId}`, reason: 'agent_left' })
     expect(await caller.event('room.recording', (e) => !e.recording)).toMatchObject({ recordingId: told.recordingId })
     const view = (await acme.api.get(`/recordings/${told.recordingId}`)).body as RecordingView
     expect(view.status).toBe('finished')
@@ -113,6 +113,38 @@ describe('a preset that records its agents’ conversations', () => {
     expect(stopped.body).toMatchObject({ recordingId: told.recordingId, status: 'finished' })
     walker.close()
     await walker.closed
+  })
+
+  it('an agent dispatched into an empty room records it from its start; a terminal joining is told', async () => {
+    await acme.api.post('/agent-presets', { presetId: 'alone', provider: 'echo', record: { tracks: 'per-participant' } })
+    const agentId = (await acme.api.post('/agents', { room: 'attic', presetId: 'alone' })).body.agentId as string
+    const running = t.engine.host.operations.recordings.current(acme.workspaceId, 'attic')
+    expect(running).toMatchObject({ startedBy: `agent:${agentId}`, tracks: 'per-participant', status: 'recording' })
+    acme.addClient('visitor', 'attic')
+    const visitor = await terminal('visitor')
+    expect(await visitor.event('room.recording')).toMatchObject({ recording: true, recordingId: running!.recordingId })
+    const ended = nextEnd('attic')
+    await acme.api.delete(`/agents/${agentId}`)
+    expect(await ended).toMatchObject({ recordingId: running!.recordingId, status: 'finished', reason: 'agent_left' })
+    visitor.close()
+    await visitor.closed
+  })
+
+  it("the room's setting keeps an agent's recording when the room's first terminal comes after the agent", async () => {
+    expect((await acme.api.put('/rooms/loft/recording-setting', { tracks: 'mixed' })).status).toBe(200)
+    expect((await acme.api.post('/agent-presets', { presetId: 'loner', provider: 'echo', record: { tracks: 'mixed' } })).status).toBe(201)
+    const agentId = (await acme.api.post('/agents', { room: 'loft', presetId: 'loner' })).body.agentId as string
+    const running = t.engine.host.operations.recordings.current(acme.workspaceId, 'loft')
+    expect(running).toMatchObject({ startedBy: `agent:${agentId}` })
+    acme.addClient('lodger', 'loft')
+    const lodger = await terminal('lodger')
+    await lodger.event('room.recording')
+    const ended = nextEnd('loft')
+    await acme.api.delete(`/agents/${agentId}`)
+    // The agent left; the session the setting records goes on until its terminal leaves.
+    lodger.close()
+    await lodger.closed
+    expect(await ended).toMatchObject({ recordingId: running!.recordingId, status: 'finished', reason: 'room_closed' })
   })
 
   it('refuses a bad record value with 400 and its reason; PATCH sets and clears it', async () => {
