@@ -2,7 +2,8 @@
  * The disk floor: recordings are written to a tmpfs (/dev/shm, a filesystem of its own) whose
  * floor (recordings.minFreeMb) sits just under its free space; a file written beside them takes
  * it below, and the running recording stops with recording.failed — its files finished and
- * valid, the terminals told — while the room keeps talking. A new recording is refused (409).
+ * valid, the terminals told, the webhook delivered once to a real receiver with the reason — while
+ * the room keeps talking. A new recording is refused (409).
  */
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
@@ -14,6 +15,8 @@ import { ToneTalker } from '../core/test/audio.js'
 import { seedWorkspace, startTestEngine } from '../core/test/helpers.js'
 import type { RecordingRecord } from '../core/storage/recordings.js'
 import { restPlugin } from '../plugins/rest/index.js'
+import { webhooksPlugin } from '../plugins/webhooks/index.js'
+import { WebhookReceiver } from '../plugins/webhooks/test/receiver.js'
 import { websocketTransport } from './websocket/index.js'
 import { TestTerminal } from './websocket/test/terminalClient.js'
 
@@ -26,15 +29,26 @@ const freeMb = () => {
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let seed: ReturnType<typeof seedWorkspace>
+let receiver: WebhookReceiver
 beforeAll(async () => {
   // 32 MiB of headroom: the recording starts; the 128 MiB file below takes the tmpfs under the floor.
-  t = await startTestEngine({ extensions: [websocketTransport, restPlugin], recordings: { dir: shm, minFreeMb: freeMb() - 32, flushMs: 100 } })
+  t = await startTestEngine({
+    extensions: [websocketTransport, restPlugin, webhooksPlugin],
+    recordings: { dir: shm, minFreeMb: freeMb() - 32, flushMs: 100 },
+    // The receiver is plain http on 127.0.0.1: allowed only with webhooks.allowPrivateNetworks.
+    webhooks: { allowPrivateNetworks: true },
+  })
   seed = seedWorkspace(t.engine)
   seed.addClient('a', 'hall')
   seed.addClient('b', 'hall')
+  receiver = await WebhookReceiver.start()
+  const endpoint = await api('/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['recording.started', 'recording.failed', 'recording.finished'] }) })
+  expect(endpoint.status).toBe(201)
+  receiver.secrets.push(((await endpoint.json()) as { secret: string }).secret)
 }, 60_000)
 afterAll(async () => {
-  await t.stop()
+  await t?.stop()
+  await receiver?.close()
   rmSync(shm, { recursive: true, force: true })
 })
 
@@ -80,6 +94,19 @@ describe('the disk floor', () => {
       expect(again.status).toBe(409)
       expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/minFreeMb/)
       rmSync(filler)
+
+      // The webhook: recording.started then recording.failed with the reason, each once, signed, in order.
+      await receiver.acceptedCount(2)
+      const mine = () => receiver.accepted.items.filter((e) => e.resource === `recording:${failed.recordingId}`)
+      expect(mine().map((e) => [e.type, e.sequence])).toEqual([['recording.started', 1], ['recording.failed', 2]])
+      expect(mine()[1]!.data).toEqual({
+        recordingId: failed.recordingId, room: 'hall', tracks: 'both', reason: failed.failure, durationMs: failed.durationMs, sizeBytes: failed.sizeBytes,
+      })
+      expect(mine()[1]!.data.reason).toMatch(/disk space below the floor/)
+      // Delivered once: no retry arrives while the room keeps talking (b hears 25 more of a's frames).
+      const later = sent + 25
+      await b.frames.next((f) => (parseDownlink(f)?.seq ?? 0) >= later)
+      expect(receiver.requests.items.filter((r) => r.event.type === 'recording.failed')).toHaveLength(1)
     } finally {
       clearInterval(timer)
     }

@@ -16,6 +16,7 @@ import type { Settings } from '../config.js'
 import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
 import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
+import type { RecordingTracksSetting } from '../storage/recordings.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import type { TranscriptWriter } from '../transcripts/writer.js'
@@ -41,6 +42,8 @@ export interface ResolvedAgent {
   readonly name: string | null
   readonly identity: string
   readonly config: unknown
+  /** The preset asks for the room to be recorded while this agent is in it (null: it does not). */
+  readonly record: RecordingTracksSetting | null
 }
 
 export interface ProviderInfo {
@@ -55,6 +58,8 @@ export interface AgentLifecycleEvent {
   readonly type: 'started' | 'stopped' | 'failed'
   readonly workspaceId: string
   readonly agent: AgentView
+  /** Its preset's `record.tracks`: the room recording it wants while it is in the room (null: none). */
+  readonly record: RecordingTracksSetting | null
 }
 
 export const DEFAULT_IDENTITY = 'agent@default'
@@ -267,7 +272,7 @@ export class AgentDispatcher {
 
   private announce(type: AgentLifecycleEvent['type'], agent: LiveAgent): void {
     if (this.lifecycleListeners.size === 0) return
-    const event: AgentLifecycleEvent = { type, workspaceId: agent.spec.workspaceId, agent: agent.view() }
+    const event: AgentLifecycleEvent = { type, workspaceId: agent.spec.workspaceId, agent: agent.view(), record: agent.spec.record }
     for (const listener of this.lifecycleListeners) {
       try {
         listener(event)
@@ -297,6 +302,7 @@ export class AgentDispatcher {
     let providerName = this.deps.settings.agents.defaultProvider
     let base: unknown = {}
     let name: string | null = null
+    let record: RecordingTracksSetting | null = null
     if (presetId !== null) {
       checkPresetIdForm(presetId)
       const preset = this.deps.storage.agentPresets.get(workspaceId, presetId)
@@ -304,11 +310,12 @@ export class AgentDispatcher {
       providerName = preset.provider
       base = preset.config
       name = preset.name
+      record = preset.record?.tracks ?? null
     }
     const provider = this.provider(providerName, presetId === null ? 'agents.defaultProvider' : 'presetId')
     const overrides = request.overrides ?? undefined
     const config = validateAgentConfig(providerName, provider, mergeConfig(base, overrides), 'overrides', overrides)
-    return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config }
+    return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config, record }
   }
 
   /**
@@ -382,6 +389,7 @@ export class AgentDispatcher {
         presetId: resolved.presetId,
         origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
+        record: resolved.record,
       },
       {
         provider: resolved.provider,

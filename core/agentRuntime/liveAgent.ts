@@ -22,6 +22,7 @@ import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
 import { AgentMember } from './member.js'
 import { AgentPlayout } from './playout.js'
 import { scrubbedError, scrubSecrets } from './redact.js'
+import type { RecordingTracksSetting } from '../storage/recordings.js'
 
 export type AgentState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed'
 
@@ -55,6 +56,8 @@ export interface LiveAgentSpec {
   readonly presetId: string | null
   readonly origin: AgentOrigin
   readonly config: unknown
+  /** Its preset's recording tracks (the recordings service records the room while it is there); null: none. */
+  readonly record: RecordingTracksSetting | null
 }
 
 export interface LiveAgentDeps {

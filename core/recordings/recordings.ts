@@ -36,6 +36,10 @@ interface Active {
   readonly recorder: RoomRecorder
   /** Set once stopping began: later stops wait for the same end. */
   ending: Promise<RecordingRecord> | null
+  /** Who wants it: a REST start or the room's setting keep it until the room closes (or DELETE)… */
+  byApiOrRoom: boolean
+  /** …else the agents whose preset records (agentIds in the room): it ends when the last leaves. */
+  readonly agents: Set<string>
 }
 
 const RETENTION_SWEEP_MS = 3_600_000
@@ -47,8 +51,10 @@ export class Recordings {
   private owns: (workspaceId: string, room: string) => boolean = () => true
   private readonly detach: Array<() => void> = []
   private sweep: NodeJS.Timeout | null = null
-  private readonly endListeners = new Set<(record: RecordingRecord) => void>()
+  private readonly endListeners = new Set<(record: RecordingRecord, reason: string) => void>()
   private closing = false
+  /** The room setting of a workspace's rooms that record (room → tracks), read once per workspace, forgotten on its `room.updated`. */
+  private readonly autoRecordRooms = new Map<string, ReadonlyMap<string, RecordingTracksSetting>>()
 
   constructor(private readonly deps: RecordingsDeps) {
     this.dir = resolve(deps.settings.recordings.dir ?? join(deps.settings.dataDir, 'recordings'))
@@ -65,6 +71,8 @@ export class Recordings {
         const active = this.active.get(keyOf(e.workspaceId, e.room))
         if (active) void this.end(active, 'finished', 'room_closed')
       }),
+      // A room's settings changed (here, in another process, on another node): read its workspace's again.
+      this.deps.storage.feed.on('room.updated', (change) => void this.autoRecordRooms.delete(change.workspaceId!)),
     )
     await this.recover()
     await this.expire()
@@ -77,14 +85,28 @@ export class Recordings {
     this.owns = owns
   }
 
-  /** Start recording a room open on this node. */
+  /**
+   * Start recording a room open on this node: `startedBy` is `api` (REST), `room` (its setting) or
+   * `agent:<agentId>` (an agent whose preset records). A REST start of a room that only agents
+   * record keeps that recording (it no longer ends with the agents) and answers it with `adopted`.
+   */
   async startRecording(workspaceId: string, room: string, tracks: RecordingTracksSetting, startedBy = 'api'): Promise<RecordingRecord> {
+    return (await this.startOrAdopt(workspaceId, room, tracks, startedBy)).record
+  }
+
+  async startOrAdopt(workspaceId: string, room: string, tracks: RecordingTracksSetting, startedBy = 'api'): Promise<{ record: RecordingRecord; adopted: boolean }> {
     const { hub, storage, clock, settings, nodeId } = this.deps
     if (this.closing) throw new Conflict({ message: 'the server is shutting down' })
     if (hub.roomView(workspaceId, room) === null) throw new Conflict({ message: `room ${room} has nobody in it on this node: a recording starts in an open room` })
     if (!this.owns(workspaceId, room)) throw new Conflict({ message: `room ${room} is owned by another node of the cluster: its owner records it` })
     const key = keyOf(workspaceId, room)
-    if (this.active.has(key)) throw new Conflict({ message: `room ${room} is already being recorded` })
+    const running = this.active.get(key)
+    if (running && startedBy === 'api' && !running.byApiOrRoom && running.ending === null) {
+      running.byApiOrRoom = true
+      this.deps.log.info({ workspaceId, room, recordingId: running.record.recordingId }, 'recording kept by a REST start')
+      return { record: running.record, adopted: true }
+    }
+    if (running) throw new Conflict({ message: `room ${room} is already being recorded` })
     const now = clock.now()
     const recordingId = newRecordingId(now)
     const dir = join(this.dir, workspaceId, recordingId)
@@ -105,7 +127,8 @@ export class Recordings {
       },
     })
     // Held before the first await: a second start of the same room is refused, not raced.
-    const active: Active = { record, recorder, ending: null }
+    const agentId = startedBy.startsWith('agent:') ? startedBy.slice('agent:'.length) : null
+    const active: Active = { record, recorder, ending: null, byApiOrRoom: agentId === null, agents: new Set(agentId === null ? [] : [agentId]) }
     this.active.set(key, active)
     try {
       await this.checkFloor()
@@ -122,8 +145,30 @@ export class Recordings {
     this.deps.publish({ workspaceId, type: 'recording.started', at: now, data: { recordingId, room, tracks } })
     // The room may have closed while the files were made (its room.closed came before the tap was set): end it now.
     if (hub.roomView(workspaceId, room) === null) void this.end(active, 'finished', 'room_closed')
-    this.deps.log.info({ workspaceId, room, recordingId, tracks }, 'recording started')
-    return record
+    this.deps.log.info({ workspaceId, room, recordingId, tracks, startedBy }, 'recording started')
+    return { record, adopted: false }
+  }
+
+  /**
+   * An agent whose preset records (`record.tracks`) runs in a room of this node: the room's
+   * recording starts if none runs (named `agent:<agentId>`), else the running one is wanted by it too.
+   */
+  agentJoined(workspaceId: string, room: string, agentId: string, tracks: RecordingTracksSetting): void {
+    if (this.closing) return
+    const running = this.active.get(keyOf(workspaceId, room))
+    if (running) {
+      if (running.ending === null) running.agents.add(agentId)
+      return
+    }
+    this.startRecording(workspaceId, room, tracks, `agent:${agentId}`).catch((e: Error) =>
+      this.deps.log.warn({ workspaceId, room, agentId, err: e.message }, 'the agent preset could not start a recording'))
+  }
+
+  /** That agent left: a recording only agents wanted ends with the last of them (`reason: "agent_left"`). */
+  agentLeft(workspaceId: string, room: string, agentId: string): void {
+    const active = this.active.get(keyOf(workspaceId, room))
+    if (!active || !active.agents.delete(agentId)) return
+    if (active.agents.size === 0 && !active.byApiOrRoom) void this.end(active, 'finished', 'agent_left')
   }
 
   /** Stop a room's recording; its record, finished. */
@@ -133,8 +178,8 @@ export class Recordings {
     return this.end(active, 'finished', 'stopped')
   }
 
-  /** Hear every recording that ends (finished or failed), with its stored record. */
-  onEnded(listener: (record: RecordingRecord) => void): () => void {
+  /** Hear every recording that ends (finished or failed), with its stored record and why (the webhook's `reason`). */
+  onEnded(listener: (record: RecordingRecord, reason: string) => void): () => void {
     this.endListeners.add(listener)
     return () => this.endListeners.delete(listener)
   }
@@ -173,9 +218,18 @@ export class Recordings {
     return record
   }
 
-  /** The room's setting: record every session with these tracks (null: not by itself). */
+  /**
+   * The room's setting: record every session with these tracks (null: not by itself). Written with
+   * a `room.updated` change (its default agent as it is), so every node forgets what it read.
+   */
   setAutoRecord(workspaceId: string, room: string, tracks: RecordingTracksSetting | null): void {
-    this.deps.storage.recordings.setAutoRecord(workspaceId, room, tracks, this.deps.clock.now())
+    const { storage, clock } = this.deps
+    const now = clock.now()
+    storage.transaction(() => {
+      storage.recordings.setAutoRecord(workspaceId, room, tracks, now)
+      const defaultAgent = storage.roomSettings.get(workspaceId, room)?.defaultAgent ?? null
+      storage.feed.record({ kind: 'room.updated', workspaceId, subject: room, at: now, defaultAgent })
+    })
   }
 
   autoRecordOf(workspaceId: string, room: string): RecordingTracksSetting | null {
@@ -191,15 +245,27 @@ export class Recordings {
   }
 
   private autoRecord(workspaceId: string, room: string): void {
-    if (this.closing || !this.owns(workspaceId, room) || this.active.has(keyOf(workspaceId, room))) return
+    if (this.closing || !this.owns(workspaceId, room)) return
+    const running = this.active.get(keyOf(workspaceId, room))
+    if (running !== undefined && running.byApiOrRoom) return
     let tracks: RecordingTracksSetting | null
     try {
-      tracks = this.deps.storage.recordings.autoRecord(workspaceId, room)
+      let rooms = this.autoRecordRooms.get(workspaceId)
+      if (rooms === undefined) {
+        rooms = this.deps.storage.recordings.autoRecordRooms(workspaceId)
+        this.autoRecordRooms.set(workspaceId, rooms)
+      }
+      tracks = rooms.get(room) ?? null
     } catch (e) {
       this.deps.log.warn({ workspaceId, room, err: (e as Error).message }, 'cannot read the room recording setting')
       return
     }
     if (tracks === null) return
+    // An agent's recording already runs (the agent came first): the room's setting keeps it for the session.
+    if (running !== undefined) {
+      running.byApiOrRoom = true
+      return
+    }
     this.startRecording(workspaceId, room, tracks, 'room').catch((e: Error) =>
       this.deps.log.warn({ workspaceId, room, err: e.message }, 'the room setting could not start a recording'))
   }
@@ -245,7 +311,7 @@ export class Recordings {
     } catch (e) {
       this.deps.log.error({ recordingId, err: (e as Error).message }, 'cannot store the end of a recording')
     }
-    for (const l of this.endListeners) l(ended)
+    for (const l of this.endListeners) l(ended, reason)
     const data = { recordingId, room, tracks, reason, durationMs: summary.durationMs, sizeBytes }
     this.deps.publish({ workspaceId, type: status === 'failed' ? 'recording.failed' : 'recording.finished', at: ended.endedAt!, data })
     this.deps.log[status === 'failed' ? 'warn' : 'info']({ workspaceId, room, recordingId, reason, sizeBytes }, `recording ${status}`)

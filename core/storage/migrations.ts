@@ -408,6 +408,15 @@ export const migrations: ReadonlyArray<Migration> = [
       ALTER TABLE room_settings ADD COLUMN record_tracks TEXT;
     `,
   },
+  {
+    // A preset may ask for its agents' conversations to be recorded (spec/agents.md#presets):
+    // the tracks of the room recording its agents start (null: not recorded by the preset).
+    version: 14,
+    name: 'agent presets that record their conversations',
+    sql: `
+      ALTER TABLE agent_presets ADD COLUMN record_tracks TEXT;
+    `,
+  },
 ]
 
 /** Apply every migration newer than the file's version; returns the versions applied. */

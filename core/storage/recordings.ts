@@ -30,7 +30,7 @@ export interface RecordingRecord {
   readonly durationMs: number | null
   readonly sizeBytes: number
   readonly trackList: ReadonlyArray<RecordedTrack>
-  /** `api` (POST …/recordings), `room` (the room's setting). */
+  /** `api` (POST …/recordings), `room` (the room's setting), `agent:<agentId>` (an agent whose preset records). */
   readonly startedBy: string
   readonly failure: string | null
 }
@@ -53,6 +53,8 @@ export interface RecordingQuery {
   /** Started at or after / before (epoch ms). */
   readonly from?: number
   readonly to?: number
+  /** Started by this agent (its preset records): `startedBy` is `agent:<agentId>`. */
+  readonly agentId?: string
   /** Page cursor: ids below this one (newest first). */
   readonly before?: string
   readonly limit: number
@@ -70,8 +72,10 @@ export const recordingsRepo = (db: Db) => {
   const endedBefore = db.prepare(`SELECT * FROM recordings WHERE status != 'recording' AND ended_at < ? AND node_id = ? LIMIT ?`)
   const list = db.prepare(`SELECT * FROM recordings WHERE workspace_id = ?1 AND recording_id < ?2
     AND (?3 IS NULL OR room = ?3) AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR started_at >= ?5) AND (?6 IS NULL OR started_at < ?6)
+    AND (?8 IS NULL OR started_by = 'agent:' || ?8)
     ORDER BY recording_id DESC LIMIT ?7`)
   const setting = db.prepare('SELECT record_tracks FROM room_settings WHERE workspace_id = ? AND room = ?')
+  const settings = db.prepare('SELECT room, record_tracks FROM room_settings WHERE workspace_id = ? AND record_tracks IS NOT NULL')
   const putSetting = db.prepare(`INSERT INTO room_settings (workspace_id, room, default_agent, updated_at, record_tracks) VALUES (?, ?, NULL, ?, ?)
     ON CONFLICT (workspace_id, room) DO UPDATE SET record_tracks = excluded.record_tracks, updated_at = excluded.updated_at`)
   return {
@@ -99,7 +103,7 @@ export const recordingsRepo = (db: Db) => {
       guard('list expired recordings', () => (endedBefore.all(at, nodeId, limit) as Row[]).map(toRecord)),
     list: (workspaceId: string, q: RecordingQuery) =>
       guard('list recordings', () =>
-        (list.all(workspaceId, q.before ?? '\uffff', q.room ?? null, q.status ?? null, q.from ?? null, q.to ?? null, q.limit) as Row[]).map(toRecord)),
+        (list.all(workspaceId, q.before ?? '\uffff', q.room ?? null, q.status ?? null, q.from ?? null, q.to ?? null, q.limit, q.agentId ?? null) as Row[]).map(toRecord)),
     delete: (workspaceId: string, recordingId: string) => guard('delete recording', () => remove.run(workspaceId, recordingId).changes > 0),
     /** The room's setting: record every session with these tracks (null: not automatically). */
     autoRecord: (workspaceId: string, room: string) =>
@@ -107,6 +111,10 @@ export const recordingsRepo = (db: Db) => {
         const r = setting.get(workspaceId, room) as { record_tracks: string | null } | undefined
         return (r?.record_tracks ?? null) as RecordingTracksSetting | null
       }),
+    /** Every room of the workspace whose setting records its sessions, with its tracks. */
+    autoRecordRooms: (workspaceId: string): ReadonlyMap<string, RecordingTracksSetting> =>
+      guard('list room recording settings', () =>
+        new Map((settings.all(workspaceId) as Array<{ room: string; record_tracks: RecordingTracksSetting }>).map((r) => [r.room, r.record_tracks]))),
     setAutoRecord: (workspaceId: string, room: string, tracks: RecordingTracksSetting | null, at: number) =>
       guard('put room recording setting', () => {
         putSetting.run(workspaceId, room, at, tracks)

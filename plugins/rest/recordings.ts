@@ -13,6 +13,7 @@ import { recordAudit, type Actor } from '../../core/people/audit.js'
 import { recordingView } from '../../core/recordings/view.js'
 import type { RecordingStatus, RecordingTracksSetting } from '../../core/storage/recordings.js'
 import { principalOf } from './auth.js'
+import { agentId } from './agentSchemas.js'
 import { bodyErrors, errorResponses, room } from './schemas.js'
 import type { RestServices } from './services.js'
 
@@ -36,7 +37,10 @@ export const recordingSchemas = [
       endedAt: { type: ['string', 'null'], format: 'date-time' },
       durationMs: { type: ['integer', 'null'], description: 'Null while it records.' },
       sizeBytes: { type: 'integer', description: 'Bytes of every file (0 while it records).' },
-      startedBy: { type: 'string', description: 'api (POST …/recordings) or room (the room’s recording setting).' },
+      startedBy: {
+        type: 'string',
+        description: 'api (POST …/recordings), room (the room’s recording setting) or agent:<agentId> (an agent whose preset records).',
+      },
       failure: { type: ['string', 'null'], description: 'Why a failed recording stopped (the disk floor, a write error).' },
       participants: {
         type: 'array',
@@ -83,6 +87,7 @@ const settingResponse = {
 
 interface ListQuery {
   room?: string
+  agentId?: string
   status?: RecordingStatus
   from?: string
   to?: string
@@ -108,16 +113,21 @@ export const recordingRoutes = (host: RestServices) => async (app: FastifyInstan
         summary: 'Start recording a room',
         description:
           'Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last ' +
-          'member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording.',
+          'member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording. ' +
+          'A room recorded only for agents whose preset records: that recording is kept until DELETE or the room closes (200).',
         tags: ['recordings'],
         params: roomParams,
         body: { type: 'object', properties: { tracks: TRACKS }, required: ['tracks'], additionalProperties: false },
-        response: { 201: { description: 'The recording, started.', $ref: 'Recording#' }, ...errorResponses(...bodyErrors, 409) },
+        response: {
+          200: { description: 'The recording agents had started, kept from now on (its tracks as they are).', $ref: 'Recording#' },
+          201: { description: 'The recording, started.', $ref: 'Recording#' },
+          ...errorResponses(...bodyErrors, 409),
+        },
       },
     },
     async (request, reply) => {
-      const r = await recordings.startRecording(principalOf(request).workspaceId, request.params.room, request.body.tracks)
-      return reply.code(201).send(recordingView(r))
+      const r = await recordings.startOrAdopt(principalOf(request).workspaceId, request.params.room, request.body.tracks)
+      return reply.code(r.adopted ? 200 : 201).send(recordingView(r.record))
     },
   )
 
@@ -183,12 +193,13 @@ export const recordingRoutes = (host: RestServices) => async (app: FastifyInstan
       schema: {
         operationId: 'listRecordings',
         summary: 'List recordings',
-        description: 'Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.',
+        description: 'Newest first. Filters: room, status, started from/to (date-time), agentId (started by that agent). Pass nextCursor back as cursor.',
         tags: ['recordings'],
         querystring: {
           type: 'object',
           properties: {
             room,
+            agentId: { ...agentId, description: 'Recordings that agent started (its preset records): startedBy agent:<agentId>.' },
             status: { type: 'string', enum: ['recording', 'finished', 'failed'] },
             from: { type: 'string', format: 'date-time', description: 'Started at or after.' },
             to: { type: 'string', format: 'date-time', description: 'Started before.' },
@@ -212,7 +223,7 @@ export const recordingRoutes = (host: RestServices) => async (app: FastifyInstan
     async (request) => {
       const q = request.query
       const page = recordings.list(principalOf(request).workspaceId, {
-        room: q.room, status: q.status, from: timeOf('from', q.from), to: timeOf('to', q.to), before: q.cursor, limit: q.limit + 1,
+        room: q.room, agentId: q.agentId, status: q.status, from: timeOf('from', q.from), to: timeOf('to', q.to), before: q.cursor, limit: q.limit + 1,
       })
       const more = page.length > q.limit
       const items = more ? page.slice(0, q.limit) : page

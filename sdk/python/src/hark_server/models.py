@@ -65,6 +65,11 @@ class Agent(TypedDict):
     endedAt: str | None
 
 
+class AgentPresetRecord(TypedDict):
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
+    tracks: Literal["mixed", "per-participant", "both"]
+
+
 class AgentPreset(TypedDict):
     """A saved agent: a provider and the config a dispatch starts from."""
     presetId: str
@@ -72,6 +77,8 @@ class AgentPreset(TypedDict):
     provider: str
     config: dict[str, Any]
     """As stored; the provider schema defaults apply at dispatch."""
+    record: AgentPresetRecord | None
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
     createdAt: str
     updatedAt: str
 
@@ -190,7 +197,7 @@ class Recording(TypedDict):
     sizeBytes: int
     """Bytes of every file (0 while it records)."""
     startedBy: str
-    """api (POST …/recordings) or room (the room’s recording setting)."""
+    """api (POST …/recordings), room (the room’s recording setting) or agent:<agentId> (an agent whose preset records)."""
     failure: str | None
     """Why a failed recording stopped (the disk floor, a write error)."""
     participants: list[RecordingParticipantsItem]
@@ -420,6 +427,8 @@ class CreateAgentPresetBody(TypedDict):
     provider: str
     config: NotRequired[dict[str, Any] | None]
     """Fields of the provider's config schema (GET /agent-providers); never keys or endpoints."""
+    record: NotRequired[AgentPresetRecord | None]
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
 
 
 CreateAgentPresetResponse = AgentPreset
@@ -433,6 +442,8 @@ class UpdateAgentPresetBody(TypedDict):
     provider: NotRequired[str]
     config: NotRequired[dict[str, Any]]
     """Fields of the provider's config schema (GET /agent-providers); never keys or endpoints."""
+    record: NotRequired[AgentPresetRecord | None]
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
 
 
 UpdateAgentPresetResponse = AgentPreset
@@ -548,6 +559,7 @@ PutRoomRecordingSettingResponse = GetRoomRecordingSettingResponse
 
 ListRecordingsQuery = TypedDict("ListRecordingsQuery", {
     "room": NotRequired[str],
+    "agentId": NotRequired[str],
     "status": NotRequired[Literal["recording", "finished", "failed"]],
     "from": NotRequired[str],
     "to": NotRequired[str],

@@ -346,7 +346,7 @@ export interface paths {
         head: operations["getAgentPresetHead"];
         /**
          * Update an agent preset
-         * @description Sets the fields present; config replaces the whole config. A new provider or config is checked again.
+         * @description Sets the fields present; config replaces the whole config, record: null stops recording. A new provider or config is checked again.
          */
         patch: operations["updateAgentPreset"];
         trace?: never;
@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * Start recording a room
-         * @description Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording.
+         * @description Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording. A room recorded only for agents whose preset records: that recording is kept until DELETE or the room closes (200).
          */
         post: operations["startRecording"];
         /**
@@ -510,7 +510,7 @@ export interface paths {
         };
         /**
          * List recordings
-         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
+         * @description Newest first. Filters: room, status, started from/to (date-time), agentId (started by that agent). Pass nextCursor back as cursor.
          */
         get: operations["listRecordings"];
         put?: never;
@@ -519,7 +519,7 @@ export interface paths {
         options?: never;
         /**
          * List recordings (headers only)
-         * @description Newest first. Filters: room, status, started from/to (date-time). Pass nextCursor back as cursor.
+         * @description Newest first. Filters: room, status, started from/to (date-time), agentId (started by that agent). Pass nextCursor back as cursor.
          */
         head: operations["listRecordingsHead"];
         patch?: never;
@@ -1113,6 +1113,11 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
+            /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+            record: {
+                /** @enum {string} */
+                tracks: "mixed" | "per-participant" | "both";
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1229,7 +1234,7 @@ export interface components {
             durationMs: number | null;
             /** @description Bytes of every file (0 while it records). */
             sizeBytes: number;
-            /** @description api (POST …/recordings) or room (the room’s recording setting). */
+            /** @description api (POST …/recordings), room (the room’s recording setting) or agent:<agentId> (an agent whose preset records). */
             startedBy: string;
             /** @description Why a failed recording stopped (the disk floor, a write error). */
             failure: string | null;
@@ -4285,6 +4290,11 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+                    record?: {
+                        /** @enum {string} */
+                        tracks: "mixed" | "per-participant" | "both";
+                    } | null;
                 };
             };
         };
@@ -4824,6 +4834,11 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
+                    /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+                    record?: {
+                        /** @enum {string} */
+                        tracks: "mixed" | "per-participant" | "both";
+                    } | null;
                 };
             };
         };
@@ -6040,6 +6055,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The recording agents had started, kept from now on (its tracks as they are). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
             /** @description The recording, started. */
             201: {
                 headers: {
@@ -6571,6 +6595,8 @@ export interface operations {
         parameters: {
             query?: {
                 room?: string;
+                /** @description Recordings that agent started (its preset records): startedBy agent:<agentId>. */
+                agentId?: string;
                 status?: "recording" | "finished" | "failed";
                 /** @description Started at or after. */
                 from?: string;
@@ -6675,6 +6701,8 @@ export interface operations {
         parameters: {
             query?: {
                 room?: string;
+                /** @description Recordings that agent started (its preset records): startedBy agent:<agentId>. */
+                agentId?: string;
                 status?: "recording" | "finished" | "failed";
                 /** @description Started at or after. */
                 from?: string;
