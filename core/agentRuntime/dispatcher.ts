@@ -8,6 +8,7 @@
  * agents their policies want with (every policy added with `addPolicy`: the room default agent's,
  * by its layer in `defaultAgents.ts`, first; an extension's, such as the xiaozhi auto agent).
  */
+import { toolSourcesFor } from './agentToolbox.js'
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
@@ -375,6 +376,7 @@ export class AgentDispatcher {
         presetId: resolved.presetId,
         origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
+        toolSources: toolSourcesFor(resolved.config, this.deps.settings.agents.mcpServers),
       },
       {
         provider: resolved.provider,

@@ -84,8 +84,14 @@ export class ToolRunner {
     private readonly ctx: Pick<AgentContext, 'tools' | 'emit' | 'log'>,
     /** Read at every use: a live change of permissions applies to the next offer and call. */
     private readonly config: () => ToolConfig,
-    private readonly secrets: ReadonlyArray<string> = [],
+    private readonly providerSecrets: ReadonlyArray<string> = [],
   ) {}
+
+  /** The provider's secrets and the tools' own (an MCP server's header values). */
+  private get secrets(): ReadonlyArray<string> {
+    const own = this.ctx.tools.secrets?.() ?? []
+    return own.length === 0 ? this.providerSecrets : [...this.providerSecrets, ...own]
+  }
 
   private allowed(tool: ToolInfo): boolean {
     return toolAllowed(this.config().tools, tool.source, tool.name)
