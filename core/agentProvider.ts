@@ -162,9 +162,10 @@ export interface ToolInfo {
   readonly name: string
   /**
    * Where it comes from: `device` (an MCP-capable terminal of the room), `mcp` (an MCP server
-   * named in the agent's config).
+   * named in the agent's config), `function` (a back-end function the config declares: its
+   * name is the function's own).
    */
-  readonly source: 'device' | 'mcp'
+  readonly source: 'device' | 'mcp' | 'function'
   /** The tool's own name at its source (`self.light.set_on`). */
   readonly tool: string
   /** The terminal offering it (device tools); '' for other sources. */

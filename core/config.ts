@@ -240,6 +240,11 @@ export const coreSettings = {
       '',
       'JSON object: an MCP server\'s name (as presets name it in mcpServers) → {"headers": {…}, "allowPrivateNetworks": false}; headers are secrets, sent with each request to that server; a server whose URL resolves to a private address is refused unless allowPrivateNetworks',
     ),
+    functionsCaFile: setting(
+      Schema.String,
+      '',
+      "a PEM file of CA certificates trusted, besides the system's, for the HTTPS endpoints of agents' back-end functions (a back end with a private CA); empty: system CAs only",
+    ),
     defaultAgentStopDelaySeconds: setting(
       intBetween(0, 86_400),
       30,

@@ -8,7 +8,9 @@
  * agents their policies want with (every policy added with `addPolicy`: the room default agent's,
  * by its layer in `defaultAgents.ts`, first; an extension's, such as the xiaozhi auto agent).
  */
+import { readFileSync } from 'node:fs'
 import { toolSourcesFor } from './agentToolbox.js'
+import type { FunctionEndpoint } from './functionTools.js'
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
@@ -88,6 +90,9 @@ export interface AgentPlacement {
   remoteAgent(workspaceId: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null>
 }
 
+/** A webhook endpoint of the workspace as a function endpoint, or why it cannot be one. */
+export type FunctionEndpointResolver = (workspaceId: string, webhookId: string) => FunctionEndpoint
+
 export interface DispatcherDeps {
   readonly hub: TerminalHub
   readonly storage: StorageShape
@@ -163,6 +168,34 @@ export class AgentDispatcher {
   /** Where providers are found from now on (the engine's registry, once it is built). */
   useProviders(providers: ProviderDirectory): void {
     this.providerDirectory = providers
+  }
+
+  private functionEndpoints: FunctionEndpointResolver | null = null
+  private functionsCa: string | undefined | null = null
+
+  /**
+   * Who resolves a config's `functionsWebhookId` to a URL and its signing secrets: the webhooks
+   * plugin, which owns the endpoints (without it, functions answer that they cannot be called).
+   */
+  useFunctionEndpoints(resolver: FunctionEndpointResolver): void {
+    this.functionEndpoints = resolver
+  }
+
+  private functionEndpoint(workspaceId: string, webhookId: string | undefined): FunctionEndpoint {
+    if (webhookId === undefined) return { unavailable: 'no function endpoint: the agent config names no functionsWebhookId' }
+    if (this.functionEndpoints === null) return { unavailable: 'no function endpoint: this engine has no webhooks plugin' }
+    const found = this.functionEndpoints(workspaceId, webhookId)
+    if ('unavailable' in found) return found
+    const caFile = this.deps.settings.agents.functionsCaFile
+    if (this.functionsCa === null) {
+      try {
+        this.functionsCa = caFile === '' ? undefined : readFileSync(caFile, 'utf8')
+      } catch (e) {
+        this.deps.log.warn({ caFile, error: (e as Error).message }, 'agents.functionsCaFile cannot be read; system CAs only')
+        this.functionsCa = undefined
+      }
+    }
+    return this.functionsCa === undefined ? found : { ...found, ca: this.functionsCa }
   }
 
   /** Where agents' conversations are written (null when not recorded). */
@@ -376,7 +409,7 @@ export class AgentDispatcher {
         presetId: resolved.presetId,
         origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
-        toolSources: toolSourcesFor(resolved.config, this.deps.settings.agents.mcpServers),
+        toolSources: toolSourcesFor(resolved.config, this.deps.settings.agents.mcpServers, (webhookId) => this.functionEndpoint(workspaceId, webhookId)),
       },
       {
         provider: resolved.provider,

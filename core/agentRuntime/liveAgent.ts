@@ -295,7 +295,7 @@ export class LiveAgent {
       participants: () => this.member.participants(),
       fail: (reason) => this.failed(new AgentFailure(String(reason)), 'provider failed'),
       get tools() {
-        return (agent.tools ??= new AgentToolbox({ emit: (e) => agent.emit(e), log: agent.log }, agent.liveConfig, s.toolSources ?? NO_TOOL_SOURCES))
+        return (agent.tools ??= new AgentToolbox({ agentId: s.agentId, room: s.room, emit: (e) => agent.emit(e), log: agent.log }, agent.liveConfig, s.toolSources ?? NO_TOOL_SOURCES))
       },
       // For an isolated provider, which builds `ctx.tools` in its worker.
       [TOOL_SOURCES_SPEC]: s.toolSources ?? NO_TOOL_SOURCES,
