@@ -89,12 +89,26 @@ describe('pipeline agent tools from an MCP server named in its config (official 
         toolTimeoutMs: 700,
         mcpServers: [
           { name: 'crm', url: crm.url, allowedTools: ['lookup_order', 'delete_customer', 'slow_report'] },
-          { name: 'internal', url: crm.url.replace('http:', 'https:') },
+          // A host name: checked when the agent connects (it resolves to loopback).
+          { name: 'internal', url: crm.url.replace('http://127.0.0.1', 'https://localhost') },
         ],
         tools: { mcp: ['crm/lookup_order', 'crm/slow_report'] },
       },
     })
     expect(preset.status).toBe(201)
+    // An IP literal or plain http is refused when the preset is written, naming the setting that would allow it.
+    const refusedPreset = async (url: string) => {
+      const r = await acme.api.post('/agent-presets', { presetId: 'bad', name: 'Bad', provider: 'pipeline', config: { mcpServers: [{ name: 'internal', url }] } })
+      expect(r.status).toBe(400)
+      return r.body.error.message as string
+    }
+    expect(await refusedPreset('https://10.1.2.3/mcp')).toBe(
+      'config.mcpServers.0.url: 10.1.2.3 is a private address, not a public one (allowed only with "allowPrivateNetworks": true for internal in the setting agents.mcpServers)',
+    )
+    expect(await refusedPreset('https://[::1]:8443/mcp')).toMatch(/^config\.mcpServers\.0\.url: ::1 is a loopback address/)
+    expect(await refusedPreset('http://mcp.example.com/mcp')).toBe(
+      'config.mcpServers.0.url must be https (http only with "allowPrivateNetworks": true for internal in the setting agents.mcpServers)',
+    )
     // The preset as stored and read back holds no header of the server.
     expect(JSON.stringify((await acme.api.get('/agent-presets/clerk')).body)).not.toContain('mcp-secret')
 
@@ -122,7 +136,7 @@ describe('pipeline agent tools from an MCP server named in its config (official 
     // The private URL without its setting: refused with the reason; the other server is connected.
     const refused = await agentEvent('tools.error')
     expect(refused).toMatchObject({ source: 'mcp', server: 'internal' })
-    expect(refused.error).toMatch(/^the MCP server internal is not available: 127\.0\.0\.1 resolves to 127\.0\.0\.1 \(loopback\), which is not a public address \(allowed only with "allowPrivateNetworks": true for internal in the setting agents\.mcpServers\)/)
+    expect(refused.error).toMatch(/^the MCP server internal is not available: localhost resolves to (127\.0\.0\.1|::1) \(loopback\), which is not a public address \(allowed only with "allowPrivateNetworks": true for internal in the setting agents\.mcpServers\)/)
     await agentEvent('tools', (e) => (e.tools as string[]).includes('crm_lookup_order'))
     // The server got the header of the settings.
     expect((await crm.requests.next(() => true, TURN_MS, 'a request')).authorization).toBe(MCP_TOKEN)

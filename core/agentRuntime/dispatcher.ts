@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { toolSourcesFor } from './agentToolbox.js'
 import type { FunctionEndpoint } from './functionTools.js'
+import { checkMcpServerUrls } from './mcpServerUrls.js'
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
@@ -315,7 +316,9 @@ export class AgentDispatcher {
   /** Validate a preset's provider and config before it is stored; returns the decoded config. */
   validatePreset(providerName: string, config: unknown): unknown {
     const provider = this.provider(providerName, 'provider')
-    return validateAgentConfig(providerName, provider, config ?? {}, 'config')
+    const decoded = validateAgentConfig(providerName, provider, config ?? {}, 'config')
+    checkMcpServerUrls(decoded, this.deps.settings.agents.mcpServers, 'config')
+    return decoded
   }
 
   /** Resolve what a dispatch would start: preset or platform default, config merged and validated. */
@@ -335,6 +338,7 @@ export class AgentDispatcher {
     const provider = this.provider(providerName, presetId === null ? 'agents.defaultProvider' : 'presetId')
     const overrides = request.overrides ?? undefined
     const config = validateAgentConfig(providerName, provider, mergeConfig(base, overrides), 'overrides', overrides)
+    checkMcpServerUrls(config, this.deps.settings.agents.mcpServers, 'config')
     return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config }
   }
 
