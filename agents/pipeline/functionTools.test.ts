@@ -8,18 +8,10 @@
  * talking. Arguments that do not match the schema never reach the back end; a preset whose
  * parameters are not JSON Schema is refused with 400 and the reason.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
-import { createServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { generate } from 'selfsigned'
-import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineConfig } from '../../core/index.js'
-import { Inbox } from '../../core/test/helpers.js'
+import { startFunctionReceiver } from '../../core/test/functionReceiver.js'
 import { concat, DownlinkDecoder, silence, UplinkEncoder } from '../../core/test/speech.js'
 import { startWebhookEngine } from '../../plugins/webhooks/test/webhookEngine.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
@@ -47,66 +39,9 @@ const speak = async (term: TestTerminal, ms = 1200) => {
   }
 }
 
-interface FunctionCall {
-  readonly headers: IncomingHttpHeaders
-  readonly raw: string
-  readonly verified: boolean
-  readonly body: Record<string, unknown>
-}
-
-/** A back end's function endpoint over HTTPS: verifies, records, answers what `answer` says ('hold': never). */
-const startReceiver = async (answer: (call: FunctionCall, res: ServerResponse) => void | 'hold') => {
-  const pems = await generate([{ name: 'commonName', value: 'functions.test' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-  })
-  const calls = new Inbox<FunctionCall>()
-  const secrets: string[] = []
-  const held: ServerResponse[] = []
-  const server = createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString()
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
-      let verified = false
-      for (const secret of secrets) {
-        try {
-          new Webhook(secret).verify(raw, headers)
-          verified = true
-        } catch {
-          // not this secret
-        }
-      }
-      const body = JSON.parse(raw) as Record<string, unknown>
-      // The endpoint's webhook events (not function calls) are acknowledged and left out.
-      if (typeof body.callId !== 'string') return void res.writeHead(204).end()
-      const call = { headers: req.headers, raw, verified, body }
-      calls.push(call)
-      if (answer(call, res) === 'hold') held.push(res)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const dir = mkdtempSync(join(tmpdir(), 'hark-fn-ca-'))
-  writeFileSync(join(dir, 'ca.pem'), pems.cert)
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/functions`,
-    caFile: join(dir, 'ca.pem'),
-    calls,
-    secrets,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
 describe('pipeline agent calling back-end functions (signed HTTPS POST to a webhook endpoint of the workspace)', () => {
   it('calls the function signed, gives its JSON answer to the model; 500, garbage and silence are error results and the agent keeps talking', async () => {
-    const receiver = await startReceiver((call, res) => {
+    const receiver = await startFunctionReceiver((call, res) => {
       const args = call.body.arguments as Record<string, unknown>
       if (args.party === 500) return void res.writeHead(500).end('{"error":"boom"}')
       if (args.party === 2) return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json')
