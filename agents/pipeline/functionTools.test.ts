@@ -79,6 +79,10 @@ describe('pipeline agent calling back-end functions (signed HTTPS POST to a webh
     })
     expect(bad.status).toBe(400)
     expect(bad.body.error.message).toMatch(/^config\.functions\.0\.parameters is not JSON Schema: /)
+    // An unknown tool source.
+    const cloud = await acme.api.post('/agent-presets', { presetId: 'bad', name: 'Bad', provider: 'pipeline', config: { tools: { cloud: ['*'] } } })
+    expect(cloud.status).toBe(400)
+    expect(cloud.body.error.message).toMatch(/^config\.tools\.cloud /)
     const preset = await acme.api.post('/agent-presets', {
       presetId: 'host', name: 'Host', provider: 'pipeline',
       config: { instructions: 'You book tables.', vadSilenceMs: 500, toolTimeoutMs: 800, functions: [book], functionsWebhookId: hook.body.webhookId, tools: { function: ['book_*'] } },
