@@ -33,7 +33,6 @@ const textOf = (result: Record<string, unknown>, content: ReadonlyArray<Readonly
 
 interface Connected {
   readonly client: Client
-  readonly entry: McpServerEntry
 }
 
 export class McpServerTools {
@@ -43,7 +42,7 @@ export class McpServerTools {
   private closed = false
 
   constructor(
-    private readonly servers: ReadonlyArray<McpServerEntry>,
+    servers: ReadonlyArray<McpServerEntry>,
     private readonly settings: ReadonlyMap<string, McpServerSettings>,
     private readonly ctx: Pick<AgentContext, 'emit' | 'log'>,
   ) {
@@ -137,7 +136,7 @@ export class McpServerTools {
         void client.close().catch(() => {})
         return
       }
-      this.clients.set(entry.name, { client, entry })
+      this.clients.set(entry.name, { client })
       for (const tool of found) this.tools.set(tool.name, tool)
       this.changed()
     } catch (e) {
