@@ -7,9 +7,8 @@
  * arguments, result | error, latencyMs}` with secrets scrubbed. Whatever goes wrong is an error
  * result for the model, never a throw: a failing tool never fails the agent.
  */
-import { createRequire } from 'node:module'
-import type { Ajv as AjvInstance, ValidateFunction } from 'ajv'
 import type { AgentContext, ToolInfo } from '../agentProvider.js'
+import { validatorOf } from './jsonSchema.js'
 import { scrubSecrets, REDACTED } from './redact.js'
 import { toolAllowed, type ToolConfig } from './toolConfig.js'
 
@@ -28,34 +27,6 @@ export interface ToolOutcome {
 
 /** Result text kept in the room's `tool_call` event (the model may get more, up to maxToolResultChars). */
 export const EVENT_RESULT_CHARS = 2000
-
-/**
- * ajv (63 modules) loads at the first schema compiled, not with `hark/provider`: the CLI's commands
- * read the providers' descriptors and must not pay for it (cli/startup.test.ts).
- */
-let ajvInstance: AjvInstance | null = null
-const ajv = (): AjvInstance => {
-  if (ajvInstance === null) {
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv')
-    ajvInstance = new Ajv({ strict: false, allErrors: false, validateSchema: true })
-  }
-  return ajvInstance
-}
-const validators = new WeakMap<object, ValidateFunction | string>()
-
-/** The tool's argument validator, or why its schema is not usable JSON Schema. */
-const validatorOf = (schema: Readonly<Record<string, unknown>>): ValidateFunction | string => {
-  let v = validators.get(schema)
-  if (v === undefined) {
-    try {
-      v = ajv().compile(schema as Record<string, unknown>)
-    } catch (e) {
-      v = `its argument schema is not valid JSON Schema (${String((e as Error).message).slice(0, 160)})`
-    }
-    validators.set(schema, v)
-  }
-  return v
-}
 
 /** Model-safe unique names for every tool, in list order (stable while the list is). */
 const modelNames = (tools: ReadonlyArray<ToolInfo>): Map<string, ToolInfo> => {
@@ -84,8 +55,14 @@ export class ToolRunner {
     private readonly ctx: Pick<AgentContext, 'tools' | 'emit' | 'log'>,
     /** Read at every use: a live change of permissions applies to the next offer and call. */
     private readonly config: () => ToolConfig,
-    private readonly secrets: ReadonlyArray<string> = [],
+    private readonly providerSecrets: ReadonlyArray<string> = [],
   ) {}
+
+  /** The provider's secrets and the tools' own (an MCP server's header values). */
+  private get secrets(): ReadonlyArray<string> {
+    const own = this.ctx.tools.secrets?.() ?? []
+    return own.length === 0 ? this.providerSecrets : [...this.providerSecrets, ...own]
+  }
 
   private allowed(tool: ToolInfo): boolean {
     return toolAllowed(this.config().tools, tool.source, tool.name)
