@@ -98,9 +98,9 @@ export class WebhooksPlugin implements EnginePlugin {
 
   start(): void {
     const { settings, storage, clock, log, metrics, outbox, leases } = this.services
-    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
+    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on. It
+    // starts with the first attempt: an engine no webhook is sent from runs no thread (issue 39).
     this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
-    this.sender.start()
     this.running = new DeliveryWorker({
       storage,
       clock,
