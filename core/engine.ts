@@ -158,12 +158,9 @@ const housekeeping = (settings: Settings) =>
     )
     if (storage.remote === null && settings.storage.walCheckpointMs > 0) {
       const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: settings.storage.walCheckpointMs, log, metrics: yield* Metrics })
+      // Its thread starts once the log holds LAZY_START_PAGES (checkpointer.ts): not with an idle engine.
       yield* Effect.acquireRelease(
-        Effect.tryPromise(() => checkpoints.start()).pipe(
-          Effect.catch((e) =>
-            Effect.sync(() => log.warn({ err: e }, "no checkpoint thread: the engine's own commits checkpoint the WAL (SQLite's default)")),
-          ),
-        ),
+        Effect.sync(() => checkpoints.startOnWrites()),
         () => Effect.promise(() => checkpoints.stop()),
       )
     }

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../log.js'
 import { startTestEngine, tempDir } from '../test/helpers.js'
-import { BackgroundCheckpoints, RESTART_ANYWAY_FACTOR, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
+import { BackgroundCheckpoints, LAZY_START_PAGES, RESTART_ANYWAY_FACTOR, SQLITE_AUTOCHECKPOINT_PAGES, type CheckpointReport } from './checkpointer.js'
 import { Database } from './libsql.js'
 import { openStorage, type StorageShape } from './storage.js'
 
@@ -63,6 +63,43 @@ describe('WAL checkpoints on a thread of their own', () => {
     const text = await metrics.metrics()
     expect(text).toMatch(/^hark_storage_checkpoints_total [1-9]/m)
     expect(text).toMatch(/^hark_storage_checkpoint_seconds_count [1-9]/m)
+  })
+
+  it('startOnWrites: no thread until the log holds LAZY_START_PAGES, the engine not checkpointing meanwhile; then the thread checkpoints', async () => {
+    const { dir, storage } = fixture()
+    const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: 20, log })
+    checkpoints.startOnWrites()
+    open.push(() => checkpoints.stop())
+    expect(checkpoints.running).toBeNull()
+    expect(autocheckpoint(storage)).toBe(0)
+    expect(() => checkpoints.startOnWrites()).toThrow(/already started/)
+    const first = new Promise<CheckpointReport>((resolve) => checkpoints.onCheckpoint(resolve))
+    const rows = Math.ceil((LAZY_START_PAGES + 1) / 100) * 100
+    writePages(storage, rows)
+    // The next look at the log's size starts the thread, whose first tick copies the log.
+    const report = await first
+    expect(checkpoints.running).not.toBeNull()
+    expect(report.log).toBeGreaterThanOrEqual(LAZY_START_PAGES)
+    await checkpoints.tickNow()
+    const copy = join(dir.path, 'copy.db')
+    copyFileSync(join(dir.path, 'hark.db'), copy)
+    const alone = new Database(copy, { readonly: true })
+    try {
+      expect((alone.prepare('SELECT count(*) AS n FROM scratch').get() as { n: number }).n).toBe(rows)
+    } finally {
+      alone.close()
+    }
+    await checkpoints.stop()
+    expect(autocheckpoint(storage)).toBe(SQLITE_AUTOCHECKPOINT_PAGES)
+  })
+
+  it('startOnWrites then stop before any write: no thread ever, the engine checkpoints again', async () => {
+    const { storage } = fixture()
+    const checkpoints = new BackgroundCheckpoints(storage, { intervalMs: 20, log })
+    checkpoints.startOnWrites()
+    await checkpoints.stop()
+    expect(checkpoints.running).toBeNull()
+    expect(autocheckpoint(storage)).toBe(SQLITE_AUTOCHECKPOINT_PAGES)
   })
 
   it('checkpoints when something was written, and not on a tick that finds nothing new', async () => {
@@ -180,8 +217,9 @@ describe('the engine', () => {
     try {
       const { storage } = engine.host
       expect(autocheckpoint(storage)).toBe(0)
-      writePages(storage, 50)
-      // The thread's next tick finds the write; its report reaches /metrics.
+      // The thread starts once the log holds LAZY_START_PAGES; its first tick finds the writes,
+      // and its report reaches /metrics.
+      writePages(storage, Math.ceil((LAZY_START_PAGES + 1) / 100) * 100)
       await vi.waitFor(
         async () => {
           const text = await (await fetch(`http://127.0.0.1:${engine.ports.rest}/metrics`)).text()

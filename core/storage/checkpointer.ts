@@ -8,7 +8,8 @@
  *
  * With `storage.walCheckpointMs` > 0 (the default) on a local file, the engine's connection stops
  * checkpointing (`wal_autocheckpoint = 0`) and a thread of its own (checkpointThread.ts, at a lower
- * priority) checkpoints every walCheckpointMs when something was written.
+ * priority) checkpoints every walCheckpointMs when something was written. The engine starts that
+ * thread once the log holds LAZY_START_PAGES (`startOnWrites`): an engine that writes little runs none.
  *
  * The log starts over (is written from its start again) only when a commit begins with all of it
  * copied. SQLite's own checkpoints ensure that by running in the committing connection; one on
@@ -25,6 +26,7 @@
  * and says so in the log. A libSQL server's replica is left alone (its log belongs to libSQL's
  * sync), and so are other processes on the file (the CLI checkpoints its own commits).
  */
+import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { threadEntry } from '../agentRuntime/isolation/modules.js'
@@ -46,6 +48,11 @@ export const SQLITE_AUTOCHECKPOINT_PAGES = 1000
 export const RESTART_PAGES = 4096
 /** …and this many times that (64 MB), reported by a pass, from which the engine copies the rest itself. */
 export const RESTART_ANYWAY_FACTOR = 4
+/**
+ * `startOnWrites`: the thread starts once the log's file holds this many pages (1 MB), well before
+ * SQLite's own checkpoint (SQLITE_AUTOCHECKPOINT_PAGES) would run on the engine's thread.
+ */
+export const LAZY_START_PAGES = 256
 /** The log's file is cut back to this once it starts over (SQLite leaves it at its longest). */
 const WAL_FILE_LIMIT_BYTES = RESTART_PAGES * RESTART_ANYWAY_FACTOR * 4096
 
@@ -70,6 +77,8 @@ export interface CheckpointReport {
 export class BackgroundCheckpoints {
   private thread: Worker | null = null
   private stopping = false
+  /** startOnWrites' look at the log's size, until the thread starts. */
+  private waiting: ReturnType<typeof setInterval> | null = null
   private readonly listeners = new Set<(r: CheckpointReport) => void>()
   private readonly fallbackListeners = new Set<() => void>()
   private readonly count: Counter | null
@@ -111,9 +120,39 @@ export class BackgroundCheckpoints {
     )
   }
 
+  /**
+   * The engine's connection stops checkpointing now; the thread starts once the log's file holds
+   * LAZY_START_PAGES (looked at every intervalMs), so an engine that writes little runs no thread
+   * (a worker thread's heap and libSQL: ~13 MB of RSS, issue 39). A thread that cannot start
+   * gives the checkpoints back to the engine's connection, as with start().
+   */
+  startOnWrites(): void {
+    if (this.thread || this.waiting) throw new Error('checkpoint thread already started')
+    this.storage.db.exec('PRAGMA wal_autocheckpoint = 0')
+    const wal = `${this.storage.file}-wal`
+    this.waiting = setInterval(() => {
+      let bytes = 0
+      try {
+        bytes = statSync(wal).size
+      } catch {
+        return // no log yet
+      }
+      if (bytes < LAZY_START_PAGES * 4096 || this.stopping) return
+      this.stopWaiting()
+      this.start().catch((e: unknown) => this.options.log.warn({ err: e }, "no checkpoint thread: the engine's own commits checkpoint the WAL (SQLite's default)"))
+    }, this.options.intervalMs)
+    this.waiting.unref()
+  }
+
+  private stopWaiting(): void {
+    if (this.waiting !== null) clearInterval(this.waiting)
+    this.waiting = null
+  }
+
   /** Start the thread; resolves once it has opened the file. The engine's connection stops checkpointing now. */
   start(): Promise<void> {
     if (this.thread) throw new Error('checkpoint thread already started')
+    this.stopWaiting()
     const boot: CheckpointBoot = {
       file: this.storage.file,
       intervalMs: this.options.intervalMs,
@@ -241,6 +280,7 @@ export class BackgroundCheckpoints {
    */
   async stop(): Promise<void> {
     this.stopping = true
+    this.stopWaiting()
     const thread = this.thread
     this.thread = null
     if (thread) {

@@ -11,7 +11,8 @@
  * delivery stays pending and is retried on the usual schedule, so nothing is lost; one the
  * receiver had already answered is sent again (at least once; receivers deduplicate on
  * `webhook-id`). The next attempt starts a fresh thread (lazily: a thread that cannot boot is not
- * restarted in a loop; the retries come seconds later anyway). The first thread starts with the plugin.
+ * restarted in a loop; the retries come seconds later anyway). The first thread starts with the first
+ * attempt, not with the plugin: an engine that sends no webhook runs no thread.
  *
  * A worker thread runs JavaScript: from the TypeScript sources (the tests), its entry is taken from
  * the compiled tree (core/agentRuntime/isolation/modules.ts, `threadEntry`).

@@ -107,9 +107,9 @@ export class WebhooksPlugin implements EnginePlugin {
       if (!r) return { unavailable: `no function endpoint: there is no webhook ${webhookId} in this workspace` }
       return { url: r.url, secrets: this.endpoints.signingSecrets(r, clock.now()), allowPrivateNetworks: settings.allowPrivateNetworks }
     })
-    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
+    // Signing and HTTP run on a thread of their own, off the event loop terminals connect on. It
+    // starts with the first attempt: an engine no webhook is sent from runs no thread (issue 39).
     this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
-    this.sender.start()
     this.running = new DeliveryWorker({
       storage,
       clock,

@@ -4,14 +4,16 @@
  * (events and control messages travel there), BUNDLEd together so one UDP port carries both;
  * video is refused. Every refusal is a ValidationFailed naming what is wrong (spec/webrtc.md).
  */
-import { SessionDescription } from 'werift'
+import type { SessionDescription } from 'werift'
 import { ValidationFailed } from '../../core/extension.js'
+import { loadWerift } from './werift.js'
 
 const refuse = (message: string) => new ValidationFailed({ field: 'sdp', message })
 
-/** Check an SDP offer; throws ValidationFailed. */
-export const checkOffer = (sdp: string): void => {
+/** Check an SDP offer; rejects with ValidationFailed (werift's parser is loaded by the first offer). */
+export const checkOffer = async (sdp: string): Promise<void> => {
   if (!sdp.startsWith('v=0')) throw refuse('not an SDP offer (it must start with "v=0")')
+  const { SessionDescription } = await loadWerift()
   let description: SessionDescription
   try {
     description = SessionDescription.parse(sdp)

@@ -17,14 +17,7 @@
  *     replacement, shutdown) — each ends in `teardown()`, which closes the connection (and so its
  *     UDP socket and werift's timers) exactly once.
  */
-import {
-  RtpHeader,
-  RtpPacket,
-  type Extensions,
-  type RTCDataChannel,
-  type RTCPeerConnection,
-  type RTCRtpSender,
-} from 'werift'
+import type { Extensions, RTCDataChannel, RTCPeerConnection, RTCRtpSender, RtpPacket } from 'werift'
 import {
   CapacityExceeded,
   DOWNLINK_HEADER_BYTES,
@@ -54,6 +47,7 @@ import {
 import { finishAnswer } from './offer.js'
 import { opusPacketSamples48k } from './opusPacket.js'
 import { OutboundClock } from './outboundClock.js'
+import type { Werift } from './werift.js'
 
 export const TRANSPORT_NAME = 'webrtc'
 export const AUDIO_LEVEL_URI = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level'
@@ -128,6 +122,8 @@ export class WebRtcPeer implements TerminalLink {
     private readonly token: string,
     private readonly pc: RTCPeerConnection,
     private readonly ctx: PeerContext,
+    /** werift's RTP classes (the module is loaded by the first offer: werift.ts). */
+    private readonly rtp: Pick<Werift, 'RtpHeader' | 'RtpPacket'>,
   ) {
     this.input = new TerminalInput(ctx.input)
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve))
@@ -285,6 +281,7 @@ export class WebRtcPeer implements TerminalLink {
     const opus = Buffer.from(frame.buffer, frame.byteOffset + DOWNLINK_HEADER_BYTES, frame.byteLength - DOWNLINK_HEADER_BYTES)
     const clock = this.outbound
     clock.next(performance.now(), opusPacketSamples48k(opus))
+    const { RtpHeader, RtpPacket } = this.rtp
     const header = new RtpHeader({
       sequenceNumber: clock.sequenceNumber,
       timestamp: clock.timestamp,

@@ -157,7 +157,7 @@ export const signallingRoutes = (port: SignallingPort): GatewayRoute[] => {
       handle: guarded(async (request) => {
         const { token, identity } = await authenticated(request)
         const offer = readOffer(request)
-        checkOffer(offer.sdp)
+        await checkOffer(offer.sdp)
         const answer = await port.offer(identity, token, offer.sdp)
         const location = `${PEERS_PREFIX}${answer.peerId}`
         const iceServers = port.iceServers(identity)

@@ -5,7 +5,6 @@
  * newer offer of the same client replaces it) — and closes every peer, waiting for its socket,
  * when the engine stops. Nothing here runs per audio frame.
  */
-import { RTCPeerConnection, RTCRtpCodecParameters, useAudioLevelIndication } from 'werift'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   audioDrops,
@@ -31,13 +30,14 @@ import { peerNetwork, type PeerNetwork } from './network.js'
 import { mixedOnly, TRANSPORT_NAME, WebRtcPeer, type PeerContext, type PeerLimits } from './peer.js'
 import { PortCursor } from './portCursor.js'
 import { webrtcSettings, type WebRtcSettings } from './settings.js'
+import { loadWerift, type Werift } from './werift.js'
 import { signallingRoutes } from './signalling.js'
 
 /** Per-peer limits: the protocol's rates, as on every transport (spec/terminal-protocol.md, Limits). */
 export const DEFAULT_PEER_LIMITS: PeerLimits = PROTOCOL_LIMITS
 
 /** The werift configuration of one peer connection. */
-const peerConfiguration = (network: PeerNetwork, portRange: [number, number] | undefined) => ({
+const peerConfiguration = ({ RTCRtpCodecParameters, useAudioLevelIndication }: Werift, network: PeerNetwork, portRange: [number, number] | undefined) => ({
   codecs: {
     audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, parameters: 'minptime=10;useinbandfec=1' })],
   },
@@ -162,9 +162,10 @@ export class WebRtcTransport implements Transport {
       const key = clientKey(identity)
       const previous = this.connecting.get(key)
       if (previous && (previous.state === 'answering' || previous.state === 'connecting')) void previous.teardown()
+      const werift = await loadWerift()
       const bind = async (range: [number, number] | undefined) => {
-        const pc = new RTCPeerConnection(peerConfiguration(this.network, range))
-        const peer = new WebRtcPeer(identity, token, pc, this.ctx)
+        const pc = new werift.RTCPeerConnection(peerConfiguration(werift, this.network, range))
+        const peer = new WebRtcPeer(identity, token, pc, this.ctx, werift)
         this.peers.set(peer.peerId, peer)
         try {
           const answer = await peer.answer(sdp)
