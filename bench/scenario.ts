@@ -92,6 +92,8 @@ export interface Goal {
   /** With `value`: Hark's p99 must also be at or below this (ms), or the value goal is not met. */
   readonly p99Ms?: number
   readonly ratios?: Readonly<Record<string, number>>
+  /** Minimum ratios of the figures per server CPU-second (steadier when other work shares the server's core). */
+  readonly perCpuRatios?: Readonly<Record<string, number>>
   readonly text: string
 }
 
@@ -104,7 +106,8 @@ export interface ScenarioDef<F> {
   readonly higherIsBetter: boolean
   /**
    * A target from the issues, shown beside Hark's figure: an absolute `value` ({ value: 50_000,
-   * text: '≥ 50k/s' }) and/or minimum ratios against named peers ({ ratios: { fastify: 0.4 } }).
+   * text: '≥ 50k/s' }) and/or minimum ratios against named peers ({ ratios: { fastify: 0.4 } }), of
+   * the raw figures or of the figures per server CPU-second ({ perCpuRatios: { jose: 0.95 } }).
    */
   readonly goal?: Goal
   /** Hark's side; leave it out while the feature is not on main, and say what it needs. */

@@ -1,6 +1,7 @@
 /**
  * Goal verdicts for the table and the markdown report: an absolute target on Hark's figure, and
- * minimum ratios against named peers (ratio = Hark ÷ peer, > 1 means Hark does better).
+ * minimum ratios against named peers (ratio = Hark ÷ peer, > 1 means Hark does better), of the raw
+ * figures or of the figures per server CPU-second.
  */
 import type { ScenarioRecord } from '../results.js'
 import { compact, ms, ratioText } from './format.js'
@@ -33,6 +34,13 @@ export const goalVerdicts = (sc: ScenarioRecord): GoalVerdict[] => {
     verdicts.push({
       met: ratio !== null && ratio >= min,
       text: `goal ${sc.name} ${sc.goal.text}: Hark ÷ ${peer} = ${ratioText(ratio)} (target ≥ ${min}×)`,
+    })
+  }
+  for (const [peer, min] of Object.entries(sc.goal.perCpuRatios ?? {})) {
+    const ratio = sc.ratios.find((r) => r.peer === peer)?.perCpuRatio ?? null
+    verdicts.push({
+      met: ratio !== null && ratio >= min,
+      text: `goal ${sc.name} ${sc.goal.text}: Hark ÷ ${peer} per server CPU-second = ${ratioText(ratio)} (target ≥ ${min}×)`,
     })
   }
   return verdicts

@@ -111,6 +111,11 @@ describe('table', () => {
     expect(renderTable({ ...results, scenarios: [ratioGoal] })).toContain(
       'goal token-verify ≥ 0.3× fast-jwt: Hark ÷ fast-jwt = 0.32× (target ≥ 0.3×) — met',
     )
+    // Judged per server CPU-second where the goal says so: the same run, a different ratio.
+    const perCpu = { ...withSummaries, ratios: [{ peer: 'fast-jwt', ratio: 0.32, perCpuRatio: 0.28 }], goal: { perCpuRatios: { 'fast-jwt': 0.3 }, text: '≥ 0.3× fast-jwt per CPU' } }
+    expect(renderTable({ ...results, scenarios: [perCpu] })).toContain(
+      'goal token-verify ≥ 0.3× fast-jwt per CPU: Hark ÷ fast-jwt per server CPU-second = 0.28× (target ≥ 0.3×) — not met',
+    )
     const quick = { ...withSummaries, goalJudged: false }
     const t = renderTable({ ...results, scenarios: [quick] })
     expect(t).toContain('goal token-verify ≥ 50k verifies/s — not judged: quick runs use a lighter load than the goal')

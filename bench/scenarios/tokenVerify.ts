@@ -11,7 +11,10 @@
  * The second peer, bare jose with a cached CryptoKey, is the floor of Hark's own verifier under
  * the same conditions: Hark ÷ jose is what Hark's checks around jose cost, jose ÷ fast-jwt what
  * jose and WebCrypto (an async HMAC job on libuv's pool per call) cost.
- * The goal is absolute: a 10k-terminal connect storm in 5 s needs 2k verifies/s; 30k/s is 15×.
+ * Goals: jose stays Hark's verifier (issue 39, "Decision on JWTs"), so Hark is judged against
+ * bare jose per server CPU-second (≥ 0.95×: what Hark adds around jose costs at most ~5%), and
+ * absolutely: a 10k-terminal connect storm in 5 s needs 2k verifies/s; 30k/s is 15×. fast-jwt
+ * explains jose's own price and runs in full runs only.
  */
 import { join } from 'node:path'
 import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
@@ -71,7 +74,7 @@ export default defineScenario<Fixture>({
   description: 'client-token verifications per second (HS256), 64 in flight, distinct tokens',
   unit: 'verifies/s',
   higherIsBetter: true,
-  goal: { value: 30_000, text: '≥ 30k verifies/s' },
+  goal: { value: 30_000, perCpuRatios: { jose: 0.95 }, text: '≥ 30k verifies/s, ≥ 0.95× bare jose per server CPU-second' },
   load: { quick: 64, full: 64, unit: 'verifications in flight' },
   timing: { quick: { warmupMs: 500, durationMs: 2000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
   setup: async (ctx) => {
@@ -88,6 +91,7 @@ export default defineScenario<Fixture>({
     {
       name: 'fast-jwt',
       label: 'bare fast-jwt 6 verifier (node:crypto HMAC, cache off)',
+      fullOnly: true,
       measure: (ctx, f) =>
         measureVerifier(ctx, f, 'fast-jwt-verify', 'workers/verifyFastJwt', ['--data', f.seed.dataDir, '--workspace', f.seed.workspaceId]),
     },

@@ -25,6 +25,15 @@ export const configObject = {
   description: "Fields of the provider's config schema (GET /agent-providers); never keys or endpoints.",
 } as const
 
+/** A preset's `record`: its agents' conversations recorded (spec/records.md#recordings), or null. */
+export const presetRecord = {
+  type: ['object', 'null'],
+  description: 'Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset.',
+  properties: { tracks: { type: 'string', enum: ['mixed', 'per-participant', 'both'] } },
+  required: ['tracks'],
+  additionalProperties: false,
+} as const
+
 export const AGENT_STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'] as const
 
 /** A schema's type widened to accept null as well (a PATCH clearing a field). */

@@ -1,13 +1,15 @@
 /**
  * Agents that act, in the console (Debian's Chromium, headless, against a real engine with the
  * pipeline provider on the local fakes of the OpenAI APIs): the preset form edits a pipeline
- * preset's tool permissions (a text area per source) and bounds, and shows the API's validation
- * error for a bad pattern; a preset dispatched from the Agents page calls a xiaozhi device
- * emulator's tool when a WebSocket terminal speaks, and the agent's page shows the call live
- * (name, arguments, result, latency); Say (with "interrupt first") and Interrupt work by keyboard
- * and the terminal hears the said text; an echo agent's page says plainly that its provider
- * cannot say text (409 not_supported). A viewer's live stream gets tool calls without their
- * detail. axe finds no serious or critical WCAG 2.1 A/AA violation. Waits are on events.
+ * preset's tool permissions (a text area per source), bounds and `record` (a select, saved, shown
+ * in the table and turned off again), and shows the API's validation error for a bad pattern; a
+ * preset dispatched from the Agents page calls a xiaozhi device emulator's tool when a WebSocket
+ * terminal speaks, and the agent's page shows the call live (name, arguments, result, latency); Say
+ * (with "interrupt first") and Interrupt work by keyboard and the terminal hears the said text; new
+ * instructions and tool permissions (PATCH) reach the next turn's chat request; an echo agent's
+ * page says plainly that its provider cannot say text nor change its instructions (409
+ * not_supported). A viewer's live stream gets tool calls without their detail. axe finds no serious
+ * or critical WCAG 2.1 A/AA violation. Waits are on events.
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -124,6 +126,7 @@ describe('agents that act, in the console', () => {
       await page.getByLabel('Tool timeout (ms)').fill('3000')
       await page.getByLabel('Max tool result chars').fill('500')
       await page.getByLabel('VAD silence (ms)').fill('500')
+      await page.getByLabel('Record this agent’s conversations').selectOption({ label: 'Per participant' })
     })
     await checkA11y(page, 'preset form with tool permissions')
     await page.getByRole('button', { name: 'Save preset' }).click()
@@ -140,10 +143,29 @@ describe('agents that act, in the console', () => {
     expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.config).toEqual({
       instructions: 'You run the house.', vadSilenceMs: 500, tools: { device: ['*/self.light.*'] }, maxToolRounds: 2, toolTimeoutMs: 3000, maxToolResultChars: 500,
     })
-    // Edited again, the form shows what was saved.
+    expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.record).toEqual({ tracks: 'per-participant' })
+    const row = page.getByRole('row', { name: /^house/ })
+    expect(await row.getByRole('cell', { name: 'Per participant' }).count()).toBe(1)
+    // Edited again, the form shows what was saved; recording turned off is saved as null.
     await page.getByRole('button', { name: 'Edit preset house' }).click()
     expect(await tools.inputValue()).toBe('*/self.light.*')
     expect(await page.getByLabel('Max tool rounds').inputValue()).toBe('2')
+    const record = page.getByLabel('Record this agent’s conversations')
+    expect(await record.inputValue()).toBe('per-participant')
+    await record.selectOption({ label: 'None' })
+    await page.getByRole('button', { name: 'Save preset' }).click()
+    await row.getByRole('cell', { name: 'None', exact: true }).waitFor()
+    expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.record ?? null).toBeNull()
+    expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.config).toMatchObject({ instructions: 'You run the house.', tools: { device: ['*/self.light.*'] } })
+    // A bad `record` through the console's route: 400 naming the field, the preset unchanged.
+    const admin = t.client()
+    await admin.signIn('ada@example.com', PASSWORD)
+    for (const record of [{ tracks: 'stereo' }, { tracks: 'mixed', extra: 1 }, 'both']) {
+      const refused = await admin.patch(`/api/workspaces/${ws}/agent-presets/house`, { record })
+      expect(refused.status, JSON.stringify(record)).toBe(400)
+      expect(JSON.stringify(refused.body)).toContain('record')
+    }
+    expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.record ?? null).toBeNull()
   })
 
   it('a dispatched preset calls a device tool when a terminal speaks; the agent’s page shows the call live; Say and Interrupt work by keyboard', async () => {
@@ -212,6 +234,23 @@ describe('agents that act, in the console', () => {
     await page.getByRole('button', { name: 'Interrupt', exact: true }).click()
     await page.getByText('Interrupted: what it was saying is cut.').waitFor()
     expect(auditActions(agentId)).toEqual(expect.arrayContaining(['agent.said', 'agent.interrupted']))
+
+    // New instructions and no tool, by keyboard: told at once, and the next turn's chat request carries them.
+    await tabTo(page, page.getByLabel('New instructions'), 60)
+    await page.keyboard.type('Answer in five words.')
+    await tabTo(page, page.getByLabel('Replace its tool permissions'))
+    await page.keyboard.press('Space')
+    expect(await page.getByLabel('Allowed device tools (one per line)').inputValue()).toBe('')
+    await checkA11y(page, 'agent page, changing instructions and tools')
+    await tabTo(page, page.getByRole('button', { name: 'Apply changes' }))
+    await page.keyboard.press('Enter')
+    await page.getByText('Changed (instructions and tool permissions): its next turn uses them.').waitFor()
+    await agentEvent(term, agentId, 'tools', (e) => (e.tools as string[]).length === 0)
+    await speak(term)
+    const chat = await fake.requests.next((r) => r.stage === 'llm' && (r.body.messages as Array<{ content?: unknown }>)[0]?.content === 'Answer in five words.', TURN_MS, 'a chat request with the new instructions')
+    expect(chat.body.tools).toBeUndefined()
+    expect(t.engine.host.storage.agentPresets.get(ws, 'house')?.config).toMatchObject({ instructions: 'You run the house.' })
+    expect(auditActions(agentId)).toContain('agent.updated')
   }, 90_000)
 
   it('an echo agent cannot say text: its page says so in words, and the Agents list interrupts it', async () => {
@@ -221,6 +260,12 @@ describe('agents that act, in the console', () => {
     await page.getByRole('button', { name: 'Say', exact: true }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('This agent’s provider cannot do that: the echo provider cannot say text on request (say is not supported)')
     await checkA11y(page, 'agent page with a refusal')
+    // Nor change its instructions (update is not supported), in words too; an empty form is refused before any request.
+    await page.getByRole('button', { name: 'Apply changes' }).click()
+    await page.getByText('Nothing to change: write new instructions, or replace the tool permissions.').waitFor()
+    await page.getByLabel('New instructions').fill('Be quiet.')
+    await page.getByRole('button', { name: 'Apply changes' }).click()
+    await page.getByText(/^This agent’s provider cannot do that: the echo provider cannot .*\(update is not supported\)$/).waitFor()
     // The echo can be interrupted (it drops what it has still to play): from the list.
     await page.goto(`${t.base}/w/${ws}/agents`)
     await page.getByRole('button', { name: 'Interrupt agent@default in hall' }).click()

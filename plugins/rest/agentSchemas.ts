@@ -3,20 +3,11 @@
  * patterns and the shared response schemas, added to the REST scope like schemas.ts's and listed
  * under components.schemas of the OpenAPI document. spec/agents.md gives the rules behind them.
  */
-import { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, providerName } from '../../core/httpApi/fields.js'
+import { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, presetRecord, providerName } from '../../core/httpApi/fields.js'
 
-export { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, providerName }
+export { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, presetRecord, providerName }
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
-
-/** A preset's `record`: its agents' conversations recorded (spec/records.md#recordings), or null. */
-export const presetRecord = {
-  type: ['object', 'null'],
-  description: 'Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset.',
-  properties: { tracks: { type: 'string', enum: ['mixed', 'per-participant', 'both'] } },
-  required: ['tracks'],
-  additionalProperties: false,
-} as const
 
 export const agentSharedSchemas = [
   {

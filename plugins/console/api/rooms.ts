@@ -9,7 +9,8 @@
 import type { FastifyInstance } from 'fastify'
 import { MAX_SAY_CHARS } from '../../../core/agentRuntime/agentControl.js'
 import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../../core/agentRuntime/presets.js'
-import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room, roomSettingsBody } from '../../../core/httpApi/fields.js'
+import type { PresetRecordSetting } from '../../../core/storage/agentPresets.js'
+import { agentId, AGENT_STATES, configObject, name, presetId, presetRecord, providerName, room, roomSettingsBody } from '../../../core/httpApi/fields.js'
 import { getRoom, listRooms, putRoomSettings, type DefaultAgentInput } from '../../../core/operations/rooms.js'
 import { createEphemeralClient } from '../../../core/operations/tokens.js'
 import { agentView } from '../../../core/operations/views.js'
@@ -208,14 +209,14 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
     presets: storage.agentPresets.list(membershipOf(request).workspaceId, { after: '', limit: 1000 }).map(presetView),
   }))
 
-  app.post<{ Body: { presetId: string; name?: string | null; provider: string; config?: Record<string, unknown> | null } }>(
+  app.post<{ Body: { presetId: string; name?: string | null; provider: string; config?: Record<string, unknown> | null; record?: PresetRecordSetting | null } }>(
     '/agent-presets',
     {
       config: { access: 'operate' },
       schema: {
         body: {
           type: 'object',
-          properties: { presetId, name: { ...name, type: ['string', 'null'] }, provider: providerName, config: nullableObject },
+          properties: { presetId, name: { ...name, type: ['string', 'null'] }, provider: providerName, config: nullableObject, record: presetRecord },
           required: ['presetId', 'provider'],
           additionalProperties: false,
         },
@@ -227,7 +228,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
   app.get<{ Params: { presetId: string } }>('/agent-presets/:presetId', { config: { access: 'read' }, ...presetParams }, async (request) =>
     getPreset(storage, membershipOf(request).workspaceId, request.params.presetId))
 
-  app.patch<{ Params: { presetId: string }; Body: { name?: string | null; provider?: string; config?: Record<string, unknown> } }>(
+  app.patch<{ Params: { presetId: string }; Body: { name?: string | null; provider?: string; config?: Record<string, unknown>; record?: PresetRecordSetting | null } }>(
     '/agent-presets/:presetId',
     {
       config: { access: 'operate' },
@@ -235,7 +236,7 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
         params: withWorkspace('presetId', presetId),
         body: {
           type: 'object',
-          properties: { name: { ...name, type: ['string', 'null'] }, provider: providerName, config: configObject },
+          properties: { name: { ...name, type: ['string', 'null'] }, provider: providerName, config: configObject, record: presetRecord },
           minProperties: 1,
           additionalProperties: false,
         },

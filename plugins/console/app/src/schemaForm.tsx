@@ -18,13 +18,13 @@ const typeOf = (s: JsonSchema): string => {
 }
 
 /** The properties of an object made only of lists of strings (allow-lists per source), else null. */
-const listsOf = (s: JsonSchema): Array<[string, JsonSchema]> | null => {
+export const listsOf = (s: JsonSchema): Array<[string, JsonSchema]> | null => {
   if (typeOf(s) !== 'object') return null
   const entries = Object.entries(s.properties ?? {})
   return entries.length > 0 && entries.every(([, p]) => typeOf(p) === 'array' && p.items !== undefined && typeOf(p.items) === 'string') ? entries : null
 }
 
-const linesOf = (text: string | boolean | undefined): string[] =>
+export const linesOf = (text: string | boolean | undefined): string[] =>
   typeof text === 'string'
     ? text
         .split('\n')
@@ -161,7 +161,7 @@ export const SchemaFields = ({
 }
 
 /** Allow-lists per source (a config's `tools`): one labelled text area per source, a pattern per line. */
-const ListsFields = ({
+export const ListsFields = ({
   id,
   name,
   label,

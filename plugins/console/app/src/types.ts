@@ -48,7 +48,11 @@ export interface Preset {
   readonly name: string | null
   readonly provider: string
   readonly config: Record<string, unknown>
+  /** Its agents' conversations are recorded with these tracks (spec/records.md); null: not by the preset. */
+  readonly record: { readonly tracks: RecordTracks } | null
 }
+
+export type RecordTracks = 'mixed' | 'per-participant' | 'both'
 
 export interface Provider {
   readonly name: string

@@ -42,14 +42,19 @@ export const Field = ({ label, hint, ...input }: InputHTMLAttributes<HTMLInputEl
   )
 }
 
-export const SelectField = ({ label, children, ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ComponentChildren }) => {
+export const SelectField = ({ label, hint, children, ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; hint?: string; children: ComponentChildren }) => {
   const id = useId()
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} {...select}>
+      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...select}>
         {children}
       </select>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
     </div>
   )
 }

@@ -1,20 +1,24 @@
 /**
  * One agent's page (/agents/<agentId>): while it runs, live control — Say (text, and whether to
- * cut what it is saying first) and Interrupt, through the console's control routes (audited) —
+ * cut what it is saying first), Interrupt, and new instructions or tool permissions for the turns
+ * that follow (PATCH, the preset unchanged), through the console's control routes (audited) —
  * and its tool calls as they happen (the live feed's `tool_call` events: name, arguments, result
  * or error, latency); then its conversation (Conversations.tsx). A refusal says why in words:
  * the provider cannot do it, the agent is not running, or its node cannot be reached.
  */
 import { useEffect, useId, useState } from 'preact/hooks'
-import { ApiError, get, post } from '../api'
+import { api, ApiError, get, post } from '../api'
 import { useDebounced, useLive, type ToolCallEvent } from '../live'
-import type { Agent } from '../types'
+import { linesOf, ListsFields, listsOf } from '../schemaForm'
+import type { Agent, JsonSchema, Provider } from '../types'
 import { CheckField, ErrorText, useAction } from '../ui'
 import { AgentConversation } from './Conversations'
 import { can, type PageProps } from './page'
 
 /** Longest text an agent says on request (core/agentRuntime/agentControl.ts, MAX_SAY_CHARS). */
 const MAX_SAY_CHARS = 2000
+/** Longest instructions the control route takes (plugins/console/api/rooms.ts). */
+const MAX_INSTRUCTIONS_CHARS = 16_000
 /** Tool calls kept on the page, newest first. */
 const MAX_CALLS = 50
 
@@ -54,7 +58,12 @@ export const AgentPage = (props: PageProps & { agentId: string }) => {
           {agent.reason ? ` (${agent.reason})` : ''}
         </p>
       )}
-      {agent?.state === 'running' && can(workspace, 'operate') && <AgentControls ws={ws} agent={agent} />}
+      {agent?.state === 'running' && can(workspace, 'operate') && (
+        <>
+          <AgentControls ws={ws} agent={agent} />
+          <AgentChanges ws={ws} agent={agent} />
+        </>
+      )}
       <ToolCalls {...props} />
       <AgentConversation {...props} />
     </>
@@ -123,6 +132,94 @@ const AgentControls = ({ ws, agent }: { ws: string; agent: Agent }) => {
             Interrupt
           </button>
         </div>
+        <p role="status" class="hint">
+          {status}
+        </p>
+      </form>
+    </section>
+  )
+}
+
+/**
+ * New instructions and tool permissions for a running agent, from its next turn on. Left empty,
+ * the instructions stay; the tool permissions are sent only when asked to replace them (then empty
+ * lists mean no tool), as PATCH replaces them whole. The tool sources are its provider's schema's.
+ */
+const AgentChanges = ({ ws, agent }: { ws: string; agent: Agent }) => {
+  const id = useId()
+  const [tools, setTools] = useState<JsonSchema | null>(null)
+  const [instructions, setInstructions] = useState('')
+  const [replaceTools, setReplaceTools] = useState(false)
+  const [lists, setLists] = useState<Record<string, string | boolean>>({})
+  const [status, setStatus] = useState('')
+  const load = useAction()
+  const change = useAction()
+  useEffect(
+    () =>
+      void load.run(async () => {
+        const { providers } = await get<{ providers: Provider[] }>(`/workspaces/${ws}/agent-providers`)
+        setTools(providers.find((p) => p.name === agent.provider)?.configSchema.properties?.tools ?? null)
+      }),
+    [ws, agent.provider],
+  )
+  const sources = tools ? listsOf(tools) : null
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>Instructions and tools</h2>
+      <ErrorText error={load.error} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          setStatus('')
+          void change.run(async () => {
+            const body: { instructions?: string; tools?: Record<string, string[]> } = {}
+            if (instructions.trim() !== '') body.instructions = instructions
+            if (replaceTools && sources) body.tools = Object.fromEntries(sources.map(([source]) => [source, linesOf(lists[`tools.${source}`])] as const).filter(([, l]) => l.length > 0))
+            if (Object.keys(body).length === 0) throw new Error('Nothing to change: write new instructions, or replace the tool permissions.')
+            try {
+              await api('PATCH', `/workspaces/${ws}/agents/${agent.agentId}`, body)
+            } catch (err) {
+              throw controlError(err)
+            }
+            setStatus(`Changed (${[body.instructions !== undefined ? 'instructions' : null, body.tools ? 'tool permissions' : null].filter(Boolean).join(' and ')}): its next turn uses them.`)
+            setInstructions('')
+          })
+        }}
+      >
+        <div class="field">
+          <label for={`${id}-instructions`}>New instructions</label>
+          <textarea
+            id={`${id}-instructions`}
+            rows={3}
+            maxLength={MAX_INSTRUCTIONS_CHARS}
+            value={instructions}
+            aria-describedby={`${id}-instructions-hint`}
+            onInput={(e) => setInstructions(e.currentTarget.value)}
+          />
+          <p class="hint" id={`${id}-instructions-hint`}>
+            Replace its system instructions for the turns that follow; its preset is unchanged. Empty: unchanged.
+          </p>
+        </div>
+        {sources && (
+          <>
+            <CheckField label="Replace its tool permissions" checked={replaceTools} onChange={(e) => setReplaceTools(e.currentTarget.checked)} />
+            {replaceTools && (
+              <ListsFields
+                id={`${id}-tools`}
+                name="tools"
+                label="Tool permissions"
+                help="The lists replace its permissions whole: a source left empty allows no tool of it."
+                lists={sources}
+                values={lists}
+                onChange={setLists}
+              />
+            )}
+          </>
+        )}
+        <ErrorText error={change.error} />
+        <button type="submit" disabled={change.busy}>
+          Apply changes
+        </button>
         <p role="status" class="hint">
           {status}
         </p>

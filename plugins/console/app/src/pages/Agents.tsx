@@ -1,6 +1,7 @@
 /**
  * Agents: the running ones (stop, interrupt; Say on an agent's own page), dispatching one into a room with a preset and overrides;
- * presets, edited with a form made from their provider's config schema; room default agents.
+ * presets, edited with a form made from their provider's config schema (and whether their agents'
+ * conversations are recorded, `record`); room default agents.
  * Three views under /agents, /agents/presets and /agents/defaults; conversations under
  * /agents/conversations and an agent's own page, /agents/<agentId> (AgentPage.tsx: live control,
  * tool calls, its conversation).
@@ -10,7 +11,7 @@ import { api, ApiError, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
 import { exampleOf } from '../format'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
-import type { Agent, Preset, Provider, Room } from '../types'
+import type { Agent, Preset, Provider, RecordTracks, Room } from '../types'
 import { DataTable, Empty, ErrorText, Field, KeyValues, Link, PageTitle, SelectField, When, useAction } from '../ui'
 import { AgentPage, interruptAgent } from './AgentPage'
 import { ConversationList } from './Conversations'
@@ -244,6 +245,15 @@ const toolLineError = (e: unknown, config: Record<string, unknown>): unknown => 
   return new ApiError(e.status, e.code, `Allowed ${source} tools, line ${Number(index) + 1}${value === undefined ? '' : ` (“${value}”)`}: ${why} (${e.message.split(' ')[0]})`)
 }
 
+/** The choices of a preset's `record`, as the form and the table name them ('': not recorded). */
+const RECORD_CHOICES: ReadonlyArray<readonly [RecordTracks | '', string]> = [
+  ['', 'None'],
+  ['mixed', 'Mixed'],
+  ['per-participant', 'Per participant'],
+  ['both', 'Both'],
+]
+const recordLabel = (p: Preset) => RECORD_CHOICES.find(([v]) => v === (p.record?.tracks ?? ''))?.[1] ?? p.record?.tracks ?? 'None'
+
 const Presets = ({ workspace }: PageProps) => {
   const ws = workspace.workspaceId
   const { presets, providers, error, refresh } = usePresets(ws)
@@ -252,6 +262,7 @@ const Presets = ({ workspace }: PageProps) => {
   const [name, setName] = useState('')
   const [provider, setProvider] = useState('')
   const [values, setValues] = useState<Record<string, string | boolean>>({})
+  const [record, setRecord] = useState<RecordTracks | ''>('')
   const save = useAction()
   const remove = useAction()
   const operate = can(workspace, 'operate')
@@ -265,12 +276,14 @@ const Presets = ({ workspace }: PageProps) => {
     setName(p.name ?? '')
     setProvider(p.provider)
     setValues(valuesFrom(providers.find((v) => v.name === p.provider)?.configSchema ?? {}, p.config))
+    setRecord(p.record?.tracks ?? '')
   }
   const reset = () => {
     setEditing(null)
     setPresetId('')
     setName('')
     setValues({})
+    setRecord('')
   }
   return (
     <>
@@ -288,7 +301,7 @@ const Presets = ({ workspace }: PageProps) => {
           )}
         </Empty>
       ) : (
-        <DataTable caption="Presets" columns={['Preset', 'Name', 'Provider', 'Settings', ...(operate ? ['Actions'] : [])]}>
+        <DataTable caption="Presets" columns={['Preset', 'Name', 'Provider', 'Settings', 'Recorded', ...(operate ? ['Actions'] : [])]}>
           {presets.map((p) => (
             <tr key={p.presetId}>
               <td class="mono">{p.presetId}</td>
@@ -297,6 +310,7 @@ const Presets = ({ workspace }: PageProps) => {
               <td>
                 <KeyValues value={p.config} />
               </td>
+              <td>{recordLabel(p)}</td>
               {operate && (
                 <td>
                   <div class="row nowrap">
@@ -331,9 +345,10 @@ const Presets = ({ workspace }: PageProps) => {
               e.preventDefault()
               void save.run(async () => {
                 const config = configFrom(chosen.configSchema, values)
+                const body = { name: name.trim() || null, provider: chosen.name, config, record: record === '' ? null : { tracks: record } }
                 try {
-                  if (editing) await api('PATCH', `/workspaces/${ws}/agent-presets/${encodeURIComponent(editing.presetId)}`, { name: name.trim() || null, provider: chosen.name, config })
-                  else await post(`/workspaces/${ws}/agent-presets`, { presetId: presetId.trim(), name: name.trim() || null, provider: chosen.name, config })
+                  if (editing) await api('PATCH', `/workspaces/${ws}/agent-presets/${encodeURIComponent(editing.presetId)}`, body)
+                  else await post(`/workspaces/${ws}/agent-presets`, { presetId: presetId.trim(), ...body })
                 } catch (e) {
                   throw toolLineError(e, config)
                 }
@@ -360,6 +375,18 @@ const Presets = ({ workspace }: PageProps) => {
             </SelectField>
             {chosen.description && <p class="hint">{chosen.description}</p>}
             <SchemaFields schema={chosen.configSchema} values={values} onChange={setValues} />
+            <SelectField
+              label="Record this agent’s conversations"
+              value={record}
+              onChange={(e) => setRecord(e.currentTarget.value as RecordTracks | '')}
+              hint="While an agent of this preset is in a room, the room is recorded (Recordings): one mixed track, a track per participant, or both."
+            >
+              {RECORD_CHOICES.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </SelectField>
             <ErrorText error={save.error} />
             <div class="row">
               <button type="submit" disabled={save.busy}>
