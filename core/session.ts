@@ -100,6 +100,37 @@ export interface SessionInfo {
   readonly connectedAt: number
 }
 
+/**
+ * Holds back new sessions' `session` events while writes about them (their usage rows, written by
+ * group commit: core/usage/meter.ts) wait for their transaction. A session introduced while the
+ * gate is held queues its `session` event and whatever follows it until `release`, so a terminal
+ * never hears of a session whose row is not committed. One per hub.
+ */
+export class IntroductionGate {
+  private waiting: Array<() => void> | null = null
+
+  get held(): boolean {
+    return this.waiting !== null
+  }
+
+  /** Hold introductions until `release` (idempotent while held). */
+  hold(): void {
+    this.waiting ??= []
+  }
+
+  wait(f: () => void): void {
+    if (this.waiting === null) f()
+    else this.waiting.push(f)
+  }
+
+  /** The writes are committed (or queued for later): introduce the sessions held back. */
+  release(): void {
+    const waiting = this.waiting
+    this.waiting = null
+    if (waiting !== null) for (const f of waiting) f()
+  }
+}
+
 export class Session implements TerminalSession, RoomMember {
   readonly sessionId = randomBase62(16, 'ses_')
   readonly connectedAt: number
@@ -108,6 +139,8 @@ export class Session implements TerminalSession, RoomMember {
   private port: SourcePort | null = null
   private introduced = false
   private done = false
+  /** Events held back behind its `session` event while the introduction gate is held; null once sent. */
+  private held: ServerEvent[] | null = null
   /**
    * Who hears its end: the workspace actor that admitted it, through the session's client actor
    * when it has one (a credential that expires), else straight (an idle session keeps no actor).
@@ -120,6 +153,7 @@ export class Session implements TerminalSession, RoomMember {
     readonly link: TerminalLink,
     private readonly clock: ClockShape,
     audioMode: AudioMode,
+    private readonly gate: IntroductionGate | null = null,
   ) {
     this.audioMode = audioMode
     this.connectedAt = clock.now()
@@ -200,7 +234,16 @@ export class Session implements TerminalSession, RoomMember {
   }
 
   sendEvent(event: ServerEvent): void {
-    if (!this.done) this.link.sendEvent(event)
+    if (this.done) return
+    if (this.held !== null) this.held.push(event)
+    else this.link.sendEvent(event)
+  }
+
+  /** Send what the introduction gate held back (nothing once the session is done). */
+  private sendHeld(): void {
+    const held = this.held
+    this.held = null
+    if (held !== null && !this.done) for (const event of held) this.link.sendEvent(event)
   }
 
   setAudioMode(mode: AudioMode): void {
@@ -220,6 +263,10 @@ export class Session implements TerminalSession, RoomMember {
 
   private introduce(room: string | null, sourceId: number | null, participants: ReadonlyArray<ParticipantInfo>) {
     this.introduced = true
+    if (this.gate?.held) {
+      this.held = []
+      this.gate.wait(() => this.sendHeld())
+    }
     this.sendEvent({
       type: 'session',
       protocol: PROTOCOL_VERSION,
@@ -257,6 +304,8 @@ export class Session implements TerminalSession, RoomMember {
 
   close(reason: HarkError): void {
     if (this.done) return
+    // Closed before its introduction was let through: it hears it now, then why it closes.
+    this.sendHeld()
     this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
     this.finish(reason)
     this.link.close(reason)

@@ -25,7 +25,7 @@ import { Log, type Logger } from './log.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
-import { Session, type OpenOptions, type SessionInfo, type TerminalLink, type TerminalSession } from './session.js'
+import { IntroductionGate, Session, type OpenOptions, type SessionInfo, type TerminalLink, type TerminalSession } from './session.js'
 import type { Change } from './storage/changes.js'
 import type { ChangeFeed } from './storage/changeFeed.js'
 import { Storage } from './storage/storage.js'
@@ -36,6 +36,8 @@ const TERMINAL_CHANGES = ['client.updated', 'client.deleted', 'client.tokensRevo
 
 export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly workspaces = new Map<string, ActorRefFrom<typeof workspaceMachine>>()
+  /** Held while usage rows of new sessions wait for their group commit (core/usage/meter.ts). */
+  readonly introductions = new IntroductionGate()
   private readonly listeners = new Map<string, Set<(event: WorkspaceAnnouncement) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
@@ -111,7 +113,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** Admit an authenticated terminal. The first event it gets is `session` (or `session.closing`). */
   open(identity: TerminalIdentity, link: TerminalLink, options: OpenOptions = {}): TerminalSession {
-    const session = new Session(identity, link, this.clock, options.audioMode ?? 'forward')
+    const session = new Session(identity, link, this.clock, options.audioMode ?? 'forward', this.introductions)
     if (this.closing) session.close(new ServerShuttingDown({ message: 'server shutting down' }))
     else {
       const { credential, client } = identity
