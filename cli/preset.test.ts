@@ -28,7 +28,7 @@ describe('hark preset (real process)', () => {
       'preset', 'create', 'greeter', '--provider', 'echo', '--name', 'Greeter', '--agent-config', '{"silenceMs":300}', ...ws,
     ])
     expect(created).toEqual({
-      presetId: 'greeter', name: 'Greeter', provider: 'echo', config: { silenceMs: 300 },
+      presetId: 'greeter', name: 'Greeter', provider: 'echo', config: { silenceMs: 300 }, record: null,
       createdAt: expect.any(String), updatedAt: expect.any(String),
     })
     await cliJson(['preset', 'create', 'voice', '--provider', 'openai-realtime', '--agent-config', '{"voice":"verse"}', ...ws])
@@ -36,6 +36,8 @@ describe('hark preset (real process)', () => {
     const updated = await cliJson<Record<string, unknown>>(['preset', 'update', 'greeter', '--agent-config', '{"silenceMs":800}', ...ws])
     expect(updated).toMatchObject({ presetId: 'greeter', name: 'Greeter', config: { silenceMs: 800 } })
     expect(await cliJson(['preset', 'show', 'greeter', ...ws])).toEqual(updated)
+    expect(await cliJson(['preset', 'update', 'voice', '--record', 'both', ...ws])).toMatchObject({ presetId: 'voice', record: { tracks: 'both' } })
+    expect(await cliJson(['preset', 'update', 'voice', '--record', 'none', ...ws])).toMatchObject({ presetId: 'voice', record: null })
 
     // Refusals: one line on stderr, exit 2 for an invalid value and 1 for a conflict or a miss, nothing stored.
     const refusals: Array<[string[], RegExp, number]> = [
@@ -45,6 +47,7 @@ describe('hark preset (real process)', () => {
       [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{"loud":true}'], /config\.loud is not a setting of the echo provider/, 2],
       [['preset', 'create', 'x', '--provider', 'echo', '--agent-config', '{nope'], /--agent-config is not JSON/, 2],
       [['preset', 'create', 'default', '--provider', 'echo'], /reserved/, 2],
+      [['preset', 'create', 'x', '--provider', 'echo', '--record', 'stereo'], /record\.tracks must be one of mixed, per-participant, both/, 2],
       [['preset', 'create', 'greeter', '--provider', 'echo'], /already exists/, 1],
       [['preset', 'show', 'missing'], /no agent preset missing/, 1],
     ]

@@ -67,7 +67,32 @@ export interface AgentSession {
   onEvent?(event: ServerEvent): void
   /** Release everything (sockets, timers). Called once when the agent stops or fails. */
   stop?(): Promise<void> | void
+  /**
+   * Live control of the running agent (`POST /agents/{id}/say`, `…/interrupt`, `PATCH /agents/{id}`):
+   * each operation is optional, and one the session lacks is refused with 409 `not_supported`.
+   */
+  readonly control?: AgentControl
 }
+
+/** What a running session may be asked from outside (spec/agents.md, "Live control"). */
+export interface AgentControl {
+  /**
+   * Speak `text` (1–2000 characters, already checked): with `interrupt`, cut the current reply
+   * first (as a barge-in would); without, after the current reply. The room hears it as the
+   * agent's turn: audio, then `agent.event {kind: "transcript", role: "agent", text}`.
+   */
+  say?(text: string, options: { readonly interrupt: boolean }): void
+  /** Stop what the agent is saying, and drop a reply being prepared and text waiting to be said. */
+  interrupt?(): void
+  /**
+   * `ctx.config` was replaced (already decoded with the provider's schema): `changed` names the
+   * fields that differ. Apply them from the next turn on (send them upstream if the model keeps them).
+   */
+  update?(changed: ReadonlyArray<AgentUpdateField>): void
+}
+
+/** The config fields a live update may change (`PATCH /agents/{id}`). */
+export type AgentUpdateField = 'instructions' | 'tools'
 
 /** The agent's voice into the room: PCM or Opus in, paced Opus frames out (one per 20 ms). */
 export interface AgentAudioOut {
@@ -91,7 +116,11 @@ export interface AgentContext<Config = unknown> {
   readonly room: string
   /** The agent's participant id in the room. */
   readonly identity: string
-  /** The decoded config: provider defaults < preset < overrides. */
+  /**
+   * The decoded config: provider defaults < preset < overrides < live updates. A live update
+   * (`PATCH /agents/{id}`) replaces it while the session runs, then calls `control.update`: read
+   * it at each use rather than keeping a copy.
+   */
   readonly config: Config
   /** A child logger tagged with the agent; secret-bearing fields are redacted. */
   readonly log: Logger

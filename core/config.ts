@@ -162,6 +162,16 @@ export const coreSettings = {
       "a thread of its own copies the file's write-ahead log into it (a WAL checkpoint, with its fsyncs) every N ms when something was written, so the engine's commits never wait for one; 0 → SQLite's default: the commit that takes the log past 1000 pages checkpoints, on the engine's thread (a replica on a libSQL server is not checkpointed either way)",
     ),
   },
+  recordings: {
+    dir: setting(OptionalText, null, 'where room recordings are written, a directory per recording; null → <dataDir>/recordings'),
+    minFreeMb: setting(
+      intBetween(0, 1_048_576),
+      512,
+      'free disk space (MiB) below which a running recording stops with recording.failed (the room goes on) and none starts; 0 → no floor',
+    ),
+    retentionDays: setting(intBetween(0, 36_500), 0, 'ended recordings older than this are deleted with their files; 0 → kept until deleted'),
+    flushMs: setting(intBetween(100, 1000), 1000, 'how often a recording writes its pages: the most audio a crash can lose'),
+  },
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),
   },

@@ -151,7 +151,7 @@ describe('embedding the engine', () => {
     const calls: string[] = []
     const node: ClusterNode = {
       shared: true,
-      placement: { owns: () => false, ownerFor: async () => null, dispatchAt: async () => Promise.reject(new Error('no')), remoteList: async () => [], remoteAgent: async () => null },
+      placement: { owns: () => false, ownerFor: async () => null, dispatchAt: async () => Promise.reject(new Error('no')), remoteList: async () => [], remoteAgent: async () => null, remoteControl: async () => null },
       leases: { shared: true, holds: () => false, want: () => undefined, drop: () => undefined, onChange: () => () => undefined },
       owns: () => false,
       setAgentHooks: () => void calls.push('hooks'),

@@ -27,6 +27,7 @@ import { beginHttpDrain, HttpServer, httpServerLayer } from './http.js'
 import { createLogger, Log, logLayer, type Logger } from './log.js'
 import { Metrics, metricsLayer } from './metrics.js'
 import type { EnginePlugin } from './plugin.js'
+import { recordingsLayer } from './recordings/recordingsLayer.js'
 import { Extensions, extensionsLayer } from './registryLayer.js'
 import { checkMasterKey, loadMasterKey, makeMasterKey, MasterKey } from './security/masterKey.js'
 import { Security, securityLayer } from './security/security.js'
@@ -240,13 +241,14 @@ const serving = (settings: Settings) =>
 
 /**
  * The engine's own layers, each built on those before it and released in reverse: the provider
- * workers, the dispatcher, the room default agents, the extensions' registry, the HTTP server
+ * workers, the dispatcher, the room default agents, room recordings, the extensions' registry, the HTTP server
  * (listening), the cluster; then `serving`.
  */
 const engineLayers = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
   clusterLayer(settings, ports).pipe(
     Layer.provideMerge(httpServerLayer(settings)),
     Layer.provideMerge(extensionsLayer(settings, extensions, ports)),
+    Layer.provideMerge(recordingsLayer(settings)),
     Layer.provideMerge(roomDefaultAgentsLayer(settings)),
     Layer.provideMerge(agentDispatcherLayer(settings)),
     Layer.provideMerge(providerWorkersLayer(settings, extensions)),

@@ -88,6 +88,10 @@ export class CapacityExceeded extends Data.TaggedError('CapacityExceeded')<{
 }> {}
 /** An agent's provider failed to start (or timed out starting); the reason is public and secret-free. */
 export class AgentStartFailed extends Data.TaggedError('AgentStartFailed')<{ readonly message: string }> {}
+/** A running agent's provider cannot do what live control asked (say, interrupt, update); the message says which. */
+export class AgentControlUnsupported extends Data.TaggedError('AgentControlUnsupported')<{ readonly message: string }> {}
+/** Live control of an agent that runs on another node of the cluster (not forwarded). */
+export class AgentElsewhere extends Data.TaggedError('AgentElsewhere')<{ readonly message: string }> {}
 
 export class ServerShuttingDown extends Data.TaggedError('ServerShuttingDown')<{ readonly message: string }> {}
 
@@ -208,6 +212,8 @@ export type HarkError =
   | RateLimited
   | CapacityExceeded
   | AgentStartFailed
+  | AgentControlUnsupported
+  | AgentElsewhere
   | ClusterUnavailable
   | ServerShuttingDown
   | CredentialMissing
@@ -271,6 +277,8 @@ export const wireCodes: { readonly [T in HarkErrorTag]: WireCodes } = {
   RateLimited: { code: 'rate_limited', http: 429, mqtt5: 0x96, mqtt311: 0x03, ws: 4029 },
   CapacityExceeded: { code: 'capacity_exceeded', http: 503, mqtt5: 0x97, mqtt311: 0x03, ws: 1013 },
   AgentStartFailed: { code: 'agent_start_failed', http: 502, mqtt5: 0x80, mqtt311: 0x03, ws: 1011 },
+  AgentControlUnsupported: { code: 'not_supported', http: 409, mqtt5: 0x80, mqtt311: 0x03, ws: 4009 },
+  AgentElsewhere: { code: 'agent_elsewhere', http: 409, mqtt5: 0x80, mqtt311: 0x03, ws: 4009 },
   ClusterUnavailable: { code: 'cluster_unavailable', http: 503, mqtt5: 0x88, mqtt311: 0x03, ws: 1013 },
   ServerShuttingDown: { code: 'server_shutting_down', http: 503, mqtt5: 0x8b, mqtt311: 0x03, ws: 1001 },
   CredentialMissing: { code: 'credential_missing', http: 401, mqtt5: 0x86, mqtt311: 0x04, ws: 4001 },

@@ -79,6 +79,14 @@ export type ServerEvent =
       readonly participantId: string
       readonly event: Readonly<Record<string, unknown>>
     }
+  | {
+      /** The room is being recorded (`recording: true`, also told to each member joining while it is) or no longer is. */
+      readonly type: 'room.recording'
+      readonly room: string
+      readonly recording: boolean
+      readonly recordingId: string
+      readonly tracks: 'mixed' | 'per-participant' | 'both'
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | {

@@ -70,6 +70,9 @@ const newUlid = (nowMs: number, prefix = ''): string => {
   return out.toString('latin1')
 }
 
+/** A recording id: `rec_` and a ULID, so ids sort by start time. */
+export const newRecordingId = (nowMs: number) => newUlid(nowMs, 'rec_')
+
 /** A token id: a ULID stamped with the issuing clock's time. */
 export const newJti = (nowMs: number) => newUlid(nowMs)
 

@@ -17,6 +17,7 @@ import type { Extension } from './define.js'
 import { GatewayRoutes } from './gatewayRoutes.js'
 import type { EngineHost } from './host.js'
 import { EngineLeases } from './leases.js'
+import { RecordingsService } from './recordings/recordingsLayer.js'
 import { Log } from './log.js'
 import { Metrics } from './metrics.js'
 import { PresenceService } from './presence.js'
@@ -56,6 +57,7 @@ export const makeExtensions = (settings: Settings, extensions: ReadonlyArray<Ext
       presence: yield* PresenceService,
       terminals: yield* Terminals,
       agents,
+      recordings: yield* RecordingsService,
     }
     const services: EngineServiceMap = {
       ...operations,

@@ -21,6 +21,7 @@ import { Clock, type ClockShape } from './clock.js'
 import { ServerShuttingDown } from './errors.js'
 import type { RemoteSink } from './dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from './events.js'
+import type { RoomRecording } from './recordings/roomRecorder.js'
 import { Log, type Logger } from './log.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
@@ -165,6 +166,11 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   /** Cluster: the other nodes with members in a room of this node, each sent the room's own frames (the room actor sets them on its router). */
   setRoomRemotes(workspaceId: string, room: string, remotes: ReadonlyArray<RemoteSink>): void {
     this.send(workspaceId, { type: 'ROOM_REMOTES', room, remotes })
+  }
+
+  /** Start (a recording) or stop (null) recording a room open on this node (the room actor sets the tap on its router). */
+  setRoomRecording(workspaceId: string, room: string, recording: RoomRecording | null): void {
+    this.send(workspaceId, { type: 'ROOM_RECORDING', room, recording })
   }
 
   /**

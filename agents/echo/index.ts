@@ -3,7 +3,7 @@
  * activity, and plays each utterance back into the room. Deterministic, free, and offline — for
  * tests, demos and latency measurements. It tells the room each time it echoes
  * (`agent.event` {kind: "echo", durationMs, voicedMs}). A terminal's `turn.end` ends the utterance
- * at once; its `turn.abort` (barge-in) drops the echo still playing ({kind: "interrupted"}).
+ * at once; its `turn.abort` (barge-in) drops the echo still playing ({kind: "interrupted"}), and so does a live `interrupt`.
  */
 // Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
 import * as Effect from 'effect/Effect'
@@ -48,6 +48,14 @@ export const createEchoProvider = (): AgentProvider<EchoConfig> => ({
           ctx.audio.clear()
           if (playing) ctx.emit({ kind: 'interrupted' })
         }
+      },
+      // Live control: an interrupt drops what is still to be played, as a barge-in does (it has no text to say, no instructions).
+      control: {
+        interrupt: () => {
+          if (!ctx.audio.speaking) return
+          ctx.audio.clear()
+          ctx.emit({ kind: 'interrupted' })
+        },
       },
     }
   },

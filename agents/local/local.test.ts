@@ -147,6 +147,27 @@ describe('local agent: real speech in, a device tool called, real speech out', (
     k.close()
   }, 60_000)
 
+  it('live control: a said text is spoken by flite and recognised by pocketsphinx; an interrupt cuts a long one short', async () => {
+    const k = await kitchen()
+    const from = k.term.frames.items.length
+    await t.engine.host.agents.control(seed.workspaceId, k.agent.agentId, { op: 'say', text: 'The kitchen light is on.', interrupt: false })
+    expect(await k.agentEvent('transcript', (e) => e.role === 'agent')).toMatchObject({ text: 'The kitchen light is on.', final: true })
+    const ears = replyRecognizer(replies)
+    expect(ears.hear(heardFrom(k.term, k.agentSource, from))).toContain('the kitchen light is on')
+    ears.close()
+
+    const story = preset.intents.find((i) => i.name === 'story')!.reply
+    await t.engine.host.agents.control(seed.workspaceId, k.agent.agentId, { op: 'say', text: story, interrupt: true })
+    const mark = k.term.frames.items.length
+    await k.term.frames.next(() => k.term.frames.items.length - mark > 25, TURN_MS, 'half a second of the story')
+    await t.engine.host.agents.control(seed.workspaceId, k.agent.agentId, { op: 'interrupt' })
+    await k.agentEvent('interrupted')
+    const cut = await k.agentEvent('transcript', (e) => e.truncated === true)
+    expect(story.startsWith(String(cut.text))).toBe(true)
+    expect(cut.text).not.toBe(story)
+    k.close()
+  }, 60_000)
+
   it("pocketsphinx-testdata's recording of a person: 'go forward ten meters' moves the robot", async () => {
     const k = await kitchen()
     await k.say(recording('goforward.raw'))

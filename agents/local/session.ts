@@ -13,7 +13,7 @@
  * `maxUtteranceMs` (a monologue) is not answered; when the monologue ends the agent says once
  * that it did not catch it.
  */
-import { AgentFailure, heardOfSpoken, SpeechSegmenter, whenPlayed, type AgentContext, type AgentSession, type ServerEvent, type ToolResult } from '../../core/provider.js'
+import { AgentFailure, heardOfSpoken, SpeechSegmenter, whenPlayed, type AgentContext, type AgentControl, type AgentSession, type ServerEvent, type ToolResult } from '../../core/provider.js'
 import { ChatError, chatTurn, type ChatEndpoint, type ChatMessage } from './chat.js'
 import { loadDictionary } from './dictionary.js'
 import { missingReason, type FliteVoice, type LocalEngines } from './engines.js'
@@ -188,6 +188,29 @@ export class LocalSession implements AgentSession {
     this.grammar = this.languageModel = null
   }
 
+  /** Text asked for with `say` (no interrupt) while a reply was under way: said once it ends. */
+  private readonly toSay: string[] = []
+
+  /** Live control: say through flite, interrupt as a barge-in (no instructions to update). */
+  readonly control: AgentControl = {
+    say: (text, { interrupt }) => {
+      if (interrupt) this.bargeIn()
+      if (this.turn) this.toSay.push(text)
+      else this.sayNow(text)
+    },
+    interrupt: () => {
+      this.toSay.length = 0
+      this.bargeIn()
+    },
+  }
+
+  private sayNow(text: string): void {
+    if (this.stopped) return
+    const turn: Turn = { abort: new AbortController(), spoken: [], pushedMs: 0, speaking: false }
+    this.turn = turn
+    void this.speak(turn, text)
+  }
+
   /** Someone talks over the reply: stop it; publish what the room heard of it. */
   private bargeIn(): void {
     const turn = this.turn
@@ -320,5 +343,7 @@ export class LocalSession implements AgentSession {
   private endTurn(turn: Turn): void {
     if (this.turn === turn) this.turn = null
     this.ctx.emit({ kind: 'state', state: 'listening' })
+    const next = this.turn === null ? this.toSay.shift() : undefined
+    if (next !== undefined) this.sayNow(next)
   }
 }

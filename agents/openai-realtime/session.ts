@@ -22,6 +22,7 @@ import {
   scrubSecrets,
   ToolRunner,
   type AgentContext,
+  type AgentControl,
   type AgentSession,
   type ServerEvent,
   type ToolConfig,
@@ -123,6 +124,18 @@ export const sessionUpdate = (config: RealtimeConfig, tools: Record<string, unkn
   },
 })
 
+/** The response that speaks `text` on request (control): the model is told to say it word for word, no tool. */
+export const sayResponse = (text: string) => ({
+  type: 'response.create',
+  response: { instructions: `Say exactly the following, word for word, and nothing else:\n${text}`, tool_choice: 'none' },
+})
+
+/** A live update's `session.update`: the instructions and the tools on offer. */
+const instructionsUpdate = (config: RealtimeConfig, tools: Record<string, unknown>) => ({
+  type: 'session.update',
+  session: { type: 'realtime', instructions: config.instructions, ...tools },
+})
+
 /** Open a socket, wait for `session.created`, configure the session, wait for `session.updated`. */
 const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint, tools: RealtimeTools): Promise<WebSocket> => {
   const ws = new WebSocket(realtimeUrl(endpoint.baseUrl, ctx.config.model), {
@@ -189,11 +202,43 @@ export class RealtimeSession implements AgentSession {
   /** Our client events whose `error` is expected or handled: event id -> what it was. */
   private readonly pending = new Map<string, PendingEvent>()
   private readonly reconnects: number[] = []
+  /** Text to say once the response under way is done (control.ts). */
+  private readonly toSay: string[] = []
+
+  /** Live control: say and update as Realtime API client events, interrupt as a barge-in. */
+  readonly control: AgentControl = {
+    say: (text, { interrupt }) => {
+      if (interrupt) this.control.interrupt!()
+      // One response at a time: a say while one is under way (or being cancelled) waits for its response.done.
+      if (this.responseId !== null) this.toSay.push(text)
+      else this.send(sayResponse(text))
+    },
+    interrupt: () => {
+      this.toSay.length = 0
+      if (this.responseId !== null || this.ctx.audio.speaking || (this.reply !== null && !this.reply.settled)) this.bargeIn(false)
+    },
+    update: (changed) => {
+      this.send(instructionsUpdate(this.ctx.config, this.tools.sessionFields()))
+      if (changed.includes('tools')) this.watchTools(this.runner)
+    },
+  }
+  private watchingTools = false
+
+  /** From the first read of ctx.tools on: the session's tools follow the room's, and the room is told. */
+  private watchTools(runner: ToolRunner): void {
+    if (this.watchingTools) return
+    this.watchingTools = true
+    this.ctx.tools.onChange(() => {
+      this.send({ type: 'session.update', session: { type: 'realtime', ...this.tools.sessionFields() } })
+      this.ctx.emit({ kind: 'tools', tools: runner.functions().map((f) => f.name) })
+    })
+  }
 
   private constructor(
     private readonly ctx: AgentContext<RealtimeConfig>,
     private readonly endpoint: RealtimeEndpoint,
     private readonly tools: RealtimeTools,
+    private readonly runner: ToolRunner,
     private readonly up: PcmResampler,
     private readonly down: PcmResampler,
   ) {}
@@ -214,15 +259,10 @@ export class RealtimeSession implements AgentSession {
       down.close()
       throw e
     }
-    session = new RealtimeSession(ctx, endpoint, tools, up, down)
+    session = new RealtimeSession(ctx, endpoint, tools, runner, up, down)
     session.attach(ws)
     // Read now (only when tools are allowed): the room's devices are asked for theirs as the agent joins.
-    if (ctx.config.tools) {
-      ctx.tools.onChange(() => {
-        session!.send({ type: 'session.update', session: { type: 'realtime', ...tools.sessionFields() } })
-        ctx.emit({ kind: 'tools', tools: runner.functions().map((f) => f.name) })
-      })
-    }
+    if (ctx.config.tools) session.watchTools(runner)
     ctx.emit({ kind: 'state', state: 'listening' })
     return session
   }
@@ -501,6 +541,8 @@ export class RealtimeSession implements AgentSession {
       this.ctx.emit({ kind: 'reply', status, reason })
     }
     if (!this.ctx.audio.speaking && (this.reply === null || this.reply.settled)) this.ctx.emit({ kind: 'state', state: 'listening' })
+    const next = this.responseId === null ? this.toSay.shift() : undefined
+    if (next !== undefined) this.send(sayResponse(next))
   }
 
   private onError(event: RealtimeServerEvent): void {

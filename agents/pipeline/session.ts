@@ -16,7 +16,7 @@
  */
 import {
   heardOfSpoken, PcmResampler, scrubSecrets, SpeechSegmenter, ToolRunner, VAD_RATE, whenPlayed,
-  type AgentContext, type AgentSession, type ServerEvent, type ToolConfig,
+  type AgentContext, type AgentControl, type AgentSession, type ServerEvent, type ToolConfig,
 } from '../../core/provider.js'
 import { ApiError, chatStream, speech, transcribe, wavFile, type ApiEndpoint, type ChatMessage, type Stage, type ToolCall } from './openaiHttp.js'
 import { SentenceSplitter } from './sentences.js'
@@ -72,6 +72,37 @@ export class PipelineSession implements AgentSession {
   private readonly resamplers = new Map<number, Promise<PcmResampler>>()
   private stopped = false
   private readonly tools: ToolRunner
+  /** Text asked for with `say` (no interrupt) while a reply was under way: said once it ends. */
+  private readonly toSay: string[] = []
+
+  /** Live control: say through text-to-speech, interrupt as a barge-in, update read at the next turn. */
+  readonly control: AgentControl = {
+    say: (text, { interrupt }) => {
+      if (interrupt) this.interrupt()
+      if (this.turn) this.toSay.push(text)
+      else void this.sayNow(text)
+    },
+    interrupt: () => {
+      this.toSay.length = 0
+      this.interrupt()
+    },
+    // Instructions and tools are read from ctx.config at every turn; tell the room the tools on offer now.
+    update: (changed) => {
+      if (!changed.includes('tools')) return
+      this.watchTools()
+      this.toolsOnOffer()
+    },
+  }
+  private unwatchTools: (() => void) | null = null
+
+  /** Tell the room the tools on offer whenever the room's tools change (from the first read of ctx.tools on). */
+  private watchTools(): void {
+    this.unwatchTools ??= this.ctx.tools.onChange(() => this.toolsOnOffer())
+  }
+
+  private toolsOnOffer(): void {
+    this.ctx.emit({ kind: 'tools', tools: this.tools.functions().map((f) => f.name) })
+  }
 
   private constructor(
     private readonly ctx: AgentContext<PipelineConfig>,
@@ -95,7 +126,7 @@ export class PipelineSession implements AgentSession {
       },
     )
     // Read now (only when tools are allowed): the devices of the room are asked for their tools as the agent joins.
-    if (c.tools) ctx.tools.onChange(() => ctx.emit({ kind: 'tools', tools: session.tools.functions().map((f) => f.name) }))
+    if (c.tools) session.watchTools()
     ctx.emit({ kind: 'state', state: 'listening' })
     return session
   }
@@ -120,6 +151,46 @@ export class PipelineSession implements AgentSession {
 
   private onSpeechStarted(): void {
     if (this.turn?.speaking) this.bargeIn()
+  }
+
+  /** Stop the reply being spoken (as a barge-in) or being prepared. */
+  private interrupt(): void {
+    const turn = this.turn
+    if (!turn) return
+    if (turn.speaking) return this.bargeIn()
+    this.turn = null
+    turn.abort.abort()
+    this.ctx.audio.clear()
+    this.ctx.emit({ kind: 'interrupted' })
+    this.ctx.emit({ kind: 'state', state: 'listening' })
+  }
+
+  /** A turn of the agent's own, on request: `text` spoken sentence by sentence, kept in the conversation. */
+  private async sayNow(text: string): Promise<void> {
+    if (this.stopped) return
+    const turn: Turn = { abort: new AbortController(), spoken: [], pushedMs: 0, speaking: false }
+    this.turn = turn
+    const { signal } = turn.abort
+    try {
+      const splitter = new SentenceSplitter(this.ctx.config.language ?? 'en')
+      for (const sentence of [...splitter.push(text), ...splitter.end()]) await this.speak(turn, sentence)
+      if (signal.aborted || this.turn !== turn) return
+      this.ctx.audio.flush()
+      if (!(await whenPlayed(this.ctx.audio, signal))) return
+      const said = turn.spoken.map((s) => s.text).join(' ')
+      if (said) {
+        this.ctx.emit({ kind: 'transcript', role: 'agent', text: said, final: true })
+        this.remember({ role: 'assistant', content: said })
+      }
+      this.endTurn(turn)
+    } catch (e) {
+      if (this.turn !== turn) return
+      if (e instanceof ApiError) this.turnFailed(turn, e)
+      else if (!signal.aborted) {
+        this.ctx.log.error({ error: scrubSecrets(String(e), this.endpoints.secrets) }, 'pipeline say failed unexpectedly')
+        this.ctx.fail('pipeline failed unexpectedly')
+      }
+    }
   }
 
   /** Someone talks over the reply: stop it, publish and keep only what the room heard. */
@@ -266,6 +337,8 @@ export class PipelineSession implements AgentSession {
   private endTurn(turn: Turn): void {
     if (this.turn === turn) this.turn = null
     this.ctx.emit({ kind: 'state', state: 'listening' })
+    const next = this.turn === null ? this.toSay.shift() : undefined
+    if (next !== undefined) void this.sayNow(next)
   }
 
   /** Keep the conversation to the last `maxHistoryTurns` exchanges. */

@@ -19,6 +19,11 @@
  * the engine adds on top of the codec work an agent needs anyway. Hark's dtx-mode figures (the
  * terminal stops sending after its speech; the room's mixed input fills the silence) are in the
  * JSON as dtxP50Ms / dtxP99Ms.
+ *
+ * Each hark run then measures the tool round trip (workers/agentTools.ts): a `pipeline` agent on
+ * the local OpenAI fakes calling a xiaozhi device emulator's tool, from the model's tool-call
+ * reply to the device's `tools/call` to the model's next request with the result (p50/p99 in the
+ * JSON as toolRoundTripP50Ms / toolRoundTripP99Ms, with each leg; a line below the table).
  */
 import { serverCpus } from '../harness/cores.js'
 import { monotonicUs } from '../harness/clock.js'
@@ -27,8 +32,9 @@ import { measurement } from '../harness/measurement.js'
 import { benchModule } from '../harness/paths.js'
 import { measureWindow } from '../harness/window.js'
 import { startWorker } from '../harness/worker.js'
-import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
+import { defineScenario, type ComparedSide, type MeasureContext, type Measurement } from '../scenario.js'
 import type { AgentEchoResult } from '../workers/agentEcho.js'
+import type { AgentToolsResult } from '../workers/agentTools.js'
 
 /** echo's shortest `silenceMs`: short turns, so a quick run has a few hundred per side. */
 const SILENCE_MS = 100
@@ -83,6 +89,56 @@ const measureSide = async (ctx: MeasureContext, side: Side): Promise<Measurement
   })
 }
 
+/**
+ * The tool round trip (workers/agentTools.ts), in its own process on the server's cores after the
+ * echo run: its figures go in the hark run's `extra` (ms).
+ */
+const measureTools = async (ctx: MeasureContext): Promise<Record<string, number>> => {
+  const name = 'hark-agent-tools'
+  const w = startWorker(ctx.procs, { name, module: benchModule('workers/agentTools'), cpus: serverCpus(ctx.cores), logFile: ctx.logFile(name) })
+  ctx.phase(`${name}: a pipeline agent calling a device tool`)
+  w.send({ type: 'start' })
+  await w.next('ready', 120_000)
+  const warmupUntilUs = monotonicUs() + 50_000 + ctx.warmupMs * 1000
+  const endUs = warmupUntilUs + ctx.durationMs * 1000
+  w.send({ type: 'go', warmupUntilUs, endUs })
+  ctx.phase(`${name}: turns of ten tool calls, ${(ctx.durationMs / 1000).toFixed(0)} s measured`)
+  const r = await w.next<AgentToolsResult>('result', (endUs - monotonicUs()) / 1000 + 60_000)
+  const trip = summarize(decodeHistogram(r.roundTrip))
+  const call = summarize(decodeHistogram(r.callLeg))
+  const result = summarize(decodeHistogram(r.resultLeg))
+  if (!trip || !call || !result) throw new Error(`${name}: no tool call completed in the window (${r.turns} turns, ${r.missedTurns} missed)`)
+  return {
+    toolCalls: r.calls,
+    toolTurns: r.turns,
+    toolMissedTurns: r.missedTurns,
+    toolRoundTripP50Ms: trip.p50Ms,
+    toolRoundTripP99Ms: trip.p99Ms,
+    toolCallLegP50Ms: call.p50Ms,
+    toolCallLegP99Ms: call.p99Ms,
+    toolResultLegP50Ms: result.p50Ms,
+    toolResultLegP99Ms: result.p99Ms,
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+/** The tool round trip below the table: the median over the hark runs of each figure. */
+const compareTools = (sides: ReadonlyArray<ComparedSide>): string[] => {
+  const runs = sides.find((s) => s.role === 'hark')?.runs.flatMap((r) => (r.measurement?.extra.toolRoundTripP50Ms === undefined ? [] : [r.measurement.extra])) ?? []
+  if (runs.length === 0) return []
+  const m = (k: string) => median(runs.map((e) => e[k]!))
+  const f = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
+  return [
+    `tool round trip (pipeline agent, model's tool call → xiaozhi device tools/call → result → model's next request): p50 ${f(m('toolRoundTripP50Ms'))} ms, p99 ${f(m('toolRoundTripP99Ms'))} ms ` +
+      `(call leg p50 ${f(m('toolCallLegP50Ms'))} / p99 ${f(m('toolCallLegP99Ms'))} ms, result leg p50 ${f(m('toolResultLegP50Ms'))} / p99 ${f(m('toolResultLegP99Ms'))} ms; ` +
+      `${runs.reduce((n, e) => n + e.toolCalls!, 0)} calls in ${runs.length} run${runs.length === 1 ? '' : 's'})`,
+  ]
+}
+
 export default defineScenario<undefined>({
   name: 'agent-latency',
   description: 'end of user speech → first echo-agent frame out, engine overhead (p50, ms)',
@@ -96,8 +152,12 @@ export default defineScenario<undefined>({
   hark: {
     name: 'hark',
     label: 'Hark echo agent in a room (hub terminal → router → agent → paced playout → router)',
-    measure: (ctx) => measureSide(ctx, 'hark'),
+    measure: async (ctx) => {
+      const echo = await measureSide(ctx, 'hark')
+      return { ...echo, extra: { ...echo.extra, ...(await measureTools(ctx)) } }
+    },
   },
+  compare: compareTools,
   goal: { text: 'isolation (hark-isolated) adds ≤ 1 ms at p99 over hark (in the engine\'s thread)' },
   peers: [
     {

@@ -11,10 +11,14 @@ import {
   createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator, type PresetView,
 } from '../../core/agentRuntime/presets.js'
 import { ValidationFailed } from '../../core/errors.js'
+import type { RecordingTracksSetting } from '../../core/storage/recordings.js'
 import { CliError, output, withCommon, withOperator, type CommonOptions, type Operator } from '../context.js'
 import { requireWorkspace } from './shared.js'
 
-type PresetOptions = CommonOptions & { workspace: string; provider?: string; name?: string; agentConfig?: string }
+type PresetOptions = CommonOptions & { workspace: string; provider?: string; name?: string; agentConfig?: string; record?: string }
+
+/** `--record <tracks>`: the preset's `record` (checked by createPreset/updatePreset); `none` clears it. */
+const recordOf = (value: string) => (value === 'none' ? null : { tracks: value as RecordingTracksSetting })
 
 const parseConfig = (text: string | undefined): Record<string, unknown> | undefined => {
   if (text === undefined) return undefined
@@ -61,7 +65,8 @@ export const presetCommands = (program: Command) => {
       .requiredOption('--workspace <id>', 'workspace id')
       .requiredOption('--provider <name>', 'agent provider, e.g. echo or openai-realtime')
       .option('--name <name>', 'display name (the agent participant name)')
-      .option('--agent-config <json>', 'provider config as a JSON object (no keys or endpoints)'),
+      .option('--agent-config <json>', 'provider config as a JSON object (no keys or endpoints)')
+      .option('--record <tracks>', "record its agents' conversations: mixed, per-participant or both"),
   )
     .description('create a preset; its config is checked against the provider schema')
     .action(
@@ -70,6 +75,7 @@ export const presetCommands = (program: Command) => {
         const validate = await validatorFor(op, opts.provider!)
         const view = createPreset(op.storage, validate, opts.workspace, {
           presetId, provider: opts.provider!, name: opts.name ?? null, config: parseConfig(opts.agentConfig),
+          ...(opts.record !== undefined ? { record: recordOf(opts.record) } : {}),
         }, Date.now())
         output(opts, view, () => line(view))
       }),
@@ -99,7 +105,8 @@ export const presetCommands = (program: Command) => {
       .requiredOption('--workspace <id>', 'workspace id')
       .option('--provider <name>', 'agent provider')
       .option('--name <name>', 'display name')
-      .option('--agent-config <json>', 'replace the config (a JSON object)'),
+      .option('--agent-config <json>', 'replace the config (a JSON object)')
+      .option('--record <tracks>', "record its agents' conversations: mixed, per-participant, both, or none"),
   )
     .description('change a preset; agents already running keep the config they started with')
     .action(
@@ -110,6 +117,7 @@ export const presetCommands = (program: Command) => {
           ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
           ...(opts.name !== undefined ? { name: opts.name } : {}),
           ...(opts.agentConfig !== undefined ? { config: parseConfig(opts.agentConfig) } : {}),
+          ...(opts.record !== undefined ? { record: recordOf(opts.record) } : {}),
         }, Date.now())
         output(opts, view, () => line(view))
       }),

@@ -18,6 +18,8 @@ export interface HarkProcessOptions {
 export interface HarkProcess {
   /** Every line written to stdout or stderr, in order of arrival. */
   readonly lines: Inbox<string>
+  /** hark's own PID (not `script`'s with `tty`). */
+  readonly pid: Promise<number>
   /** The exit code (null when a signal killed it). */
   readonly exited: Promise<number | null>
   /** The first line matching `pattern`, failing if the process exits first. */
@@ -89,6 +91,7 @@ export const spawnHark = (argv: readonly string[], options: HarkProcessOptions =
       }),
     ])
   return {
+    pid,
     lines,
     exited,
     line,

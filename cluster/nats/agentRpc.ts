@@ -1,6 +1,6 @@
 /**
  * Agents across nodes (spec/cluster.md, Placement and Control across nodes): a dispatch runs on
- * the room's owner (`ownerFor`, then `hark.agent.<owner>`), and lists, reads and stops by id ask
+ * the room's owner (`ownerFor`, then `hark.agent.<owner>`), and lists, reads, stops and live control by id ask
  * every other live node (`hark.agents.<node>`). Both sides are here: the asking one
  * (`AgentPlacement`, which the engine's dispatcher uses) and the answering one, which calls the
  * engine's agent side through `ClusterAgentHooks`.
@@ -8,7 +8,10 @@
 import type { AgentPlacement, DispatchRequest } from '../../core/agentRuntime/dispatcher.js'
 import type { AgentOrigin, AgentView } from '../../core/agentRuntime/liveAgent.js'
 import type { ClusterAgentHooks } from '../../core/cluster/cluster.js'
+import type { AgentControlRequest } from '../../core/agentRuntime/agentControl.js'
 import {
+  AgentControlUnsupported,
+  AgentElsewhere,
   AgentStartFailed,
   ClusterUnavailable,
   Conflict,
@@ -22,7 +25,7 @@ import {
 } from '../../core/errors.js'
 import type { Link } from './link.js'
 import type { Peers } from './peers.js'
-import { decode, encode, keyOf, S, type AgentAnswer, type AgentQuery, type AgentRequest } from './protocol.js'
+import { decode, encode, keyOf, S, type AgentAnswer, type AgentQuery, type AgentRequest, type WireError } from './protocol.js'
 import type { RoomLeases } from './roomLeases.js'
 
 /** How long a node waits for another node's answer about its agents (a list or a read). */
@@ -30,9 +33,11 @@ const AGENT_QUERY_TIMEOUT_MS = 2000
 /** A stop waits for the agent to leave its room (agents.stopTimeoutMs at most, 60 s). */
 const AGENT_STOP_TIMEOUT_MS = 65_000
 
-/** Errors an owner answers a forwarded dispatch with, rebuilt on the asking node. */
-const rebuild = (tag: string, message: string): HarkError => {
+/** Errors an owner answers a forwarded dispatch or control with, rebuilt on the asking node. */
+const rebuild = ({ tag, message, field }: WireError): HarkError => {
   switch (tag) {
+    case 'AgentControlUnsupported':
+      return new AgentControlUnsupported({ message })
     case 'Conflict':
       return new Conflict({ message })
     case 'AgentStartFailed':
@@ -40,13 +45,19 @@ const rebuild = (tag: string, message: string): HarkError => {
     case 'NotFound':
       return new NotFound({ message })
     case 'ValidationFailed':
-      return new ValidationFailed({ field: 'body', message })
+      return new ValidationFailed({ field: field ?? 'body', message })
     case 'ServerShuttingDown':
       return new ClusterUnavailable({ message: 'the room owner is shutting down; retry' })
     default:
       return new Internal({ message })
   }
 }
+
+const wireError = (e: unknown): WireError => ({
+  tag: isHarkError(e) ? e._tag : 'Internal',
+  message: publicMessage(e),
+  ...(e instanceof ValidationFailed ? { field: e.field } : {}),
+})
 
 const unanswered = (answers: ReadonlyArray<{ node: string; views: AgentView[] | null }>): ClusterUnavailable | null => {
   const silent = answers.filter((a) => a.views === null).map((a) => a.node)
@@ -94,7 +105,7 @@ export class AgentRpc implements AgentPlacement {
       throw new ClusterUnavailable({ message: `the room owner did not answer: ${(e as Error).message}` })
     }
     const answer = decode(reply.data) as { view?: AgentView; error?: { tag: string; message: string } }
-    if (answer.error) throw rebuild(answer.error.tag, answer.error.message)
+    if (answer.error) throw rebuild(answer.error)
     return answer.view!
   }
 
@@ -114,6 +125,18 @@ export class AgentRpc implements AgentPlacement {
     return null
   }
 
+  async remoteControl(ws: string, agentId: string, request: AgentControlRequest): Promise<AgentView | null> {
+    // Only the node that runs the agent acts on it; the others answer that they have none.
+    const answers = await this.askPeers({ op: 'control', ws, agentId, request }, AGENT_QUERY_TIMEOUT_MS)
+    const found = answers.find((a) => a.views !== null && a.views.length > 0)
+    if (found) return found.views![0]!
+    const silent = answers.filter((a) => a.views === null).map((a) => a.node)
+    if (silent.length === 0) return null
+    throw new AgentElsewhere({
+      message: `agent ${agentId} is not on this node, and node ${silent.join(', ')}, where it may run, could not be reached within ${AGENT_QUERY_TIMEOUT_MS} ms; retry, or send the request to the node that owns the agent's room`,
+    })
+  }
+
   /** Ask every live peer; each answer's views, or ClusterUnavailable naming who did not answer. */
   private async askPeers(query: AgentQuery, timeout: number): Promise<Array<{ node: string; views: AgentView[] | null }>> {
     const nodes = [...this.peers.all.keys()]
@@ -122,7 +145,7 @@ export class AgentRpc implements AgentPlacement {
         try {
           const reply = await this.link.nc.request(S.agents(node), encode(query), { timeout })
           const answer = decode(reply.data) as AgentAnswer
-          if ('error' in answer) throw rebuild(answer.error.tag, answer.error.message)
+          if ('error' in answer) throw rebuild(answer.error)
           return { node, views: answer.views }
         } catch (e) {
           if (isHarkError(e)) throw e
@@ -156,12 +179,15 @@ export class AgentRpc implements AgentPlacement {
       const agents = this.hooks
       if (!agents) throw new ServerShuttingDown({ message: 'agents are not running here' })
       if (m.op === 'list') answer = { views: agents.list(m.ws, m.room) }
-      else {
+      else if (m.op === 'control') {
+        const view = await agents.control(m.ws, m.agentId, m.request)
+        answer = { views: view ? [view] : [] }
+      } else {
         const view = m.op === 'get' ? agents.get(m.ws, m.agentId) : await agents.stop(m.ws, m.agentId)
         answer = { views: view ? [view] : [] }
       }
     } catch (e) {
-      answer = { error: { tag: isHarkError(e) ? e._tag : 'Internal', message: publicMessage(e) } }
+      answer = { error: wireError(e) }
     }
     this.link.nc.publish(reply, encode(answer))
   }

@@ -2,6 +2,7 @@
  * What NATS carries between Hark nodes (spec/cluster.md, Subjects): the subjects, the JSON
  * control messages, the lease buckets and their keys. Audio has its own binary layout (wire.ts).
  */
+import type { AgentControlRequest } from '../../core/agentRuntime/agentControl.js'
 import type { DispatchRequest } from '../../core/agentRuntime/dispatcher.js'
 import type { AgentOrigin, AgentView } from '../../core/agentRuntime/liveAgent.js'
 import type { RelayedInfo } from '../../core/cluster/relayed.js'
@@ -65,7 +66,14 @@ export interface AgentRequest {
 export type AgentQuery =
   | { readonly op: 'list'; readonly ws: string; readonly room: string | null }
   | { readonly op: 'get' | 'stop'; readonly ws: string; readonly agentId: string }
-export type AgentAnswer = { readonly views: AgentView[] } | { readonly error: { readonly tag: string; readonly message: string } }
+  | { readonly op: 'control'; readonly ws: string; readonly agentId: string; readonly request: AgentControlRequest }
+/** An error answered across: its tag, public message and, for a validation failure, the field. */
+export interface WireError {
+  readonly tag: string
+  readonly message: string
+  readonly field?: string
+}
+export type AgentAnswer = { readonly views: AgentView[] } | { readonly error: WireError }
 
 /** A room of a workspace, as the node's maps key it. */
 export const keyOf = (ws: string, room: string) => `${ws}\n${room}`

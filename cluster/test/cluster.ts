@@ -19,7 +19,7 @@ export interface TestNode {
 
 const extensions = defaultConfig.extensions ?? []
 
-export const startCluster = async (n: number, { leaseTtlMs = 3000 } = {}) => {
+export const startCluster = async (n: number, { leaseTtlMs = 3000, agents = {} as Record<string, unknown> } = {}) => {
   const nats: NatsServer = await startNats()
   const sqld: Sqld = await startSqld()
   const masterKey = randomBytes(32).toString('base64')
@@ -35,6 +35,7 @@ export const startCluster = async (n: number, { leaseTtlMs = 3000 } = {}) => {
       storage: { url: sqld.url, changePollMs: 1000 },
       security: { masterKey },
       cluster: { natsUrl, nodeId: natsUrl ? `n${i}` : null, leaseTtlMs },
+      agents,
     } as EngineConfig & { dataDir: string }
   }
   // The workspace, its clients, tokens and device passwords: written once, in the shared database.

@@ -4,7 +4,8 @@ import { ManualClock } from '../clock.js'
 import type { SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 import { roomMachine, type RoomMember, type RoomParentEvent } from './room.js'
-import { uplink } from '../test/helpers.js'
+import { RoomRecorder } from '../recordings/roomRecorder.js'
+import { tempDir, uplink } from '../test/helpers.js'
 
 const T0 = Date.parse('2026-11-20T12:00:00Z')
 
@@ -286,5 +287,41 @@ describe('room actor', () => {
     ref.send({ type: 'AUDIO_MODE' })
     expect(router.hasMixer).toBe(true)
     ref.send({ type: 'CLOSE' })
+  })
+})
+
+describe('room actor: recording (RECORDING)', () => {
+  it('taps its router into the recording, feeds it every join and leave, and tells members, joiners included', async () => {
+    const dir = tempDir('hark-room-rec-')
+    try {
+      const { ref } = startRoom()
+      const a = member('a')
+      ref.send({ type: 'JOIN', member: a })
+      const tracks: string[][] = []
+      const recorder = new RoomRecorder({
+        recordingId: 'rec_room', room: 'lobby', tracks: 'per-participant', dir: dir.path, minFreeBytes: 0,
+        failed: () => {}, tracksChanged: (t) => tracks.push(t.map((x) => `${x.name}=${x.participantId}`)),
+      })
+      await recorder.start()
+      ref.send({ type: 'RECORDING', recording: recorder })
+      const told = { type: 'room.recording', room: 'lobby', recording: true, recordingId: 'rec_room', tracks: 'per-participant' }
+      expect(a.events).toContainEqual(told)
+      const b = member('b')
+      ref.send({ type: 'JOIN', member: b })
+      expect(b.events).toContainEqual(told)
+      expect(tracks.at(-1)).toEqual(['p1=a', 'p2=b'])
+      a.port!.router.forward(a.port!, uplink([0x78, 1, 2]), performance.now())
+      b.port!.router.forward(b.port!, uplink([0x78, 3]), performance.now())
+      expect(recorder.framesRecorded).toBe(2)
+      // Stopped: members hear it, frames no longer reach the recording.
+      ref.send({ type: 'RECORDING', recording: null })
+      expect(b.events.at(-1)).toEqual({ ...told, recording: false })
+      a.port!.router.forward(a.port!, uplink([0x78, 4]), performance.now())
+      expect(recorder.framesRecorded).toBe(2)
+      expect(b.frames).toHaveLength(2) // the room forwarded all along
+      await recorder.stop()
+    } finally {
+      dir.remove()
+    }
   })
 })

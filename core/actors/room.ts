@@ -23,6 +23,7 @@ import { systemClock, type ClockShape, type Timer } from '../clock.js'
 import type { FanoutReceiver } from '../dataplane/fanout.js'
 import { RoomRouter, type AudioSink, type RemoteSink, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
+import type { RoomRecording } from '../recordings/roomRecorder.js'
 
 /** Anything that can be in a room: a terminal session or an agent. */
 export interface RoomMember {
@@ -78,6 +79,8 @@ export interface RoomContext {
   readonly sweep: SpeakingSweep
   /** Members whose talk spurt is on, as announced (room.speaking): started, not yet stopped, still here. */
   readonly speaking: ReadonlySet<string>
+  /** The recording its router feeds, told of every join and leave; null when the room is not recorded. */
+  readonly recording: RoomRecording | null
 }
 
 export type RoomEvent =
@@ -94,6 +97,8 @@ export type RoomEvent =
   | { type: 'REMOTES'; remotes: ReadonlyArray<RemoteSink> }
   /** Its room-agents actor, created after the room opened (an agent or a policy needs one): it hears the roster from now on. */
   | { type: 'AGENTS'; agents: RoomRosterListener }
+  /** Start (a recording) or stop (null) recording the room: its router taps frames into it; members are told. */
+  | { type: 'RECORDING'; recording: RoomRecording | null }
   | { type: 'CLOSE' }
 
 /** What the room tells whoever hosts it (the workspace actor): its last member left. */
@@ -211,6 +216,8 @@ export class SpeakingSweep {
   }
 }
 
+const recordingEvent = (room: string, r: RoomRecording): ServerEvent => ({ type: 'room.recording', room, recording: true, recordingId: r.recordingId, tracks: r.tracks })
+
 const isTerminal = (m: RoomMember): number => (m.kind === 'terminal' ? 1 : 0)
 
 /** The set without these ids (the same set when it holds none of them). */
@@ -242,9 +249,12 @@ const rosterOf = (members: ReadonlyMap<string, MemberEntry>): RoomRoster => {
   return { participants: list, bySource, transports }
 }
 
-/** The roster when someone hears it: a room without a room-agents actor builds none (no work per join for agents it has not). */
+/**
+ * The roster when someone reads it: its room-agents actor or its recording. A room with neither
+ * builds none (no work per join for agents or recordings it has not).
+ */
 const rosterFor = (context: RoomContext, members: ReadonlyMap<string, MemberEntry>): RoomRoster =>
-  context.agents === null ? EMPTY_ROSTER : rosterOf(members)
+  context.agents === null && context.recording === null ? EMPTY_ROSTER : rosterOf(members)
 
 const speakerOf = (context: RoomContext, sourceId: number): MemberEntry | undefined =>
   [...context.members.values()].find((e) => e.port.sourceId === sourceId)
@@ -313,8 +323,11 @@ export const roomMachine = setup({
       const entry = context.members.get(event.member.id)!
       // Order matters: the member learns its room before any audio of it arrives.
       entry.member.joined(context.room, entry.port, participants(context.members, entry.member.id))
+      // Roster before sinks: the recording has the member's track before its first frame.
+      context.recording?.roster(context.roster.participants)
       rebuildSinks(context.router, context.members)
       broadcast(context.members, { type: 'participant.joined', room: context.room, participant: entry.info }, entry.member.id)
+      if (context.recording) entry.member.sendEvent(recordingEvent(context.room, context.recording))
     },
     announceLeave: ({ context, event }) => {
       assertEvent(event, 'LEAVE')
@@ -323,6 +336,7 @@ export const roomMachine = setup({
       remaining.delete(event.member.id)
       context.router.removeSource(entry.port.sourceId)
       rebuildSinks(context.router, remaining)
+      context.recording?.roster(participants(remaining))
       broadcast(remaining, { type: 'participant.left', room: context.room, participant: entry.info })
     },
     removeMember: assign(({ context, event }) => {
@@ -408,6 +422,18 @@ export const roomMachine = setup({
     startSweep: ({ context }) => context.sweep.start(),
     stopSweep: ({ context }) => context.sweep.stop(),
     dispose: ({ context }) => context.router.dispose(),
+    setRecording: assign(({ context, event }) => {
+      assertEvent(event, 'RECORDING')
+      const { recording } = event
+      if (recording === context.recording) return {}
+      // A room that built no roster (no room-agents actor, no recording until now) builds it here.
+      const roster = recording && context.roster === EMPTY_ROSTER && context.members.size > 0 ? rosterOf(context.members) : context.roster
+      recording?.roster(roster.participants)
+      context.router.setRecorder(recording)
+      const told = recording ?? context.recording
+      if (told) broadcast(context.members, recording ? recordingEvent(context.room, recording) : { type: 'room.recording', room: context.room, recording: false, recordingId: told.recordingId, tracks: told.tracks })
+      return { recording, roster }
+    }),
   },
   guards: {
     knownSpeaker: ({ context, event }) => {
@@ -447,6 +473,7 @@ export const roomMachine = setup({
       roster: EMPTY_ROSTER,
       sweep: new SpeakingSweep(clock, router, (ports) => self.send({ type: 'SPEAKERS_STOPPED', ports })),
       speaking: new Set(),
+      recording: null,
     }
   },
   initial: 'empty',
@@ -455,6 +482,7 @@ export const roomMachine = setup({
     AUDIO_MODE: { actions: 'splitAudioModes' },
     REMOTES: { actions: 'setRemotes' },
     AGENTS: { actions: ['attachAgents', 'tellAgents'] },
+    RECORDING: { actions: 'setRecording' },
     CLOSE: { target: '.closed' },
   },
   states: {

@@ -202,6 +202,12 @@ const nowhereAgents = nowhere as unknown as RoomAgentsRef // the same: it takes 
 const roomRef = (context: WorkspaceContext, room: string | null | undefined): RoomRef =>
   (room == null ? undefined : lookup(context.rooms, room)) ?? nowhere
 
+/** `event` as the event of `type` it must be (as xstate's assertEvent, with the type narrowed for a generic `type`). */
+const ofType = <T extends WorkspaceEvent['type']>(event: WorkspaceEvent, type: T): Extract<WorkspaceEvent, { type: T }> => {
+  if (event.type !== type) throw new Error(`Expected event ${JSON.stringify(event)} to have type "${type}"`)
+  return event as Extract<WorkspaceEvent, { type: T }>
+}
+
 /**
  * The session an event places and the room it is to be in: a new session by its client's
  * mapping, or a live one whose client's room changed (the transition's guard made sure it is live).
@@ -392,30 +398,14 @@ export const workspaceMachine = setup({
         return { type: 'LEAVE' as const, member: event.member }
       },
     ),
-    broadcast: sendTo(
-      ({ context, event }) => {
-        assertEvent(event, 'BROADCAST_ROOM')
-        return roomRef(context, event.room)
-      },
-      ({ event }) => {
-        assertEvent(event, 'BROADCAST_ROOM')
-        return { type: 'BROADCAST' as const, event: event.event }
-      },
-    ),
+    // Events that name a room, handed on to its room actor.
+    broadcast: sendTo(({ context, event }) => roomRef(context, ofType(event, 'BROADCAST_ROOM').room), ({ event }) => ({ type: 'BROADCAST' as const, event: ofType(event, 'BROADCAST_ROOM').event })),
     splitAudioModes: sendTo(({ context, event }) => {
       assertEvent(event, 'AUDIO_MODE')
       return roomRef(context, event.session.room)
     }, { type: 'AUDIO_MODE' as const }),
-    setRemotes: sendTo(
-      ({ context, event }) => {
-        assertEvent(event, 'ROOM_REMOTES')
-        return roomRef(context, event.room)
-      },
-      ({ event }) => {
-        assertEvent(event, 'ROOM_REMOTES')
-        return { type: 'REMOTES' as const, remotes: event.remotes }
-      },
-    ),
+    setRemotes: sendTo(({ context, event }) => roomRef(context, ofType(event, 'ROOM_REMOTES').room), ({ event }) => ({ type: 'REMOTES' as const, remotes: ofType(event, 'ROOM_REMOTES').remotes })),
+    setRecording: sendTo(({ context, event }) => roomRef(context, ofType(event, 'ROOM_RECORDING').room), ({ event }) => ({ type: 'RECORDING' as const, recording: ofType(event, 'ROOM_RECORDING').recording })),
     announceRoomClosed: emit(({ context, event }) => {
       assertEvent(event, 'ROOM_EMPTY')
       const ref = lookup(context.rooms, event.room)!
@@ -498,6 +488,7 @@ export const workspaceMachine = setup({
     BROADCAST_ROOM: { actions: 'broadcast' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
     ROOM_REMOTES: { actions: 'setRemotes' },
+    ROOM_RECORDING: { actions: 'setRecording' },
     ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom', 'closeIdleRoomAgents', 'dropIdleRoomAgents'] },
     ROOM_AGENTS: { actions: ['openRoomAgents', 'toRoomAgents'] },
     ROOM_AGENTS_IDLE: { guard: 'roomClosed', actions: ['closeIdleRoomAgents', 'dropIdleRoomAgents'] },

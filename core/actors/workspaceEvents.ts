@@ -5,6 +5,7 @@
 import type { HarkError } from '../errors.js'
 import type { RemoteSink } from '../dataplane/roomRouter.js'
 import type { ServerEvent } from '../events.js'
+import type { RoomRecording } from '../recordings/roomRecorder.js'
 import type { Session, SessionInfo } from '../session.js'
 import type { ClientEndedEvent } from './client.js'
 import type { RoomEmitted, RoomMember, RoomParentEvent } from './room.js'
@@ -25,6 +26,8 @@ export type WorkspaceEvent =
   | { type: 'AUDIO_MODE'; session: Session }
   /** Cluster: the other nodes with members in a room, where its own frames go. */
   | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
+  /** Start (a recording) or stop (null) recording a room open here. */
+  | { type: 'ROOM_RECORDING'; room: string; recording: RoomRecording | null }
   | RoomParentEvent
   /** To a room's room-agents actor; `open`: create it when the room has none (an agent is added). */
   /** `open`: create the room's room-agents actor if it has none (`whenRoomOpen`: if the room is open here). */

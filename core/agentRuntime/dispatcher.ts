@@ -16,9 +16,11 @@ import type { Settings } from '../config.js'
 import { AgentStartFailed, Conflict, NotFound, ServerShuttingDown, ValidationFailed } from '../errors.js'
 import { randomBase62 } from '../ids.js'
 import type { Logger } from '../log.js'
+import type { RecordingTracksSetting } from '../storage/recordings.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
 import type { TranscriptWriter } from '../transcripts/writer.js'
+import { controlAgent, type AgentControlRequest } from './agentControl.js'
 import { configJsonSchema, mergeConfig, validateAgentConfig } from './agentConfig.js'
 import { LiveAgent, type AgentOrigin, type AgentView } from './liveAgent.js'
 import { checkPresetIdForm } from './presets.js'
@@ -40,6 +42,8 @@ export interface ResolvedAgent {
   readonly name: string | null
   readonly identity: string
   readonly config: unknown
+  /** The preset asks for the room to be recorded while this agent is in it (null: it does not). */
+  readonly record: RecordingTracksSetting | null
 }
 
 export interface ProviderInfo {
@@ -54,6 +58,8 @@ export interface AgentLifecycleEvent {
   readonly type: 'started' | 'stopped' | 'failed'
   readonly workspaceId: string
   readonly agent: AgentView
+  /** Its preset's `record.tracks`: the room recording it wants while it is in the room (null: none). */
+  readonly record: RecordingTracksSetting | null
 }
 
 export const DEFAULT_IDENTITY = 'agent@default'
@@ -84,6 +90,12 @@ export interface AgentPlacement {
    * other node has it. Rejects with ClusterUnavailable when a node that may have it does not answer.
    */
   remoteAgent(workspaceId: string, agentId: string, op: 'get' | 'stop'): Promise<AgentView | null>
+  /**
+   * Live control of an agent that runs on another node, carried out there: its view after it,
+   * or null when no other node has it. Rejects with that node's error (not running, not
+   * supported, a validation failure), or AgentElsewhere when a node that may run it cannot be reached.
+   */
+  remoteControl(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView | null>
 }
 
 export interface DispatcherDeps {
@@ -230,6 +242,7 @@ export class AgentDispatcher {
       list: (ws: string, room: string | null) => this.list(ws, { room }),
       get: (ws: string, agentId: string) => this.get(ws, agentId),
       stop: async (ws: string, agentId: string) => (this.get(ws, agentId) === null ? null : this.stop(ws, agentId)),
+      control: async (ws: string, agentId: string, request: AgentControlRequest) => (this.agents.get(ws)?.has(agentId) ? this.controlHere(ws, agentId, request) : null),
     }
   }
 
@@ -259,7 +272,7 @@ export class AgentDispatcher {
 
   private announce(type: AgentLifecycleEvent['type'], agent: LiveAgent): void {
     if (this.lifecycleListeners.size === 0) return
-    const event: AgentLifecycleEvent = { type, workspaceId: agent.spec.workspaceId, agent: agent.view() }
+    const event: AgentLifecycleEvent = { type, workspaceId: agent.spec.workspaceId, agent: agent.view(), record: agent.spec.record }
     for (const listener of this.lifecycleListeners) {
       try {
         listener(event)
@@ -289,6 +302,7 @@ export class AgentDispatcher {
     let providerName = this.deps.settings.agents.defaultProvider
     let base: unknown = {}
     let name: string | null = null
+    let record: RecordingTracksSetting | null = null
     if (presetId !== null) {
       checkPresetIdForm(presetId)
       const preset = this.deps.storage.agentPresets.get(workspaceId, presetId)
@@ -296,11 +310,12 @@ export class AgentDispatcher {
       providerName = preset.provider
       base = preset.config
       name = preset.name
+      record = preset.record?.tracks ?? null
     }
     const provider = this.provider(providerName, presetId === null ? 'agents.defaultProvider' : 'presetId')
     const overrides = request.overrides ?? undefined
     const config = validateAgentConfig(providerName, provider, mergeConfig(base, overrides), 'overrides', overrides)
-    return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config }
+    return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config, record }
   }
 
   /**
@@ -374,6 +389,7 @@ export class AgentDispatcher {
         presetId: resolved.presetId,
         origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
+        record: resolved.record,
       },
       {
         provider: resolved.provider,
@@ -438,6 +454,24 @@ export class AgentDispatcher {
     const view = await this.placement.remoteAgent(workspaceId, agentId, 'stop')
     if (view === null) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
     return view
+  }
+
+  /**
+   * Live control (say, interrupt, update) of an agent of this workspace; answers its view. In a
+   * cluster an agent running on another node is controlled there (the placement forwards it).
+   */
+  async control(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView> {
+    if (this.agents.get(workspaceId)?.has(agentId)) return this.controlHere(workspaceId, agentId, request)
+    const remote = this.placement === null ? null : await this.placement.remoteControl(workspaceId, agentId, request)
+    if (remote === null) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    return remote
+  }
+
+  private controlHere(workspaceId: string, agentId: string, request: AgentControlRequest): AgentView {
+    const agent = this.agents.get(workspaceId)?.get(agentId)
+    if (!agent) throw new NotFound({ message: `no agent ${agentId} in this workspace` })
+    controlAgent(agent, this.providerDirectory.get(agent.spec.providerName), request)
+    return agent.view()
   }
 
   /** Agents of a workspace (running first, then newest), optionally of one room and/or one state class. */

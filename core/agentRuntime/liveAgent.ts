@@ -7,7 +7,7 @@
  * this agent's resources are released.
  */
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate'
-import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../agentProvider.js'
+import { AgentFailure, type AgentContext, type AgentControl, type AgentProvider, type AgentSession } from '../agentProvider.js'
 import { agentMachine, type AgentActorContext } from '../actors/agent.js'
 import { EMPTY_ROSTER } from '../actors/room.js'
 import type { RoomAgentsRef } from '../actors/roomAgents.js'
@@ -22,6 +22,7 @@ import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
 import { AgentMember } from './member.js'
 import { AgentPlayout } from './playout.js'
 import { scrubbedError, scrubSecrets } from './redact.js'
+import type { RecordingTracksSetting } from '../storage/recordings.js'
 
 export type AgentState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed'
 
@@ -55,6 +56,8 @@ export interface LiveAgentSpec {
   readonly presetId: string | null
   readonly origin: AgentOrigin
   readonly config: unknown
+  /** Its preset's recording tracks (the recordings service records the room while it is there); null: none. */
+  readonly record: RecordingTracksSetting | null
 }
 
 export interface LiveAgentDeps {
@@ -98,6 +101,8 @@ export class LiveAgent {
   private roomAgents: RoomAgentsRef | null = null
   readonly startedAt: number
   private endedAt: number | null = null
+  /** `ctx.config`: the spec's, until a live update replaces it (agentControl.ts). */
+  private liveConfig: unknown
   /** `ctx.tools`, made at its first read (an isolated provider's are made in its worker). */
   private tools: DeviceTools | null = null
   /** Its conversation as turns, from what it emits and hears (null: not recorded). */
@@ -108,6 +113,7 @@ export class LiveAgent {
     private readonly deps: LiveAgentDeps,
   ) {
     this.startedAt = deps.clock.now()
+    this.liveConfig = spec.config
     this.secrets = safeSecrets(deps.provider)
     this.log = deps.log.child({ agentId: spec.agentId, workspaceId: spec.workspaceId, room: spec.room, provider: spec.providerName })
     this.playout = new AgentPlayout(deps.leadMs)
@@ -234,6 +240,38 @@ export class LiveAgent {
     await this.settled
   }
 
+  /**
+   * The running session's live control (agentControl.ts); null before it runs and once it ended.
+   * Its operations are guarded like the session's callbacks: one that throws fails the agent.
+   */
+  get control(): AgentControl | null {
+    const control = this.state === 'running' ? this.session?.control : undefined
+    if (!control) return null
+    const guarded = <A extends unknown[]>(name: keyof AgentControl, f: ((...args: A) => void) | undefined) =>
+      f === undefined
+        ? {}
+        : {
+            [name]: (...args: A) => {
+              try {
+                f.apply(control, args)
+              } catch (e) {
+                this.failed(e, `provider error (control.${name})`)
+              }
+            },
+          }
+    return { ...guarded('say', control.say), ...guarded('interrupt', control.interrupt), ...guarded('update', control.update) }
+  }
+
+  /** The config its session reads now. */
+  get config(): unknown {
+    return this.liveConfig
+  }
+
+  /** Replace the config its session reads (a live update, already decoded). */
+  reconfigure(config: unknown): void {
+    this.liveConfig = config
+  }
+
   /** Resolves when the agent has ended. */
   get ended(): Promise<void> {
     return this.settled
@@ -247,7 +285,9 @@ export class LiveAgent {
       workspaceId: s.workspaceId,
       room: s.room,
       identity: s.identity,
-      config: s.config,
+      get config() {
+        return agent.liveConfig
+      },
       log: this.log,
       clock: this.deps.clock,
       signal: this.abort.signal,

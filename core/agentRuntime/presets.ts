@@ -6,7 +6,7 @@
  */
 import { Conflict, NotFound, ValidationFailed } from '../errors.js'
 import { isUniqueViolation } from '../storage/db.js'
-import type { AgentPresetRecord } from '../storage/agentPresets.js'
+import type { AgentPresetRecord, PresetRecordSetting } from '../storage/agentPresets.js'
 import type { StorageShape } from '../storage/storage.js'
 
 /** presetId: 1-64 of letters, digits, ".", "_", "-", starting with a letter or digit; "default" is reserved. */
@@ -23,12 +23,14 @@ export interface PresetInput {
   readonly name?: string | null
   readonly provider: string
   readonly config?: Readonly<Record<string, unknown>> | null
+  readonly record?: PresetRecordSetting | null
 }
 
 export interface PresetPatch {
   readonly name?: string | null
   readonly provider?: string
   readonly config?: Readonly<Record<string, unknown>> | null
+  readonly record?: PresetRecordSetting | null
 }
 
 export interface PresetView {
@@ -36,6 +38,8 @@ export interface PresetView {
   readonly name: string | null
   readonly provider: string
   readonly config: Readonly<Record<string, unknown>>
+  /** Its agents' conversations are recorded with these tracks (spec/records.md); null: not by the preset. */
+  readonly record: PresetRecordSetting | null
   readonly createdAt: string
   readonly updatedAt: string
 }
@@ -45,6 +49,7 @@ export const presetView = (p: AgentPresetRecord): PresetView => ({
   name: p.name,
   provider: p.provider,
   config: p.config,
+  record: p.record ?? null,
   createdAt: new Date(p.createdAt).toISOString(),
   updatedAt: new Date(p.updatedAt).toISOString(),
 })
@@ -65,6 +70,23 @@ const checkConfig = (config: unknown): Readonly<Record<string, unknown>> => {
   return config as Record<string, unknown>
 }
 
+/** What `record` may be: null, or `{tracks}` with one of the recording track settings (the REST schema says so too; the CLI comes here). */
+export const RECORD_TRACKS = ['mixed', 'per-participant', 'both'] as const
+
+export const checkRecord = (record: unknown): PresetRecordSetting | null => {
+  if (record === undefined || record === null) return null
+  const bad = (message: string) => new ValidationFailed({ field: 'record', message })
+  if (typeof record !== 'object' || Array.isArray(record)) throw bad('record must be an object {tracks} or null')
+  const keys = Object.keys(record)
+  const extra = keys.find((k) => k !== 'tracks')
+  if (extra !== undefined) throw bad(`record has an unknown field ${extra}: only tracks`)
+  const tracks = (record as { tracks?: unknown }).tracks
+  if (!(RECORD_TRACKS as ReadonlyArray<unknown>).includes(tracks)) {
+    throw bad(`record.tracks must be one of ${RECORD_TRACKS.join(', ')}`)
+  }
+  return { tracks: tracks as PresetRecordSetting['tracks'] }
+}
+
 export const createPreset = (
   storage: StorageShape,
   validate: PresetValidator,
@@ -74,9 +96,11 @@ export const createPreset = (
 ): PresetView => {
   checkPresetId(input.presetId)
   const config = checkConfig(input.config)
+  const recordSetting = checkRecord(input.record)
   validate(input.provider, config)
   const record: AgentPresetRecord = {
-    workspaceId, presetId: input.presetId, name: input.name ?? null, provider: input.provider, config, createdAt: now, updatedAt: now,
+    workspaceId, presetId: input.presetId, name: input.name ?? null, provider: input.provider, config, record: recordSetting,
+    createdAt: now, updatedAt: now,
   }
   try {
     storage.agentPresets.insert(record)
@@ -109,8 +133,9 @@ export const updatePreset = (
     if (!current) throw new NotFound({ message: `no agent preset ${presetId} in this workspace` })
     const config = patch.config !== undefined ? checkConfig(patch.config) : current.config
     const provider = patch.provider ?? current.provider
+    const record = patch.record !== undefined ? checkRecord(patch.record) : undefined
     if (patch.config !== undefined || patch.provider !== undefined) validate(provider, config)
-    const updated = storage.agentPresets.update(workspaceId, presetId, { name: patch.name, provider, config }, now)
+    const updated = storage.agentPresets.update(workspaceId, presetId, { name: patch.name, provider, config, record }, now)
     return presetView(updated!)
   })
 

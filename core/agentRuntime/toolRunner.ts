@@ -7,7 +7,8 @@
  * arguments, result | error, latencyMs}` with secrets scrubbed. Whatever goes wrong is an error
  * result for the model, never a throw: a failing tool never fails the agent.
  */
-import { Ajv, type ValidateFunction } from 'ajv'
+import { createRequire } from 'node:module'
+import type { Ajv as AjvInstance, ValidateFunction } from 'ajv'
 import type { AgentContext, ToolInfo } from '../agentProvider.js'
 import { scrubSecrets, REDACTED } from './redact.js'
 import { toolAllowed, type ToolConfig } from './toolConfig.js'
@@ -28,7 +29,18 @@ export interface ToolOutcome {
 /** Result text kept in the room's `tool_call` event (the model may get more, up to maxToolResultChars). */
 export const EVENT_RESULT_CHARS = 2000
 
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true })
+/**
+ * ajv (63 modules) loads at the first schema compiled, not with `hark/provider`: the CLI's commands
+ * read the providers' descriptors and must not pay for it (cli/startup.test.ts).
+ */
+let ajvInstance: AjvInstance | null = null
+const ajv = (): AjvInstance => {
+  if (ajvInstance === null) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv')
+    ajvInstance = new Ajv({ strict: false, allErrors: false, validateSchema: true })
+  }
+  return ajvInstance
+}
 const validators = new WeakMap<object, ValidateFunction | string>()
 
 /** The tool's argument validator, or why its schema is not usable JSON Schema. */
@@ -36,7 +48,7 @@ const validatorOf = (schema: Readonly<Record<string, unknown>>): ValidateFunctio
   let v = validators.get(schema)
   if (v === undefined) {
     try {
-      v = ajv.compile(schema as Record<string, unknown>)
+      v = ajv().compile(schema as Record<string, unknown>)
     } catch (e) {
       v = `its argument schema is not valid JSON Schema (${String((e as Error).message).slice(0, 160)})`
     }

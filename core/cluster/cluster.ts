@@ -17,6 +17,7 @@
  * - agent requests from other nodes, answered through `ClusterAgentHooks`.
  */
 import type { Registry } from 'prom-client'
+import type { AgentControlRequest } from '../agentRuntime/agentControl.js'
 import type { AgentPlacement, DispatchRequest } from '../agentRuntime/dispatcher.js'
 import type { AgentOrigin, AgentView } from '../agentRuntime/liveAgent.js'
 import type { ClockShape } from '../clock.js'
@@ -39,6 +40,8 @@ export interface ClusterAgentHooks {
   get(ws: string, agentId: string): AgentView | null
   /** Stop an agent of this node; null when it has none of that id. Resolves once it left its room. */
   stop(ws: string, agentId: string): Promise<AgentView | null>
+  /** Live control of an agent of this node for another node; null when it has none of that id. */
+  control(ws: string, agentId: string, request: AgentControlRequest): Promise<AgentView | null>
 }
 
 /** What the engine gives a node when it joins (its `cluster.*` settings and the services it works with). */
@@ -99,6 +102,7 @@ const runsHere: AgentPlacement = {
   },
   remoteList: async () => [],
   remoteAgent: async () => null,
+  remoteControl: async () => null,
 }
 
 /** A node alone: owns every room, holds every lease, knows of no other node. */

@@ -14,6 +14,7 @@ import { Clock } from '../clock.js'
 import type { Settings } from '../config.js'
 import { Log } from '../log.js'
 import { Metrics } from '../metrics.js'
+import { RecordingsService } from '../recordings/recordingsLayer.js'
 import { Extensions } from '../registryLayer.js'
 import { Security } from '../security/security.js'
 import { ClusterJoinError, messageOf } from '../startupErrors.js'
@@ -69,6 +70,9 @@ export const makeCluster = (settings: Settings, ports: Readonly<Record<string, n
     node.setAgentHooks({ ...agents.nodeHooks(), roomSettingsChanged: defaults.changed })
     // Before any plugin starts: the webhook delivery worker asks for endpoint leases from its start.
     leases.attach(node.leases)
+    // Only a room's owner records it.
+    const recordings = yield* RecordingsService
+    recordings.setOwnership((ws, room) => node.owns(ws, room))
     return node
   })
 

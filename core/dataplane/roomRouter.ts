@@ -54,6 +54,14 @@ export interface RemoteSink {
   send(sourceId: number, uplink: Uint8Array): void
 }
 
+/**
+ * A recording of the room (core/recordings): hears every frame the router routes, the room's own
+ * members' and relayed ones. A plain function that only copies bytes; it must not throw.
+ */
+export interface RecordingTap {
+  frame(sourceId: number, uplink: Uint8Array, now: number): void
+}
+
 export interface RouterHooks {
   /** A source just started speaking (control plane; called at most once per talk spurt). */
   speakingStarted(port: SourcePort): void
@@ -64,6 +72,7 @@ export class RoomRouter {
   private sinks: ReadonlyArray<AudioSink> = []
   private mixer: RoomMixer | null = null
   private remotes: ReadonlyArray<RemoteSink> = []
+  private recorder: RecordingTap | null = null
   private readonly ports = new Map<number, SourcePort>()
   /** Native fan-out: the hub, the receivers subscribed to `topic`, and every forward receiver that could be. */
   private readonly topic = `hark-room-${++topics}`
@@ -162,6 +171,11 @@ export class RoomRouter {
     this.remotes = remotes
   }
 
+  /** Start (a tap) or stop (null) recording this room's frames; only the room actor calls it. */
+  setRecorder(tap: RecordingTap | null): void {
+    this.recorder = tap
+  }
+
   /** True while the room has receivers of the mixed stream. */
   get hasMixer(): boolean {
     return this.mixer !== null
@@ -226,6 +240,8 @@ export class RoomRouter {
     }
     const mixer = this.mixer
     if (mixer !== null) mixer.route(self, uplink, frame, now)
+    const recorder = this.recorder
+    if (recorder !== null) recorder.frame(self, uplink, now)
     if (observeFrame(port.activity, uplink[0]!, now)) this.hooks.speakingStarted(port)
   }
 
@@ -248,6 +264,7 @@ export class RoomRouter {
     this.all = []
     this.plan([])
     this.remotes = []
+    this.recorder = null
     this.mixer?.stop()
     this.mixer = null
   }

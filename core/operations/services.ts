@@ -7,6 +7,7 @@ import type { AgentDispatcher } from '../agentRuntime/dispatcher.js'
 import type { ClockShape } from '../clock.js'
 import type { Settings } from '../config.js'
 import type { Presence } from '../presence.js'
+import type { Recordings } from '../recordings/recordings.js'
 import type { SecurityShape } from '../security/security.js'
 import type { StorageShape } from '../storage/storage.js'
 import type { TerminalHub } from '../terminals.js'
@@ -19,4 +20,6 @@ export interface OperationServices {
   readonly presence: Presence
   readonly terminals: TerminalHub
   readonly agents: AgentDispatcher
+  /** Room recordings: start, stop, list, download, delete (core/recordings). */
+  readonly recordings: Recordings
 }

@@ -33,6 +33,11 @@ export type AuditAction =
   | 'workspace.deleted'
   | 'transcript.read'
   | 'transcript.deleted'
+  | 'recording.downloaded'
+  | 'recording.deleted'
+  | 'agent.said'
+  | 'agent.interrupted'
+  | 'agent.updated'
 
 /** Who acts: a signed-in user (with the IP of the request), or the operator at the CLI. */
 export interface Actor {

@@ -378,6 +378,43 @@ export const migrations: ReadonlyArray<Migration> = [
         FOREIGN KEY (workspace_id, agent_id) REFERENCES transcripts(workspace_id, agent_id) ON DELETE CASCADE
       ) WITHOUT ROWID;
       CREATE INDEX transcript_turns_by_client ON transcript_turns (workspace_id, client_id, agent_id) WHERE client_id IS NOT NULL;
+      `,
+    },
+    {
+    // Room recordings (core/recordings): one row per recording, its tracks as JSON; the files live
+    // in the recording's directory on the node that recorded it (node_id). A room may record
+    // every session by itself (room_settings.record_tracks).
+    version: 13,
+    name: 'room recordings and the room setting that records every session',
+    sql: `
+      CREATE TABLE recordings (
+        recording_id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL REFERENCES workspaces(workspace_id) ON DELETE CASCADE,
+        room TEXT NOT NULL,
+        tracks TEXT NOT NULL,
+        status TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        duration_ms INTEGER,
+        size_bytes INTEGER NOT NULL DEFAULT 0,
+        track_list TEXT NOT NULL DEFAULT '[]',
+        started_by TEXT NOT NULL,
+        failure TEXT
+      );
+      CREATE INDEX recordings_by_workspace ON recordings(workspace_id, started_at);
+      CREATE INDEX recordings_by_status ON recordings(status);
+      ALTER TABLE room_settings ADD COLUMN record_tracks TEXT;
+    `,
+  },
+  {
+    // A preset may ask for its agents' conversations to be recorded (spec/agents.md#presets):
+    // the tracks of the room recording its agents start (null: not recorded by the preset).
+    version: 14,
+    name: 'agent presets that record their conversations',
+    sql: `
+      ALTER TABLE agent_presets ADD COLUMN record_tracks TEXT;
     `,
   },
 ]

@@ -23,6 +23,7 @@ import { invitationsRepo } from './invitations.js'
 import { issuedTokensRepo } from './issuedTokens.js'
 import { membershipsRepo } from './memberships.js'
 import { migrate } from './migrations.js'
+import { recordingsRepo } from './recordings.js'
 import { roomSettingsRepo } from './roomSettings.js'
 import { signingSecretsRepo } from './signingSecrets.js'
 import { transcriptsRepo } from './transcripts.js'
@@ -45,6 +46,7 @@ export const makeRepositories = (db: Db) => ({
   usage: usageRepo(db),
   agentPresets: agentPresetsRepo(db),
   roomSettings: roomSettingsRepo(db),
+  recordings: recordingsRepo(db),
   webhookEndpoints: webhookEndpointsRepo(db),
   webhookOutbox: webhookOutboxRepo(db),
   deviceEnrollments: deviceEnrollmentsRepo(db),

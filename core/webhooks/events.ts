@@ -25,6 +25,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'token.revoked',
   'device_password.reset',
   'webhook.test',
+  'recording.started',
+  'recording.finished',
+  'recording.failed',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -74,6 +77,9 @@ export interface WebhookEventData {
   'token.revoked': { clientId: string; jti: string | null; all: boolean }
   'device_password.reset': { clientId: string }
   'webhook.test': { webhookId: string; message: string }
+  'recording.started': { recordingId: string; room: string; tracks: string }
+  'recording.finished': { recordingId: string; room: string; tracks: string; reason: string; durationMs: number; sizeBytes: number }
+  'recording.failed': { recordingId: string; room: string; tracks: string; reason: string; durationMs: number; sizeBytes: number }
 }
 
 /** One turn of an agent's conversation (core/storage/transcripts.ts), times as ISO 8601. */
@@ -121,6 +127,10 @@ export const resourceOf = (e: WebhookEventInput): string => {
       return `agent:${e.data.agentId}`
     case 'webhook.test':
       return `webhook:${e.data.webhookId}`
+    case 'recording.started':
+    case 'recording.finished':
+    case 'recording.failed':
+      return `recording:${e.data.recordingId}`
     default:
       return `client:${e.data.clientId}`
   }
@@ -154,6 +164,8 @@ const agentData = (extra: Record<string, object> = {}) =>
     { agentId: str, room: str, identity: str, provider: str, presetId: strOrNull, ...extra },
     { identity: 'agent@<presetId>, or agent@default.', presetId: 'null for the platform default agent.' },
   )
+const recordingData = (extra: Record<string, object> = {}, descriptions: Record<string, string> = {}) =>
+  obj({ recordingId: str, room: str, tracks: str, ...extra }, { tracks: 'mixed, per-participant or both.', ...descriptions })
 const clientData = obj(
   { clientId: str, name: strOrNull, kind: strOrNull, room: strOrNull, ephemeral: { type: 'boolean' } },
   { room: 'The stored client-to-room mapping.' },
@@ -293,5 +305,22 @@ export const webhookEventSpecs: { readonly [T in WebhookEventType]: WebhookEvent
     summary: 'Sent by POST /api/v1/webhooks/{id}/test to that endpoint only.',
     data: obj({ webhookId: str, message: str }),
     example: { webhookId: 'wh_5cJ8nT2qLr7Xv0Mb', message: 'test event from Hark' },
+  },
+  'recording.started': {
+    summary: 'A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came).',
+    data: recordingData(),
+    example: { recordingId: 'rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF', room: 'lobby', tracks: 'both' },
+  },
+  'recording.finished': {
+    summary: 'A room recording ended and its files are complete.',
+    data: recordingData({ reason: str, durationMs: ms, sizeBytes: ms }, {
+      reason: 'stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash).',
+    }),
+    example: { recordingId: 'rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF', room: 'lobby', tracks: 'both', reason: 'room_closed', durationMs: 184_220, sizeBytes: 1_203_455 },
+  },
+  'recording.failed': {
+    summary: 'A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on.',
+    data: recordingData({ reason: str, durationMs: ms, sizeBytes: ms }),
+    example: { recordingId: 'rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF', room: 'lobby', tracks: 'mixed', reason: 'disk space below the floor: 52428800 bytes free, 536870912 required', durationMs: 61_040, sizeBytes: 402_113 },
   },
 }

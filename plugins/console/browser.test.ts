@@ -17,13 +17,15 @@
  * page conditions, never sleeps.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import defaultConfig from '../../engine.config.js'
+import { nodeIdOf } from '../../core/cluster/nodeId.js'
+import { newRecordingId } from '../../core/ids.js'
 import { joinPcm, PcmSink, tonePower } from '../../core/test/audio.js'
 import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
 import { cliJson, startTestEngine } from '../../core/test/helpers.js'
@@ -441,7 +443,22 @@ describe('the console in Chromium', () => {
   })
 
   it('checks every other page, and brings an ended session back to the same page after signing in', async () => {
+    // A finished recording of lobby, as a recorder leaves one, so the Recordings page shows a row with its player.
+    const host = t.engine.host
+    const recordingId = newRecordingId(host.clock.now())
+    const recordingDir = join(host.settings.dataDir, 'recordings', state.workspaceId, recordingId)
+    mkdirSync(recordingDir, { recursive: true })
+    writeFileSync(join(recordingDir, 'p1.opus'), Buffer.from('OggS'))
+    host.storage.recordings.insert({
+      recordingId, workspaceId: state.workspaceId, room: 'lobby', tracks: 'per-participant', dir: recordingDir, startedBy: 'api',
+      nodeId: nodeIdOf(host.settings.cluster.nodeId, host.settings.dataDir), startedAt: host.clock.now(),
+    })
+    host.storage.recordings.end(recordingId, {
+      status: 'finished', endedAt: host.clock.now(), durationMs: 1000, sizeBytes: 4, failure: null,
+      trackList: [{ name: 'p1', participantId: 'dev-1', kind: 'terminal', file: 'p1.opus', bytes: 4, durationMs: 1000 }],
+    })
     for (const [link, heading] of [
+      ['Recordings', 'Recordings'],
       ['Agents', 'Agents'],
       ['Audit log', 'Audit log'],
       ['Settings', 'Settings'],

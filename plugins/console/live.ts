@@ -2,7 +2,7 @@
  * The console's live feed: what changed in a workspace, as small events its pages apply or react
  * to by reading again — a client came online or went offline, a client was created, changed or
  * deleted, a room's membership or settings changed, someone started or stopped speaking, an agent
- * started or stopped, an agent's conversation has a new turn. Events come from the engine's owners of that state (the terminal hub, the
+ * started or stopped, an agent's conversation has a new turn, an agent called a tool. Events come from the engine's owners of that state (the terminal hub, the
  * storage change log); the feed keeps nothing but its subscribers, and fans each event out to the
  * server-sent-event streams of that workspace (api/events.ts).
  */
@@ -16,6 +16,20 @@ export type LiveEvent =
   | { readonly type: 'agent'; readonly room: string; readonly agentId: string; readonly state: 'started' | 'stopped' }
   /** An agent's conversation has a new turn (no text: a viewer's stream carries it too). */
   | { readonly type: 'turn'; readonly room: string; readonly agentId: string; readonly seq: number }
+  /**
+   * An agent of this node called a tool (spec/agents.md, `tool_call`). `detail` (what it called,
+   * with what, and what came back, scrubbed as the room got it) goes only to streams of users who
+   * may read conversations' text; a viewer's stream gets the event without it.
+   */
+  | {
+      readonly type: 'tool_call'
+      readonly room: string
+      readonly agentId: string
+      readonly source: string
+      readonly ok: boolean
+      readonly latencyMs: number
+      readonly detail?: { readonly name: string; readonly arguments: unknown; readonly result: string | null; readonly error: string | null }
+    }
 
 export type LiveListener = (event: LiveEvent) => void
 

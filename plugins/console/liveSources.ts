@@ -2,7 +2,7 @@
  * Where the live feed's events come from, each from the owner of that state: what the workspace
  * actors and their rooms announce through the terminal hub (sessions opened and ended, room
  * occupancy, speaking), what the agent dispatcher announces (agents running, agents ended, their
- * conversations' turns), and
+ * conversations' turns, their tool calls), and
  * the change feed (clients created, changed or deleted, room settings, and sessions ended or
  * memberships removed, from this process or the CLI). Nothing is remembered here. Returns the function that stops listening.
  */
@@ -29,6 +29,16 @@ export const connectLiveSources = (feed: LiveFeed, terminals: TerminalHub, agent
     terminals.on('room.speaking', (e) =>
       feed.publish(e.workspaceId, { type: 'speaking', room: e.room, participantId: e.participantId, speaking: e.speaking })),
     agents.onAgent(agent),
+    agents.onToolCall((e) =>
+      feed.publish(e.workspaceId, {
+        type: 'tool_call',
+        room: e.agent.room,
+        agentId: e.agent.agentId,
+        source: e.source,
+        ok: e.ok,
+        latencyMs: e.latencyMs,
+        detail: { name: e.tool, arguments: e.arguments, result: e.result, error: e.error },
+      })),
     agents.transcripts?.onTurn((e) => feed.publish(e.workspaceId, { type: 'turn', room: e.room, agentId: e.agentId, seq: e.turn.seq })) ?? (() => {}),
     // Sessions ended or memberships went (here or in the CLI): every open stream looks again at once.
     storage.feed.on('user.accessChanged', () => feed.accessChanged()),

@@ -33,7 +33,7 @@ const SHOTS = process.env.HARK_CONSOLE_SHOTS
 let t: Awaited<ReturnType<typeof startTestEngine>>
 let browser: Browser
 let base: string
-const ids = {} as { ws: string; empty: string }
+const ids = {} as { ws: string; empty: string; agent: string }
 const terminals: WsTerminal[] = []
 
 const shot = async (p: Page, name: string) => {
@@ -110,6 +110,8 @@ beforeAll(async () => {
   for (const clientId of ['kitchen-speaker', 'hall-panel']) revealDevicePassword(host, ids.ws, clientId, who, { generate: true })
   const now = host.clock.now()
   host.storage.agentPresets.insert({ workspaceId: ids.ws, presetId: 'greeter', name: 'Greeter', provider: 'echo', config: { silenceMs: 700 }, createdAt: now, updatedAt: now })
+  // An echo agent, for its page (live control, tool calls, conversation).
+  ids.agent = (await host.agents.dispatch(ids.ws, 'garden', {})).agentId
   host.storage.agentPresets.insert({ workspaceId: ids.ws, presetId: 'concierge', name: 'Concierge', provider: 'openai-realtime', config: {}, createdAt: now, updatedAt: now })
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--ignore-certificate-errors'] })
   const context = await newContext(browser)
@@ -136,6 +138,7 @@ const PAGES: ReadonlyArray<readonly [string, () => string, string]> = [
   ['new client', () => `/w/${ids.ws}/clients/new`, 'text=Create client'],
   ['rooms', () => `/w/${ids.ws}/rooms`, 'h1:has-text("Rooms")'],
   ['agents', () => `/w/${ids.ws}/agents`, 'text=Dispatch agent'],
+  ['agent', () => `/w/${ids.ws}/agents/${ids.agent}`, 'text=Live control'],
   ['presets', () => `/w/${ids.ws}/agents/presets`, 'text=Save preset'],
   ['room default agents', () => `/w/${ids.ws}/agents/defaults`, 'text=Show default agent'],
   ['usage', () => `/w/${ids.ws}/usage`, '.chart canvas'],
@@ -304,7 +307,7 @@ describe('the console at 390 px and at 1280 px', () => {
 
       await page.getByRole('link', { name: 'Presets' }).click()
       await page.getByLabel('Provider').selectOption('openai-realtime')
-      for (const label of ['Model', 'Voice', 'Instructions', 'VAD silence (ms)', 'Input transcription model']) expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1)
+      for (const label of ['Model', 'Voice', 'Instructions', 'VAD silence (ms)', 'Input transcription model', 'Allowed device tools (one per line)', 'Max tool rounds', 'Tool timeout (ms)', 'Max tool result chars']) expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1)
 
       await visit(page, `/w/${ids.ws}/webhooks`, 'text=Create webhook')
       expect(await page.getByText('An https:// or http:// URL, any host (webhooks.allowPrivateNetworks is on).').count()).toBe(1)

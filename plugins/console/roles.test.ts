@@ -6,12 +6,14 @@
  * workspace gets 404 as if the workspace did not exist, and nobody signed in gets 401. A route
  * added to the console without a row here fails the first test.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Access } from './access.js'
 import type { Role } from '../../core/people/roles.js'
+import { nodeIdOf } from '../../core/cluster/nodeId.js'
+import { newRecordingId } from '../../core/ids.js'
 import { repoRoot } from '../../core/test/helpers.js'
 import { webhooksPlugin, type WebhooksPlugin } from '../webhooks/index.js'
 import { WebhookReceiver } from '../webhooks/test/receiver.js'
@@ -29,6 +31,8 @@ interface Fixture {
   deliveryId: string | null
   /** The activation code of a device waiting to be added. */
   code: string
+  /** A finished recording of lobby with one track file (p1). */
+  recordingId: string
 }
 
 interface Row {
@@ -40,6 +44,8 @@ interface Row {
   /** Placeholders filled from the fixture. */
   readonly needsAgent?: boolean
   readonly needsDelivery?: boolean
+  /** What an allowed role gets instead of a success: the fixture's echo agent cannot do it (409 not_supported, past the access check). */
+  readonly refusedBeyondAccess?: string
 }
 
 /** The issue's table: admin-only rows, then admin and developer, then everyone. */
@@ -75,6 +81,9 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'POST', path: '/agents', access: 'operate', body: () => ({ room: 'lobby', presetId: 'greeter' }) },
   { method: 'DELETE', path: '/agents/{agentId}', access: 'operate', needsAgent: true },
   { method: 'DELETE', path: '/agents/{agentId}/transcript', access: 'operate', needsAgent: true },
+  { method: 'POST', path: '/agents/{agentId}/interrupt', access: 'operate', needsAgent: true },
+  { method: 'POST', path: '/agents/{agentId}/say', access: 'operate', needsAgent: true, body: () => ({ text: 'hello' }), refusedBeyondAccess: '409 not_supported' },
+  { method: 'PATCH', path: '/agents/{agentId}', access: 'operate', needsAgent: true, body: () => ({ instructions: 'x' }), refusedBeyondAccess: '409 not_supported' },
   { method: 'POST', path: '/agent-presets', access: 'operate', body: () => ({ presetId: 'second', provider: 'echo' }) },
   { method: 'PATCH', path: '/agent-presets/greeter', access: 'operate', body: () => ({ name: 'Greeter' }) },
   { method: 'DELETE', path: '/agent-presets/greeter', access: 'operate' },
@@ -107,6 +116,11 @@ const ROWS: ReadonlyArray<Row> = [
   { method: 'GET', path: '/usage', access: 'read' },
   { method: 'GET', path: '/usage.csv', access: 'read' },
   { method: 'GET', path: '/events', access: 'read' },
+  // Recordings: metadata for everyone; download (play) and delete — admin, developer
+  { method: 'GET', path: '/recordings', access: 'read' },
+  { method: 'GET', path: '/recordings/{recordingId}', access: 'read' },
+  { method: 'GET', path: '/recordings/{recordingId}/tracks/p1', access: 'operate' },
+  { method: 'DELETE', path: '/recordings/{recordingId}', access: 'operate' },
 ]
 
 const ALLOWED: Record<Access, ReadonlyArray<Role>> = {
@@ -195,7 +209,16 @@ const fixture = async (withAgent: boolean, withDelivery = false): Promise<Fixtur
   }
   const pending = host.security.deviceEnrollment.announce({ deviceId: `aa:bb:cc:00:00:${(++devices).toString(16).padStart(2, '0')}`, instanceId: `uuid-${devices}`, kind: 'xiaozhi' })
   if (pending.state !== 'pending') throw new Error('the fixture device should wait with a code')
-  return { workspaceId, keyId, invitationId, targetUserId: userIds.target, agentId, webhookId: created.webhook.webhookId, deliveryId, code: pending.code }
+  // A finished recording, as a recorder leaves one: its row and its track file on this node.
+  const recordingId = newRecordingId(now)
+  const dir = join(host.settings.dataDir, 'recordings', workspaceId, recordingId)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'p1.opus'), Buffer.from('OggS fixture bytes'))
+  const nodeId = nodeIdOf(host.settings.cluster.nodeId, host.settings.dataDir)
+  host.storage.recordings.insert({ recordingId, workspaceId, room: 'lobby', tracks: 'per-participant', nodeId, dir, startedAt: now, startedBy: 'api' })
+  const trackList = [{ name: 'p1', participantId: 'dev-1', kind: 'terminal' as const, file: 'p1.opus', bytes: 18, durationMs: 1000 }]
+  host.storage.recordings.end(recordingId, { status: 'finished', endedAt: now + 1000, durationMs: 1000, sizeBytes: 18, trackList, failure: null })
+  return { workspaceId, keyId, invitationId, targetUserId: userIds.target, agentId, webhookId: created.webhook.webhookId, deliveryId, code: pending.code, recordingId }
 }
 
 const fill = (path: string, f: Fixture) =>
@@ -206,6 +229,7 @@ const fill = (path: string, f: Fixture) =>
     .replace('{agentId}', f.agentId ?? 'ag_0000000000000000')
     .replace('{webhookId}', f.webhookId)
     .replace('{deliveryId}', f.deliveryId ?? 'dlv_00000000000000000000000000')
+    .replace('{recordingId}', f.recordingId)
 
 /** Open the event stream and read its head, then hang up. */
 const openEvents = (client: ConsoleClient, path: string): Promise<{ status: number; type: string; first: string }> =>
@@ -237,7 +261,7 @@ describe('the console role table', () => {
       .filter((r) => r.url.startsWith('/api/workspaces/:workspaceId') && !r.url.endsWith('/'))
       .map((r) => `${r.method} ${r.url.slice('/api/workspaces/:workspaceId'.length)} ${r.access}`)
       .sort()
-    const expected = ROWS.map((r) => `${r.method} ${r.path.replace('dev-1', ':clientId').replace('lobby', ':room').replace('greeter', ':presetId').replace(/\{(\w+)\}/g, ':$1').replace(':targetUserId', ':userId')} ${r.access}`).sort()
+    const expected = ROWS.map((r) => `${r.method} ${r.path.replace('/tracks/p1', '/tracks/:track').replace('dev-1', ':clientId').replace('lobby', ':room').replace('greeter', ':presetId').replace(/\{(\w+)\}/g, ':$1').replace(':targetUserId', ':userId')} ${r.access}`).sort()
     expect(workspaceRoutes).toEqual(expected)
     // Outside a workspace: only signing in, sessions, the user's workspaces and invitations.
     expect(t.plugin.routes.filter((r) => !r.url.startsWith('/api/workspaces/:workspaceId')).map((r) => `${r.method} ${r.url} ${r.access}`).sort()).toEqual([
@@ -288,6 +312,10 @@ describe('the console role table', () => {
         }
         const unchanged = JSON.stringify(await snapshot(mine.workspaceId))
         const r = await callers[role].call(row.method, path, row.body?.(mine))
+        if (row.refusedBeyondAccess !== undefined) {
+          expect([role, `${r.status} ${r.body?.error?.code}`]).toEqual([role, row.refusedBeyondAccess])
+          continue
+        }
         expect([role, r.status < 300 ? 'ok' : `${r.status} ${r.text}`]).toEqual([role, 'ok'])
         if (row.method !== 'GET') expect(JSON.stringify(await snapshot(mine.workspaceId)), `${role} changed something`).not.toBe(unchanged)
       }
@@ -348,7 +376,12 @@ const snapshot = async (workspaceId: string) => {
       storage.webhookOutbox.list(workspaceId, w.webhookId, { limit: 100 }).map((d) => d.deliveryId),
     ]),
     devices: storage.deviceEnrollments.listBindings(workspaceId, { limit: 100 }).map((b) => [b.deviceId, b.clientId]),
+    recordings: storage.recordings.list(workspaceId, { limit: 100 }).map((r) => r.recordingId),
+    // A download changes nothing but the audit log.
+    downloads: storage.auditEvents.ofWorkspace(workspaceId, { limit: 100 }).filter((e) => e.action === 'recording.downloaded').length,
     // Changes that only reach live sessions (revoking every token of a client) show in the change log.
     changeLog: storage.changes.lastId(),
+    // Live control of an agent changes no row: it is audited.
+    audit: storage.auditEvents.ofWorkspace(workspaceId, { limit: 1000 }).length,
   }
 }

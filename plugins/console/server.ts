@@ -20,6 +20,7 @@ import { accountRoutes } from './api/account.js'
 import { clientRoutes } from './api/clients.js'
 import { deviceRoutes } from './api/devices.js'
 import { eventRoutes } from './api/events.js'
+import { recordingRoutes } from './api/recordings.js'
 import { roomRoutes } from './api/rooms.js'
 import { transcriptRoutes } from './api/transcripts.js'
 import { usageRoutes } from './api/usage.js'
@@ -120,6 +121,7 @@ export const createConsoleServer = async (services: ConsoleServices): Promise<{ 
           await workspace.register(roomRoutes(services))
           await workspace.register(transcriptRoutes(services))
           await workspace.register(usageRoutes(services))
+          await workspace.register(recordingRoutes(services))
           await workspace.register(eventRoutes(services))
           await workspace.register(webhookRoutes(services))
           await workspace.register(deviceRoutes(services))

@@ -5,9 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../core/agentRuntime/presets.js'
+import type { PresetRecordSetting } from '../../core/storage/agentPresets.js'
 import type { RestServices } from './services.js'
 import { principalOf } from './auth.js'
-import { configObject, presetId, providerName } from './agentSchemas.js'
+import { configObject, presetId, presetRecord, providerName } from './agentSchemas.js'
 import { bodyErrors, errorResponses, name } from './schemas.js'
 
 export const PRESET_LIST_LIMIT_DEFAULT = 50
@@ -22,11 +23,13 @@ interface CreateBody {
   name?: string | null
   provider: string
   config?: Record<string, unknown> | null
+  record?: PresetRecordSetting | null
 }
 interface UpdateBody {
   name?: string | null
   provider?: string
   config?: Record<string, unknown>
+  record?: PresetRecordSetting | null
 }
 interface PresetParams {
   presetId: string
@@ -99,6 +102,7 @@ export const agentPresetRoutes = (host: RestServices) => async (app: FastifyInst
             name: { ...name, type: ['string', 'null'] },
             provider: providerName,
             config: { ...configObject, type: ['object', 'null'] },
+            record: presetRecord,
           },
           required: ['presetId', 'provider'],
           additionalProperties: false,
@@ -133,12 +137,12 @@ export const agentPresetRoutes = (host: RestServices) => async (app: FastifyInst
       schema: {
         operationId: 'updateAgentPreset',
         summary: 'Update an agent preset',
-        description: 'Sets the fields present; config replaces the whole config. A new provider or config is checked again.',
+        description: 'Sets the fields present; config replaces the whole config, record: null stops recording. A new provider or config is checked again.',
         tags: ['agent-presets'],
         params: presetParams,
         body: {
           type: 'object',
-          properties: { name: { ...name, type: ['string', 'null'] }, provider: providerName, config: configObject },
+          properties: { name: { ...name, type: ['string', 'null'] }, provider: providerName, config: configObject, record: presetRecord },
           minProperties: 1,
           additionalProperties: false,
         },

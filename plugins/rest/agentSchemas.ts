@@ -9,6 +9,15 @@ export { AGENT_ID_PATTERN, AGENT_STATES, agentId, configObject, presetId, provid
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 
+/** A preset's `record`: its agents' conversations recorded (spec/records.md#recordings), or null. */
+export const presetRecord = {
+  type: ['object', 'null'],
+  description: 'Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset.',
+  properties: { tracks: { type: 'string', enum: ['mixed', 'per-participant', 'both'] } },
+  required: ['tracks'],
+  additionalProperties: false,
+} as const
+
 export const agentSharedSchemas = [
   {
     $id: 'Agent',
@@ -39,10 +48,11 @@ export const agentSharedSchemas = [
       name: { type: ['string', 'null'] },
       provider: { type: 'string' },
       config: { type: 'object', additionalProperties: true, description: 'As stored; the provider schema defaults apply at dispatch.' },
+      record: presetRecord,
       createdAt: { type: 'string', format: 'date-time' },
       updatedAt: { type: 'string', format: 'date-time' },
     },
-    required: ['presetId', 'name', 'provider', 'config', 'createdAt', 'updatedAt'],
+    required: ['presetId', 'name', 'provider', 'config', 'record', 'createdAt', 'updatedAt'],
     additionalProperties: false,
   },
   {

@@ -20,6 +20,7 @@ import {
   type OperationServices,
 } from '../../core/extension.js'
 import { agentPresetRoutes } from './agentPresets.js'
+import { agentControlRoutes } from './agentControl.js'
 import { agentRoutes } from './agents.js'
 import { agentSharedSchemas } from './agentSchemas.js'
 import { apiScope, installAuth } from './auth.js'
@@ -31,6 +32,7 @@ import { installOpenApi, openApiRoute } from './openapi.js'
 import { installRateLimit } from './rateLimit.js'
 import { installRequestMetrics } from './requestMetrics.js'
 import { sharedSchemas } from './schemas.js'
+import { recordingRoutes, recordingSchemas } from './recordings.js'
 import { roomRoutes, roomSchemas } from './rooms.js'
 import { API_PREFIX, restSettings, type RestServices, type RestSettings } from './services.js'
 import { tokenRoutes } from './tokens.js'
@@ -43,7 +45,7 @@ import { validatorCompiler } from '../../core/httpApi/validation.js'
 export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
-  for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas, ...transcriptSchemas]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas, ...transcriptSchemas, ...recordingSchemas]) app.addSchema(schema)
   await installOpenApi(app, '1.0.0', host.apiRoutes.list())
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
@@ -63,9 +65,11 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   await app.register(tokenRoutes(host))
   await app.register(usageRoutes(host))
   await app.register(agentRoutes(host))
+  await app.register(agentControlRoutes(host))
   await app.register(agentPresetRoutes(host))
   await app.register(roomRoutes(host))
   await app.register(transcriptRoutes(host))
+  await app.register(recordingRoutes(host))
   // Resources other plugins add to the API (webhooks): same auth, limits, validation and document.
   for (const resource of host.apiRoutes.list()) await app.register(async (scope) => resource.register(scope, apiScope))
 }

@@ -44,7 +44,7 @@ const cluster = async () => {
     const clock = new ManualClock(Date.now())
     const log = new Inbox<{ msg: string }>()
     const t = await startRestEngine(
-      { extensions: [websocketTransport], storage: { url: sqld.url, changePollMs: POLL_MS }, security: { masterKey } },
+      { extensions: [websocketTransport], storage: { url: sqld.url, changePollMs: POLL_MS }, security: { masterKey }, recordings: { minFreeMb: 0 } },
       { clock, logger: createLogger('info', { write: (line: string) => log.push(JSON.parse(line) as { msg: string }) }) },
     )
     cleanup.push(() => t.stop())
@@ -132,6 +132,51 @@ describe('two nodes on one libSQL server', () => {
     expect((await viaA.delete('/clients/x')).status).toBe(200)
     await b.poll((c) => c.kind === 'client.deleted' && c.subject === 'x')
     expect(await tx.closed).toEqual({ code: 4004, reason: 'client_deleted' })
+  })
+
+  it("a room's recording setting PUT through A records B's next session of the room; cleared, the next is not", async () => {
+    const { node } = await cluster()
+    const a = await node()
+    const b = await node()
+    const { workspaceId, apiKey } = a.t.workspace()
+    const viaA = a.api(apiKey)
+    const recordings = b.t.engine.host.operations.recordings
+    expect((await viaA.post('/clients', { clientId: 'cam', room: 'porch' })).status).toBe(201)
+    const { token } = await issue(viaA, 'cam')
+    await b.poll((c) => c.kind === 'client.created' && c.subject === 'cam')
+    /** A session of the porch on B, from its terminal's join to its room closing: its room.recording, if any. */
+    const session = async (recorded: boolean) => {
+      const ended = recorded ? new Promise((resolve) => { const off = recordings.onEnded((r) => (off(), resolve(r))) }) : null
+      const closed = new Promise<void>((resolve) => {
+        const off = b.t.engine.host.terminals.on('room.closed', (e) => e.room === 'porch' && (off(), resolve()))
+      })
+      const cam = await b.connect(token)
+      await cam.event('session')
+      const told = recorded ? await cam.event('room.recording') : null
+      const current = recordings.current(workspaceId, 'porch')
+      cam.close()
+      await closed
+      await ended
+      return { told, current }
+    }
+    // A first session on B reads (and keeps) the workspace's settings: none records.
+    expect(await session(false)).toEqual({ told: null, current: null })
+
+    expect((await viaA.put('/rooms/porch/recording-setting', { tracks: 'per-participant' })).body).toEqual({ room: 'porch', tracks: 'per-participant' })
+    await b.poll((c) => c.kind === 'room.updated' && c.subject === 'porch')
+    const on = await session(true)
+    expect(on.told).toMatchObject({ room: 'porch', recording: true, tracks: 'per-participant' })
+    expect(on.current).toMatchObject({ recordingId: on.told!.recordingId, startedBy: 'room' })
+    expect((await b.api(apiKey).get('/rooms/porch/recording-setting')).body).toEqual({ room: 'porch', tracks: 'per-participant' })
+
+    expect((await viaA.put('/rooms/porch/recording-setting', { tracks: null })).status).toBe(200)
+    await b.poll((c) => c.kind === 'room.updated' && c.subject === 'porch')
+    expect(await session(false)).toEqual({ told: null, current: null })
+    // The porch was recorded once, in the session between the two settings.
+    const list = await b.api(apiKey).get<{ recordings: Array<{ recordingId: string }> }>('/recordings?room=porch')
+    expect(list.body.recordings.map((r) => r.recordingId)).toEqual([on.told!.recordingId])
+    // A's room.updated left the room's default agent as it was (none).
+    expect((await viaA.get('/rooms/porch')).body).toMatchObject({ defaultAgent: null })
   })
 
   it('with the primary down: REST writes answer 503 storage_unavailable, terminals keep talking, replica-verified tokens get in; after sqld restarts, writes work again', async () => {

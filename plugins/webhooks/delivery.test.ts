@@ -132,6 +132,6 @@ describe('webhook delivery', () => {
     expect(dev6.slice(0, 2)).toEqual(['client.created', 'client.connected'])
     expect(dev6).toContain('token.revoked')
     expect(dev6).toContain('device_password.reset')
-    expect(WEBHOOK_EVENT_TYPES.length).toBe(15)
+    expect(WEBHOOK_EVENT_TYPES.length).toBe(19)
   })
 })

@@ -4,10 +4,12 @@
  * token, and audio flows both ways through a room: a WebSocket terminal in the same room receives
  * the browser's Opus (and hears its tone), and the browser's getStats() shows inbound audio with
  * energy from the WebSocket terminal. Then the back end revokes the token and the browser is told
- * and disconnected. Every wait is on an event or a stats condition, never a sleep.
+ * and disconnected. While the browser talks, the room is recorded: its track holds its packets byte
+ * for byte (a run of what the device received), every file valid for opusinfo. Every wait is on an
+ * event or a stats condition, never a sleep.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +17,9 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { joinPcm, PcmSink, tonePower, ToneTalker } from '../../core/test/audio.js'
 import { CHROMIUM, chromiumArgs } from '../../core/test/chromium.js'
 import { voiceFlag } from '../../core/dataplane/frame.js'
+import { SILENCE_PACKET } from '../../core/recordings/oggOpus.js'
+import { audioPackets, scanOgg } from '../../core/recordings/oggRead.js'
+import { opusinfo } from '../../core/recordings/test/opusTools.js'
 import type { ServerEvent } from '../../core/events.js'
 import { startWebRtcEngine, type WebRtcEngine } from './test/engine.js'
 import { BROWSER_PAGE } from './test/browserPage.js'
@@ -121,6 +126,32 @@ describe('Chromium (Debian, headless) in a room', () => {
     expect(tonePower(heard, BROWSER_HZ)).toBeGreaterThan(tonePower(heard, 2500) * 100)
     // The level byte comes from the RTP audio-level extension: a steady tone is voiced and loud.
     expect(fromBrowser.slice(20).filter((f) => voiceFlag(f.levelByte)).length).toBeGreaterThan(30)
+
+    // Recorded (spec/records.md): the browser's track holds its packets byte for byte — a run of
+    // exactly what the device received from it — and every file validates with opusinfo.
+    const recordings = t.engine.host.operations.recordings
+    await recordings.startRecording(t.seed.workspaceId, 'lobby', 'both')
+    const recordedFrom = device.frames.items.filter((f) => f.sourceId === browserSourceId).length
+    await device.frames.next(() => device.frames.items.filter((f) => f.sourceId === browserSourceId).length >= recordedFrom + 50, 20_000, '50 more frames from the browser')
+    const recording = await recordings.stopRecording(t.seed.workspaceId, 'lobby')
+    const browserTrack = recording.trackList.find((f) => f.participantId === 'browser')!
+    for (const f of recording.trackList) {
+      const info = await opusinfo(join(recording.dir, f.file))
+      expect(info.problems, `${f.name}: ${info.text}`).toEqual([])
+      // Within 60 ms (transports/recordings.test.ts holds WebSocket and MQTT talkers to that) plus
+      // two 20 ms frames: a browser's packets that a loaded machine delivers in a burst are all kept,
+      // byte for byte, so its track may run up to that far ahead of the recording's clock (seen: 62 ms).
+      expect(Math.abs(info.seconds * 1000 - recording.durationMs!), f.name).toBeLessThanOrEqual(100)
+    }
+    const recorded = audioPackets(scanOgg(readFileSync(join(recording.dir, browserTrack.file))))
+      .filter((p) => !(p.length === SILENCE_PACKET.length && p.every((b, i) => b === SILENCE_PACKET[i])))
+      .map((p) => Buffer.from(p).toString('hex'))
+    expect(recorded.length).toBeGreaterThanOrEqual(40)
+    // Every frame the recording holds reached the device too (the tap sits after the forward sinks).
+    await device.frames.next(() => device.frames.items.filter((f) => f.sourceId === browserSourceId).length >= recordedFrom + recorded.length, 20_000, 'the recorded frames at the device')
+    const atDevice = device.frames.items.filter((f) => f.sourceId === browserSourceId).map((f) => Buffer.from(f.opus).toString('hex'))
+    const first = atDevice.indexOf(recorded[0]!, Math.max(0, recordedFrom - 5))
+    expect(atDevice.slice(first, first + recorded.length)).toEqual(recorded)
 
     // Room → browser: the device talks; the browser's inbound audio stream has packets and energy.
     const talk = (terminal: WsTerminal, hz: number) => {

@@ -74,6 +74,29 @@ export const ITEM_SHORTFALL_MS = 85
 /** How the real server shows a key it refuses: its start and its last four characters. */
 export const maskedKey = (key: string): string => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
 
+/** `response` of a `response.create` (GA RealtimeResponseCreateParams), as far as the fake reads it. */
+export interface ResponseParams {
+  readonly instructions?: string
+  readonly tool_choice?: unknown
+}
+
+const RESPONSE_FIELDS = new Set(['audio', 'conversation', 'input', 'instructions', 'max_output_tokens', 'metadata', 'output_modalities', 'prompt', 'tool_choice', 'tools'])
+
+/** A `response.create`'s `response`, checked against the GA fields: an unknown one is refused as the server does. */
+const responseParams = (response: unknown): ResponseParams | null => {
+  if (response === undefined) return null
+  if (!isObject(response)) throw new ProtocolError('invalid_type', "Invalid type for 'response': expected an object.", 'response')
+  const unknown = Object.keys(response).find((k) => !RESPONSE_FIELDS.has(k))
+  if (unknown !== undefined) throw new ProtocolError('unknown_parameter', `Unknown parameter: 'response.${unknown}'.`, `response.${unknown}`)
+  if (response.instructions !== undefined && typeof response.instructions !== 'string') {
+    throw new ProtocolError('invalid_type', "Invalid type for 'response.instructions': expected a string.", 'response.instructions')
+  }
+  if (response.tool_choice !== undefined && !['none', 'auto', 'required'].includes(String(response.tool_choice)) && !isObject(response.tool_choice)) {
+    throw new ProtocolError('invalid_value', "Invalid value for 'response.tool_choice'.", 'response.tool_choice')
+  }
+  return response as ResponseParams
+}
+
 export class FakeRealtimeServer {
   /** Every client event, in order, across connections. */
   readonly received = new Inbox<ClientEvent>()
@@ -96,13 +119,13 @@ export class FakeRealtimeServer {
   private constructor(
     wss: WebSocketServer,
     private readonly apiKey: string,
-    private readonly reply: (turn: number) => FakeReply,
+    private readonly reply: (turn: number, response: ResponseParams | null) => FakeReply,
   ) {
     this.wss = wss
     wss.on('connection', (ws, req) => this.serve(ws, req))
   }
 
-  static async start(apiKey: string, reply: (turn: number) => FakeReply): Promise<FakeRealtimeServer> {
+  static async start(apiKey: string, reply: (turn: number, response: ResponseParams | null) => FakeReply): Promise<FakeRealtimeServer> {
     const wss = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
@@ -226,9 +249,9 @@ export class FakeRealtimeServer {
       this.stoppers.delete(stopTimers)
     })
 
-    const respond = () => {
+    const respond = (params: ResponseParams | null = null) => {
       const n = ++this.turn
-      const spec = this.reply(n)
+      const spec = this.reply(n, params)
       const id = `resp_${n}`
       const item: Item = { id: nextItemId(), role: 'assistant', samples: 0, transcript: '' }
       items.set(item.id, item)
@@ -414,10 +437,11 @@ export class FakeRealtimeServer {
             cancel('client_cancelled')
             return
           }
-          case 'response.create':
+          case 'response.create': {
             if (streaming) throw new ProtocolError('conversation_already_has_active_response', 'Conversation already has an active response in progress.')
-            respond()
+            respond(responseParams(event.response))
             return
+          }
           case 'conversation.item.truncate': {
             const item = typeof event.item_id === 'string' ? items.get(event.item_id) : undefined
             if (!item) throw new ProtocolError('item_not_found', `Item with item_id not found: ${String(event.item_id)}.`, 'item_id')

@@ -9,13 +9,13 @@
  * the worker's other agents start their sessions again on another worker (an `agent.event`
  * `{ kind: 'provider.restarted', reason }` and a log line say so) and go on.
  */
-import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession } from '../../agentProvider.js'
+import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession, type AgentUpdateField } from '../../agentProvider.js'
 import type { ParticipantInfo } from '../../events.js'
 import type { Logger } from '../../log.js'
 import { AgentPlayout } from '../playout.js'
 import { scrubbedError } from '../redact.js'
 import type { ProviderWorker, ProviderWorkerPool, WorkerTenant } from './pool.js'
-import { MIRROR, ROOM_JOINED, type FromWorkerOp, type IsolatedSession, type WireError } from './protocol.js'
+import { MIRROR, ROOM_JOINED, type ControlName, type ControlOp, type FromWorkerOp, type IsolatedSession, type WireError } from './protocol.js'
 
 const LOG_LEVELS: Readonly<Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'>> = {
   10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal',
@@ -145,7 +145,7 @@ class WorkerSession implements WorkerTenant {
     switch (m.t) {
       case 'started':
         if (this.started) {
-          this.started.resolve(this.session(m.onAudio, m.onSourceAudio))
+          this.started.resolve(this.session(m.onAudio, m.onSourceAudio, m.control))
           this.started = null
         } else if (this.restarting !== null) {
           const reason = this.restarting
@@ -229,8 +229,15 @@ class WorkerSession implements WorkerTenant {
     this.stopped?.()
   }
 
-  private session(onAudio: boolean, onSourceAudio: boolean): IsolatedSession {
+  private session(onAudio: boolean, onSourceAudio: boolean, controls: ReadonlyArray<ControlName>): IsolatedSession {
+    const control = (op: ControlOp) => this.worker?.send({ t: 'control', n: this.n, control: op })
     return {
+      // Only the operations the worker's session has: the others answer 409 in the engine.
+      control: {
+        ...(controls.includes('say') ? { say: (text: string, o: { readonly interrupt: boolean }) => control({ op: 'say', text, interrupt: o.interrupt }) } : {}),
+        ...(controls.includes('interrupt') ? { interrupt: () => control({ op: 'interrupt' }) } : {}),
+        ...(controls.includes('update') ? { update: (changed: ReadonlyArray<AgentUpdateField>) => control({ op: 'update', config: this.ctx.config, changed }) } : {}),
+      },
       ...(onAudio ? { onAudio: (pcm: Int16Array) => this.worker?.sendPcm(this.n, pcm) } : {}),
       ...(onSourceAudio ? { onSourceAudio: (pcm: Int16Array, from: ParticipantInfo) => this.worker?.sendSource(this.n, pcm, from.id) } : {}),
       // Always: a change of the room's members comes with the list as it is now (the roster's),

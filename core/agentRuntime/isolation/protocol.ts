@@ -18,7 +18,7 @@
  * PlayoutMirror): it must answer synchronously, as it does in the engine's thread. Which session's
  * provider code the worker runs is in shared memory too (RUNNING), for blame when a worker dies.
  */
-import type { AgentSession } from '../../agentProvider.js'
+import type { AgentSession, AgentUpdateField } from '../../agentProvider.js'
 import type { ParticipantInfo, ServerEvent } from '../../events.js'
 
 /** An error as it crosses the thread boundary: an AgentFailure's public reason, or anything else. */
@@ -64,10 +64,20 @@ export type ToWorkerOp =
   | { readonly t: 'event'; readonly n: number; readonly event: ServerEvent }
   | { readonly t: 'participants'; readonly n: number; readonly list: ReadonlyArray<ParticipantInfo> }
   | { readonly t: 'stop'; readonly n: number }
+  | { readonly t: 'control'; readonly n: number; readonly control: ControlOp }
+
+/** Live control of a session (AgentControl), with the new config for an update. */
+export type ControlOp =
+  | { readonly op: 'say'; readonly text: string; readonly interrupt: boolean }
+  | { readonly op: 'interrupt' }
+  | { readonly op: 'update'; readonly config: unknown; readonly changed: ReadonlyArray<AgentUpdateField> }
+
+/** The AgentControl operations a session has. */
+export type ControlName = ControlOp['op']
 
 /** A batch's control entries, worker → engine. */
 export type FromWorkerOp =
-  | { readonly t: 'started'; readonly n: number; readonly onAudio: boolean; readonly onSourceAudio: boolean }
+  | { readonly t: 'started'; readonly n: number; readonly onAudio: boolean; readonly onSourceAudio: boolean; readonly control: ReadonlyArray<ControlName> }
   | { readonly t: 'startFailed'; readonly n: number; readonly error: WireError }
   | { readonly t: 'opus'; readonly n: number; readonly packet: Uint8Array; readonly ms: number | undefined }
   | { readonly t: 'flush'; readonly n: number }

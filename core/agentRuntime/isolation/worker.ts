@@ -35,6 +35,8 @@ import {
   MIRROR,
   RUNNING,
   toWire,
+  type ControlName,
+  type ControlOp,
   type FromWorker,
   type FromWorkerOp,
   type StartMessage,
@@ -158,6 +160,8 @@ class Hosted {
   readonly scope: AgentScope
   /** `ctx.tools`, made at its first read. */
   tools: DeviceTools | null = null
+  /** `ctx.config`: the start's, until a live update (a `control` op) replaces it. */
+  config: unknown = null
 
   constructor(readonly n: number) {
     this.scope = { agentId: String(n), fail: (e) => this.fail(e, 'provider error (async)') }
@@ -194,6 +198,7 @@ const hosted = new Map<number, Hosted>()
 
 const start = async (m: StartMessage): Promise<void> => {
   const h = new Hosted(m.n)
+  h.config = m.agent.config
   hosted.set(m.n, h)
   const mirror = new Float64Array(m.playout)
   const log = loggerFor(m.n, m.logLevel)
@@ -202,7 +207,9 @@ const start = async (m: StartMessage): Promise<void> => {
     workspaceId: m.agent.workspaceId,
     room: m.agent.room,
     identity: m.agent.identity,
-    config: m.agent.config,
+    get config() {
+      return h.config
+    },
     log,
     // No engine clock crosses the thread: a worker's sessions run on the system clock.
     clock: systemClock,
@@ -246,7 +253,25 @@ const start = async (m: StartMessage): Promise<void> => {
     return
   }
   h.session = session
-  post({ t: 'started', n: m.n, onAudio: typeof session.onAudio === 'function', onSourceAudio: typeof session.onSourceAudio === 'function' })
+  const control = CONTROL_NAMES.filter((name) => typeof session.control?.[name] === 'function')
+  post({ t: 'started', n: m.n, onAudio: typeof session.onAudio === 'function', onSourceAudio: typeof session.onSourceAudio === 'function', control })
+}
+
+const CONTROL_NAMES: ReadonlyArray<ControlName> = ['say', 'interrupt', 'update']
+
+/** Live control, as the engine checked it: an update's config replaces ctx.config first. */
+const control = (h: Hosted, op: ControlOp): void => {
+  const c = h.session?.control
+  if (!c) return
+  switch (op.op) {
+    case 'say':
+      return h.guard('control.say', () => c.say?.(op.text, { interrupt: op.interrupt }))
+    case 'interrupt':
+      return h.guard('control.interrupt', () => c.interrupt?.())
+    case 'update':
+      h.config = op.config
+      return h.guard('control.update', () => c.update?.(op.changed))
+  }
 }
 
 const stopSession = async (h: Hosted, session: AgentSession | null): Promise<void> => {
@@ -279,6 +304,11 @@ const apply = (op: ToWorkerOp, pcm: Int16Array | null): void => {
     case 'stop':
       void stop(op.n)
       return
+    case 'control': {
+      const h = hosted.get(op.n)
+      if (h) control(h, op.control)
+      return
+    }
     case 'participants': {
       const h = hosted.get(op.n)
       if (!h) return

@@ -5,10 +5,12 @@
  * on the engine's clock at the session's idle or absolute limit, whichever is first; the stream
  * itself is not a use), and when sessions end or memberships go (the `user.accessChanged` change,
  * heard at once from this process and at the next change poll from the CLI; LiveFeed.accessChanged).
- * A comment line every HEARTBEAT_MS keeps proxies from closing an idle stream.
+ * A comment line every HEARTBEAT_MS keeps proxies from closing an idle stream. A tool call's detail
+ * (name, arguments, result) reaches only streams whose user may read conversations' text.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Timer } from '../../../core/extension.js'
+import { allows } from '../../../core/people/roles.js'
 import { membershipOf, signedInOf } from '../access.js'
 import { SECURITY_HEADERS } from '../headers.js'
 import type { LiveEvent } from '../live.js'
@@ -76,7 +78,21 @@ export const eventRoutes = (services: ConsoleServices) => async (app: FastifyIns
     res.on('close', finish)
     // Reconnect after 2 s if the stream drops (EventSource does it by itself).
     write('retry: 2000\n\n')
-    unsubscribe = live.subscribe(workspaceId, send)
+    /** A tool call's detail is conversation text: for those who may read it now (not a viewer). */
+    const mayReadText = (): boolean => {
+      try {
+        const membership = storage.memberships.get(workspaceId, user.userId)
+        return membership !== null && allows(membership.role, 'operate')
+      } catch {
+        return false
+      }
+    }
+    unsubscribe = live.subscribe(workspaceId, (e) => {
+      if (e.type === 'tool_call' && e.detail && !mayReadText()) {
+        const { detail: _withheld, ...rest } = e
+        send(rest)
+      } else send(e)
+    })
     expireAt(sessions.endsAt(session))
     send({ type: 'ready' })
   })

@@ -3,15 +3,18 @@
  * rooms with who is in them (transport, agents, default agent), one room, its default agent;
  * joining a room from the browser (an ephemeral client of kind `console` mapped to the room, and
  * where the gateway listens: the browser then speaks WebRTC to the gateway itself); agents
- * (dispatch, list, stop), the providers' config schemas, and presets.
+ * (dispatch, list, stop, and live control — say, interrupt, update — audited), the providers'
+ * config schemas, and presets.
  */
 import type { FastifyInstance } from 'fastify'
+import { MAX_SAY_CHARS } from '../../../core/agentRuntime/agentControl.js'
 import { createPreset, deletePreset, getPreset, presetView, updatePreset, type PresetValidator } from '../../../core/agentRuntime/presets.js'
 import { agentId, AGENT_STATES, configObject, name, presetId, providerName, room, roomSettingsBody } from '../../../core/httpApi/fields.js'
 import { getRoom, listRooms, putRoomSettings, type DefaultAgentInput } from '../../../core/operations/rooms.js'
 import { createEphemeralClient } from '../../../core/operations/tokens.js'
 import { agentView } from '../../../core/operations/views.js'
-import { changeAuthorOf, membershipOf } from '../access.js'
+import { recordAudit } from '../../../core/people/audit.js'
+import { actorOf, changeAuthorOf, membershipOf } from '../access.js'
 import type { ConsoleServices } from '../services.js'
 
 /** How long the ephemeral client of a browser joining a room lives (its token with it). */
@@ -121,6 +124,76 @@ export const roomRoutes = (services: ConsoleServices) => async (app: FastifyInst
     '/agents/:agentId',
     { config: { access: 'operate' }, schema: { params: withWorkspace('agentId', agentId) } },
     async (request) => agentView(await agents.stop(membershipOf(request).workspaceId, request.params.agentId)),
+  )
+
+  // Live control, as the REST API's (spec/agents.md), audited: who made an agent say, stop or change what.
+  app.post<{ Params: { agentId: string }; Body: { text: string; interrupt?: boolean } }>(
+    '/agents/:agentId/say',
+    {
+      config: { access: 'operate' },
+      schema: {
+        params: withWorkspace('agentId', agentId),
+        body: {
+          type: 'object',
+          properties: { text: { type: 'string', minLength: 1, maxLength: MAX_SAY_CHARS }, interrupt: { type: 'boolean' } },
+          required: ['text'],
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { workspaceId } = membershipOf(request)
+      const { text, interrupt = false } = request.body
+      const view = await agents.control(workspaceId, request.params.agentId, { op: 'say', text, interrupt })
+      recordAudit(storage, clock, actorOf(request), { action: 'agent.said', workspaceId, target: view.agentId, detail: { chars: text.length, interrupt } })
+      return reply.code(202).send({ agentId: view.agentId, accepted: true })
+    },
+  )
+
+  app.post<{ Params: { agentId: string } }>(
+    '/agents/:agentId/interrupt',
+    { config: { access: 'operate' }, schema: { params: withWorkspace('agentId', agentId) } },
+    async (request) => {
+      const { workspaceId } = membershipOf(request)
+      const view = await agents.control(workspaceId, request.params.agentId, { op: 'interrupt' })
+      recordAudit(storage, clock, actorOf(request), { action: 'agent.interrupted', workspaceId, target: view.agentId })
+      return agentView(view)
+    },
+  )
+
+  app.patch<{ Params: { agentId: string }; Body: { instructions?: string; tools?: Record<string, string[]> } }>(
+    '/agents/:agentId',
+    {
+      config: { access: 'operate' },
+      schema: {
+        params: withWorkspace('agentId', agentId),
+        body: {
+          type: 'object',
+          properties: {
+            instructions: { type: 'string', minLength: 1, maxLength: 16_000 },
+            tools: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 64 } },
+          },
+          minProperties: 1,
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request) => {
+      const { workspaceId } = membershipOf(request)
+      const { instructions, tools } = request.body
+      const view = await agents.control(workspaceId, request.params.agentId, {
+        op: 'update',
+        ...(instructions !== undefined ? { instructions } : {}),
+        ...(tools !== undefined ? { tools } : {}),
+      })
+      recordAudit(storage, clock, actorOf(request), {
+        action: 'agent.updated',
+        workspaceId,
+        target: view.agentId,
+        detail: { instructions: instructions !== undefined, tools: tools === undefined ? null : JSON.stringify(tools).slice(0, 500) },
+      })
+      return agentView(view)
+    },
   )
 
   // The default provider: what a dispatch without a preset runs (the page's overrides hint follows it).

@@ -85,6 +85,13 @@ export type ServerEvent =
       readonly encoding: 'utf8' | 'base64'
     }
   | { readonly type: 'participant.event'; readonly room: string; readonly participantId: string; readonly event: Readonly<Record<string, unknown>> }
+  | {
+      readonly type: 'room.recording'
+      readonly room: string
+      readonly recording: boolean
+      readonly recordingId: string
+      readonly tracks: 'mixed' | 'per-participant' | 'both'
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | { readonly type: 'error'; readonly code: string; readonly message: string; readonly id?: string | number | null }
@@ -106,6 +113,7 @@ export const SERVER_EVENT_TYPES = [
   'agent.event',
   'participant.will',
   'participant.event',
+  'room.recording',
   'audio.mode',
   'pong',
   'error',

@@ -22,6 +22,8 @@ export type RestErrorCode =
   | 'rate_limited'
   | 'headers_too_large'
   | 'agent_start_failed'
+  | 'not_supported'
+  | 'agent_elsewhere'
   | 'internal'
   | 'server_shutting_down'
   | 'storage_unavailable'
@@ -61,7 +63,7 @@ export class NotFoundError extends HarkApiError {
   override name = 'NotFoundError'
 }
 
-/** 409: client_exists or conflict. */
+/** 409: client_exists, conflict, not_supported (an agent's provider cannot do that) or agent_elsewhere. */
 export class ConflictError extends HarkApiError {
   override name = 'ConflictError'
 }

@@ -1,6 +1,6 @@
 /**
  * The live feed of a workspace (server-sent events, GET /api/workspaces/{id}/events): presence,
- * client changes, rooms, speaking, agents, agents' conversation turns. Pages subscribe to the kinds they show and read again
+ * client changes, rooms, speaking, agents, agents' conversation turns and tool calls. Pages subscribe to the kinds they show and read again
  * (or apply the event) when one arrives; nothing polls.
  */
 import { useEffect, useRef } from 'preact/hooks'
@@ -12,8 +12,20 @@ export type LiveEvent =
   | { type: 'speaking'; room: string; participantId: string; speaking: boolean }
   | { type: 'agent'; room: string; agentId: string; state: 'started' | 'stopped' }
   | { type: 'turn'; room: string; agentId: string; seq: number }
+  | ToolCallEvent
 
-const KINDS = ['presence', 'client', 'room', 'speaking', 'agent', 'turn'] as const
+/** An agent called a tool; `detail` only for a role that reads conversations' text. */
+export interface ToolCallEvent {
+  readonly type: 'tool_call'
+  readonly room: string
+  readonly agentId: string
+  readonly source: string
+  readonly ok: boolean
+  readonly latencyMs: number
+  readonly detail?: { readonly name: string; readonly arguments: unknown; readonly result: string | null; readonly error: string | null }
+}
+
+const KINDS = ['presence', 'client', 'room', 'speaking', 'agent', 'turn', 'tool_call'] as const
 
 export class LiveBus {
   private readonly listeners = new Set<(e: LiveEvent) => void>()

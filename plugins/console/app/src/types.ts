@@ -67,6 +67,7 @@ export interface JsonSchema {
   readonly minimum?: number
   readonly maximum?: number
   readonly anyOf?: ReadonlyArray<JsonSchema>
+  readonly items?: JsonSchema
 }
 
 /** An agent run's conversation (spec/records.md). */

@@ -65,6 +65,11 @@ class Agent(TypedDict):
     endedAt: str | None
 
 
+class AgentPresetRecord(TypedDict):
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
+    tracks: Literal["mixed", "per-participant", "both"]
+
+
 class AgentPreset(TypedDict):
     """A saved agent: a provider and the config a dispatch starts from."""
     presetId: str
@@ -72,6 +77,8 @@ class AgentPreset(TypedDict):
     provider: str
     config: dict[str, Any]
     """As stored; the provider schema defaults apply at dispatch."""
+    record: AgentPresetRecord | None
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
     createdAt: str
     updatedAt: str
 
@@ -160,6 +167,42 @@ class TranscriptTurn(TypedDict):
     """The terminal that talked over it, when known."""
     tool: TranscriptTurnTool | None
     """The call, for kind tool_call."""
+
+
+class RecordingParticipantsItem(TypedDict):
+    id: str
+    kind: Literal["terminal", "agent", None]
+
+
+class RecordingFilesItem(TypedDict):
+    track: str
+    """mixed, or p1, p2 … (one per participant)."""
+    participantId: str | None
+    """Null for the mixed track."""
+    bytes: int
+    durationMs: int
+
+
+class Recording(TypedDict):
+    """A room recording: Ogg Opus files (RFC 7845), one per track."""
+    recordingId: str
+    room: str
+    tracks: Literal["mixed", "per-participant", "both"]
+    """What it records: the room mix, one track per participant, or both."""
+    status: Literal["recording", "finished", "failed"]
+    startedAt: str
+    endedAt: str | None
+    durationMs: int | None
+    """Null while it records."""
+    sizeBytes: int
+    """Bytes of every file (0 while it records)."""
+    startedBy: str
+    """api (POST …/recordings), room (the room’s recording setting) or agent:<agentId> (an agent whose preset records)."""
+    failure: str | None
+    """Why a failed recording stopped (the disk floor, a write error)."""
+    participants: list[RecordingParticipantsItem]
+    """Everyone heard on a per-participant track (a terminal by client id, an agent by identity)."""
+    files: list[RecordingFilesItem]
 
 
 class ListClientsQuery(TypedDict):
@@ -327,6 +370,16 @@ class StopAgentResponse(TypedDict):
     reason: str
 
 
+class UpdateAgentBody(TypedDict):
+    instructions: NotRequired[str]
+    """New system instructions, from the next turn on."""
+    tools: NotRequired[dict[str, list[str]]]
+    """New tool permissions (replacing the old ones whole): allow-lists per source with * wildcards, as in a preset config; {} allows no tool. Checked against the provider’s config schema (an unknown source is refused)."""
+
+
+UpdateAgentResponse = Agent
+
+
 class AgentProvider(TypedDict):
     name: str
     description: str | None
@@ -336,6 +389,22 @@ class AgentProvider(TypedDict):
 class ListAgentProvidersResponse(TypedDict):
     """The registered providers."""
     providers: list[AgentProvider]
+
+
+class AgentSayBody(TypedDict):
+    text: str
+    """What the agent says, as is."""
+    interrupt: NotRequired[bool]
+    """Cut the current reply first (true), or speak after it (false)."""
+
+
+class AgentSayResponse(TypedDict):
+    """Accepted: the agent says it now or after its current reply."""
+    agentId: str
+    accepted: Literal[True]
+
+
+InterruptAgentResponse = Agent
 
 
 class ListAgentPresetsQuery(TypedDict):
@@ -358,6 +427,8 @@ class CreateAgentPresetBody(TypedDict):
     provider: str
     config: NotRequired[dict[str, Any] | None]
     """Fields of the provider's config schema (GET /agent-providers); never keys or endpoints."""
+    record: NotRequired[AgentPresetRecord | None]
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
 
 
 CreateAgentPresetResponse = AgentPreset
@@ -371,6 +442,8 @@ class UpdateAgentPresetBody(TypedDict):
     provider: NotRequired[str]
     config: NotRequired[dict[str, Any]]
     """Fields of the provider's config schema (GET /agent-providers); never keys or endpoints."""
+    record: NotRequired[AgentPresetRecord | None]
+    """Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset."""
 
 
 UpdateAgentPresetResponse = AgentPreset
@@ -461,6 +534,56 @@ class ListTranscriptsResponse(TypedDict):
     nextCursor: str | None
 
 
+class StartRecordingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both"]
+
+
+StartRecordingResponse = Recording
+
+
+StopRecordingResponse = Recording
+
+
+class GetRoomRecordingSettingResponse(TypedDict):
+    """The room’s recording setting."""
+    room: str
+    tracks: Literal["mixed", "per-participant", "both", None]
+
+
+class PutRoomRecordingSettingBody(TypedDict):
+    tracks: Literal["mixed", "per-participant", "both", None]
+
+
+PutRoomRecordingSettingResponse = GetRoomRecordingSettingResponse
+
+
+ListRecordingsQuery = TypedDict("ListRecordingsQuery", {
+    "room": NotRequired[str],
+    "agentId": NotRequired[str],
+    "status": NotRequired[Literal["recording", "finished", "failed"]],
+    "from": NotRequired[str],
+    "to": NotRequired[str],
+    "limit": NotRequired[int],
+    "cursor": NotRequired[str],
+})
+"""Query of GET /api/v1/recordings."""
+
+
+class ListRecordingsResponse(TypedDict):
+    """A page of recordings."""
+    recordings: list[Recording]
+    nextCursor: str | None
+
+
+GetRecordingResponse = Recording
+
+
+class DeleteRecordingResponse(TypedDict):
+    """Deleted."""
+    recordingId: str
+    deleted: Literal[True]
+
+
 class WebhookEndpoint(TypedDict):
     """An endpoint."""
     webhookId: str
@@ -485,7 +608,7 @@ class ListWebhooksResponse(TypedDict):
 class CreateWebhookBody(TypedDict):
     url: str
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
 
@@ -517,7 +640,7 @@ GetWebhookResponse = WebhookEndpoint
 class UpdateWebhookBody(TypedDict):
     url: NotRequired[str]
     """https URL (http only with webhooks.allowPrivateNetworks)."""
-    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test"]] | None]
+    events: NotRequired[list[Literal["client.connected", "client.disconnected", "client.room_changed", "room.started", "room.finished", "agent.started", "agent.stopped", "agent.failed", "agent.tool_called", "agent.turn", "client.created", "client.updated", "client.deleted", "token.revoked", "device_password.reset", "webhook.test", "recording.started", "recording.finished", "recording.failed"]] | None]
     """Event types delivered to this endpoint; omitted or null = every type."""
     description: NotRequired[str | None]
     enabled: NotRequired[bool]
@@ -763,6 +886,37 @@ class AgentFailedEvent(TypedDict):
     data: AgentStoppedEventData
 
 
+class AgentToolCalledEventData(TypedDict):
+    agentId: str
+    room: str
+    identity: str
+    """agent@<presetId>, or agent@default."""
+    provider: str
+    presetId: str | None
+    """null for the platform default agent."""
+    tool: str
+    source: str
+    arguments: Any
+    ok: bool
+    result: str | None
+    error: str | None
+    latencyMs: int
+
+
+class AgentToolCalledEvent(TypedDict):
+    """An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools)."""
+    id: str
+    type: Literal["agent.tool_called"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: AgentToolCalledEventData
+
+
 class AgentTurnEventData(TypedDict):
     agentId: str
     room: str
@@ -908,7 +1062,77 @@ class WebhookTestEvent(TypedDict):
     data: WebhookTestEventData
 
 
-WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | AgentTurnEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent
+class RecordingStartedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+
+
+class RecordingStartedEvent(TypedDict):
+    """A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came)."""
+    id: str
+    type: Literal["recording.started"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingStartedEventData
+
+
+class RecordingFinishedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    """stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash)."""
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFinishedEvent(TypedDict):
+    """A room recording ended and its files are complete."""
+    id: str
+    type: Literal["recording.finished"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFinishedEventData
+
+
+class RecordingFailedEventData(TypedDict):
+    recordingId: str
+    room: str
+    tracks: str
+    """mixed, per-participant or both."""
+    reason: str
+    durationMs: int
+    sizeBytes: int
+
+
+class RecordingFailedEvent(TypedDict):
+    """A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on."""
+    id: str
+    type: Literal["recording.failed"]
+    timestamp: str
+    """When it happened."""
+    workspaceId: str
+    resource: str
+    """client:<id>, room:<name>, agent:<id> or webhook:<id>."""
+    sequence: int
+    """Counts the events of the resource, in the order they happened."""
+    data: RecordingFailedEventData
+
+
+WebhookEvent = ClientConnectedEvent | ClientDisconnectedEvent | ClientRoomChangedEvent | RoomStartedEvent | RoomFinishedEvent | AgentStartedEvent | AgentStoppedEvent | AgentFailedEvent | AgentToolCalledEvent | AgentTurnEvent | ClientCreatedEvent | ClientUpdatedEvent | ClientDeletedEvent | TokenRevokedEvent | DevicePasswordResetEvent | WebhookTestEvent | RecordingStartedEvent | RecordingFinishedEvent | RecordingFailedEvent
 """Every event a webhook endpoint receives, told apart by its "type"."""
 
 
@@ -921,6 +1145,7 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "agent.started",
     "agent.stopped",
     "agent.failed",
+    "agent.tool_called",
     "agent.turn",
     "client.created",
     "client.updated",
@@ -928,4 +1153,7 @@ WEBHOOK_EVENT_TYPES: tuple[str, ...] = (
     "token.revoked",
     "device_password.reset",
     "webhook.test",
+    "recording.started",
+    "recording.finished",
+    "recording.failed",
 )

@@ -226,7 +226,11 @@ export interface paths {
         options?: never;
         /** Agent detail with state (headers only) */
         head: operations["getAgentHead"];
-        patch?: never;
+        /**
+         * Change a running agent’s instructions and tool permissions
+         * @description Merges `instructions` and `tools` over the running agent’s config and checks the result against its provider’s schema (400 as for dispatch overrides); the turns that follow use them. The preset is not changed. At least one field. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
+         */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/v1/agent-providers": {
@@ -250,6 +254,46 @@ export interface paths {
          * @description What a preset config and dispatch overrides may hold, per provider (JSON Schema draft 2020-12).
          */
         head: operations["listAgentProvidersHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/say": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a running agent say something
+         * @description The agent speaks `text` as its own turn: members hear its audio, then `agent.event {kind: "transcript", role: "agent", text}`. With `interrupt: true` the current reply is cut first, as a barge-in; otherwise the text waits for the current reply to end. Answers once the request is accepted, before the audio plays. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
+         */
+        post: operations["agentSay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop what a running agent is saying
+         * @description Cuts the reply being spoken (members get `agent.event {kind: "interrupted"}` and the transcript of what they heard, `truncated: true`), drops a reply being prepared and text waiting to be said. An agent saying nothing is left as it is. 409 not_supported: the agent’s provider cannot do this (the message says which operation); conflict: the agent is not running; agent_elsewhere: in a cluster, the agent is not on this node and a node where it may run cannot be reached (the message names it); otherwise control is forwarded to the node that runs the agent.
+         */
+        post: operations["interruptAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -302,7 +346,7 @@ export interface paths {
         head: operations["getAgentPresetHead"];
         /**
          * Update an agent preset
-         * @description Sets the fields present; config replaces the whole config. A new provider or config is checked again.
+         * @description Sets the fields present; config replaces the whole config, record: null stops recording. A new provider or config is checked again.
          */
         patch: operations["updateAgentPreset"];
         trace?: never;
@@ -408,6 +452,122 @@ export interface paths {
          * @description Conversations of the workspace, newest first. Filters combine with AND: room; clientId (a terminal that spoke in it, as its turns name it); from/to (it started at or after from, before to; ISO 8601 with a time zone).
          */
         head: operations["listTranscriptsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rooms/{room}/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start recording a room
+         * @description Records the room (open on this node: someone is in it) into Ogg Opus files until DELETE, until its last member leaves, or until the disk goes below recordings.minFreeMb. Every member hears room.recording. A room recorded only for agents whose preset records: that recording is kept until DELETE or the room closes (200).
+         */
+        post: operations["startRecording"];
+        /**
+         * Stop recording a room
+         * @description Ends the room’s running recording: its files are finished (end of stream) and written before the answer.
+         */
+        delete: operations["stopRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rooms/{room}/recording-setting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A room’s recording setting */
+        get: operations["getRoomRecordingSetting"];
+        /**
+         * Record every session of a room
+         * @description tracks: every session of the room (from its first terminal to its last leaving) is recorded with these tracks, from the next session on; null: not by itself.
+         */
+        put: operations["putRoomRecordingSetting"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** A room’s recording setting (headers only) */
+        head: operations["getRoomRecordingSettingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recordings
+         * @description Newest first. Filters: room, status, started from/to (date-time), agentId (started by that agent). Pass nextCursor back as cursor.
+         */
+        get: operations["listRecordings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List recordings (headers only)
+         * @description Newest first. Filters: room, status, started from/to (date-time), agentId (started by that agent). Pass nextCursor back as cursor.
+         */
+        head: operations["listRecordingsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recording */
+        get: operations["getRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recording and its files
+         * @description A running recording is stopped first. Audited (recording.deleted).
+         */
+        delete: operations["deleteRecording"];
+        options?: never;
+        /** A recording (headers only) */
+        head: operations["getRecordingHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recordings/{id}/tracks/{track}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a track (Ogg Opus)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        get: operations["downloadRecordingTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download a track (Ogg Opus) (headers only)
+         * @description The track’s file, audio/ogg. Range requests (bytes=…) answer 206 with Content-Range, so a broken download resumes; a track of a running recording can be read up to its last written second. Audited (recording.downloaded).
+         */
+        head: operations["downloadRecordingTrackHead"];
         patch?: never;
         trace?: never;
     };
@@ -687,6 +847,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "agent.tool_called": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An agent called a tool (or was refused one): arguments, result or error and latency, secrets scrubbed (spec/agents.md, Tools). */
+        post: operations["webhook_agent_tool_called"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "agent.turn": {
         parameters: {
             query?: never;
@@ -806,6 +983,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recording.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording started (POST /rooms/{room}/recordings, or the room’s setting when its first terminal came). */
+        post: operations["webhook_recording_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording ended and its files are complete. */
+        post: operations["webhook_recording_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recording.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A room recording stopped early: the disk went below recordings.minFreeMb or a write failed. What was written stays readable; the room goes on. */
+        post: operations["webhook_recording_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -885,6 +1113,11 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
+            /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+            record: {
+                /** @enum {string} */
+                tracks: "mixed" | "per-participant" | "both";
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -981,6 +1214,44 @@ export interface components {
                 error: string | null;
                 latencyMs: number | null;
             } | null;
+        };
+        /** @description A room recording: Ogg Opus files (RFC 7845), one per track. */
+        Recording: {
+            recordingId: string;
+            room: string;
+            /**
+             * @description What it records: the room mix, one track per participant, or both.
+             * @enum {string}
+             */
+            tracks: "mixed" | "per-participant" | "both";
+            /** @enum {string} */
+            status: "recording" | "finished" | "failed";
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @description Null while it records. */
+            durationMs: number | null;
+            /** @description Bytes of every file (0 while it records). */
+            sizeBytes: number;
+            /** @description api (POST …/recordings), room (the room’s recording setting) or agent:<agentId> (an agent whose preset records). */
+            startedBy: string;
+            /** @description Why a failed recording stopped (the disk floor, a write error). */
+            failure: string | null;
+            /** @description Everyone heard on a per-participant track (a terminal by client id, an agent by identity). */
+            participants: {
+                id: string;
+                /** @enum {string|null} */
+                kind: "terminal" | "agent" | null;
+            }[];
+            files: {
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+                /** @description Null for the mixed track. */
+                participantId: string | null;
+                bytes: number;
+                durationMs: number;
+            }[];
         };
     };
     responses: never;
@@ -3327,6 +3598,146 @@ export interface operations {
             };
         };
     };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description New system instructions, from the next turn on. */
+                    instructions?: string;
+                    /** @description New tool permissions (replacing the old ones whole): allow-lists per source with * wildcards, as in a preset config; {} allows no tool. Checked against the provider’s config schema (an unknown source is refused). */
+                    tools?: {
+                        [key: string]: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The agent, updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgentProviders: {
         parameters: {
             query?: never;
@@ -3507,6 +3918,262 @@ export interface operations {
             };
         };
     };
+    agentSay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent says, as is. */
+                    text: string;
+                    /**
+                     * @description Cut the current reply first (true), or speak after it (false).
+                     * @default false
+                     */
+                    interrupt?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the agent says it now or after its current reply. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    interruptAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping. storage_unavailable: the database primary cannot be reached; nothing was written. cluster_unavailable: the node that owns the room could not be reached, or is gone and its room not yet taken over (within cluster.leaseTtlMs). Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgentPresets: {
         parameters: {
             query?: {
@@ -3622,6 +4289,11 @@ export interface operations {
                     /** @description Fields of the provider's config schema (GET /agent-providers); never keys or endpoints. */
                     config?: {
                         [key: string]: unknown;
+                    } | null;
+                    /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+                    record?: {
+                        /** @enum {string} */
+                        tracks: "mixed" | "per-participant" | "both";
                     } | null;
                 };
             };
@@ -4162,6 +4834,11 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
+                    /** @description Record the room while an agent of this preset is in it, with these tracks (spec/records.md); null: not by the preset. */
+                    record?: {
+                        /** @enum {string} */
+                        tracks: "mixed" | "per-participant" | "both";
+                    } | null;
                 };
             };
         };
@@ -5360,6 +6037,1326 @@ export interface operations {
             };
         };
     };
+    startRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    tracks: "mixed" | "per-participant" | "both";
+                };
+            };
+        };
+        responses: {
+            /** @description The recording agents had started, kept from now on (its tracks as they are). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description The recording, started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (for example a duplicate clientId). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoomRecordingSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putRoomRecordingSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string|null} */
+                    tracks: "mixed" | "per-participant" | "both" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than rest.bodyLimitBytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A non-empty request body that is not application/json in UTF-8 (an empty body, whatever its Content-Type, is no body). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoomRecordingSettingHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room’s recording setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        room: string;
+                        /** @enum {string|null} */
+                        tracks: "mixed" | "per-participant" | "both" | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordings: {
+        parameters: {
+            query?: {
+                room?: string;
+                /** @description Recordings that agent started (its preset records): startedBy agent:<agentId>. */
+                agentId?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRecordingsHead: {
+        parameters: {
+            query?: {
+                room?: string;
+                /** @description Recordings that agent started (its preset records): startedBy agent:<agentId>. */
+                agentId?: string;
+                status?: "recording" | "finished" | "failed";
+                /** @description Started at or after. */
+                from?: string;
+                /** @description Started before. */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recordings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordings: components["schemas"]["Recording"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recordingId: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecordingHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recording. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRecordingTrack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRecordingTrackHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description mixed, or p1, p2 … (one per participant). */
+                track: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description The range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/ogg": string;
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, an unknown field, or a value out of bounds. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace’s resource looks exactly the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request head did not arrive within rest.headersTimeoutMs, or the whole request within rest.requestTimeoutMs; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the range starts past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit of the workspace (or, without a valid key, of the caller’s IP) exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    /** @description Requests allowed per window (sent on every response). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the window (sent on every response). */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window resets (sent on every response). */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KiB (a URL that long, say); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (no details are revealed). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description server_shutting_down: the engine is stopping (requests in flight finish, new ones are refused; the connection is closed). storage_unavailable: the database is on a libSQL server whose primary this node cannot reach; a request that writes is refused (nothing was changed, unless the primary failed during the write), reads go on from the node’s replica. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -5475,7 +7472,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                 };
             };
@@ -6064,7 +8061,7 @@ export interface operations {
                     /** @description https URL (http only with webhooks.allowPrivateNetworks). */
                     url?: string;
                     /** @description Event types delivered to this endpoint; omitted or null = every type. */
-                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test")[] | null;
+                    events?: ("client.connected" | "client.disconnected" | "client.room_changed" | "room.started" | "room.finished" | "agent.started" | "agent.stopped" | "agent.failed" | "agent.tool_called" | "agent.turn" | "client.created" | "client.updated" | "client.deleted" | "token.revoked" | "device_password.reset" | "webhook.test" | "recording.started" | "recording.finished" | "recording.failed")[] | null;
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -7413,6 +9410,86 @@ export interface operations {
             };
         };
     };
+    webhook_agent_tool_called: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "agent.tool_called",
+                 *       "data": {
+                 *         "agentId": "ag_8fK2LmQ9xRt4Vb1Z",
+                 *         "room": "kitchen",
+                 *         "identity": "agent@concierge",
+                 *         "provider": "pipeline",
+                 *         "presetId": "concierge",
+                 *         "tool": "speaker-1/self.light.set_on",
+                 *         "source": "device",
+                 *         "arguments": {
+                 *           "on": true
+                 *         },
+                 *         "ok": true,
+                 *         "result": "true",
+                 *         "error": null,
+                 *         "latencyMs": 42
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "agent.tool_called";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        agentId: string;
+                        room: string;
+                        /** @description agent@<presetId>, or agent@default. */
+                        identity: string;
+                        provider: string;
+                        /** @description null for the platform default agent. */
+                        presetId: string | null;
+                        tool: string;
+                        source: string;
+                        arguments: unknown;
+                        ok: boolean;
+                        result: string | null;
+                        error: string | null;
+                        latencyMs: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_agent_turn: {
         parameters: {
             query?: never;
@@ -7848,6 +9925,196 @@ export interface operations {
                     data: {
                         webhookId: string;
                         message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.started",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.started";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.finished",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "both",
+                 *         "reason": "room_closed",
+                 *         "durationMs": 184220,
+                 *         "sizeBytes": 1203455
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.finished";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        /** @description stopped (DELETE /rooms/{room}/recordings), room_closed (its last member left), shutdown, or recovered (finished at start after a crash). */
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 10 s) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_recording_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also the body’s id); the same on every retry: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256> signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "recording.failed",
+                 *       "data": {
+                 *         "recordingId": "rec_01JD3M5Q8T7V2XW4YZ6A9BCDEF",
+                 *         "room": "lobby",
+                 *         "tracks": "mixed",
+                 *         "reason": "disk space below the floor: 52428800 bytes free, 536870912 required",
+                 *         "durationMs": 61040,
+                 *         "sizeBytes": 402113
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "recording.failed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened.
+                     */
+                    timestamp: string;
+                    workspaceId: string;
+                    /** @description client:<id>, room:<name>, agent:<id> or webhook:<id>. */
+                    resource: string;
+                    /** @description Counts the events of the resource, in the order they happened. */
+                    sequence: number;
+                    data: {
+                        recordingId: string;
+                        room: string;
+                        /** @description mixed, per-participant or both. */
+                        tracks: string;
+                        reason: string;
+                        durationMs: number;
+                        sizeBytes: number;
                     };
                 };
             };

@@ -1,17 +1,19 @@
 /**
- * Agents: the running ones (stop), dispatching one into a room with a preset and overrides;
+ * Agents: the running ones (stop, interrupt; Say on an agent's own page), dispatching one into a room with a preset and overrides;
  * presets, edited with a form made from their provider's config schema; room default agents.
  * Three views under /agents, /agents/presets and /agents/defaults; conversations under
- * /agents/conversations and an agent's own page, /agents/<agentId> (Conversations.tsx).
+ * /agents/conversations and an agent's own page, /agents/<agentId> (AgentPage.tsx: live control,
+ * tool calls, its conversation).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, get, post } from '../api'
+import { api, ApiError, get, post } from '../api'
 import { useDebounced, useLive } from '../live'
 import { exampleOf } from '../format'
 import { configFrom, SchemaFields, valuesFrom } from '../schemaForm'
 import type { Agent, Preset, Provider, Room } from '../types'
 import { DataTable, Empty, ErrorText, Field, KeyValues, Link, PageTitle, SelectField, When, useAction } from '../ui'
-import { AgentConversation, ConversationList } from './Conversations'
+import { AgentPage, interruptAgent } from './AgentPage'
+import { ConversationList } from './Conversations'
 import { can, type PageProps } from './page'
 
 export const AgentsPage = (props: PageProps) => {
@@ -41,7 +43,7 @@ export const AgentsPage = (props: PageProps) => {
       ) : view === 'conversations' ? (
         <ConversationList {...props} />
       ) : view.startsWith('ag_') ? (
-        <AgentConversation {...props} agentId={view} />
+        <AgentPage {...props} agentId={view} />
       ) : (
         <Running {...props} />
       )}
@@ -101,6 +103,7 @@ const Running = ({ workspace, live }: PageProps) => {
   const load = useAction()
   const dispatch = useAction()
   const stop = useAction()
+  const [done, setDone] = useState('')
   const refresh = () => void load.run(async () => setAgents((await get<{ agents: Agent[] }>(`/workspaces/${ws}/agents`)).agents))
   const soon = useDebounced(refresh)
   useEffect(refresh, [ws])
@@ -112,6 +115,9 @@ const Running = ({ workspace, live }: PageProps) => {
     <>
       <ErrorText error={load.error} />
       <ErrorText error={stop.error} />
+      <p role="status" class="hint">
+        {done}
+      </p>
       {agents === null ? (
         <p>Loading…</p>
       ) : agents.length === 0 ? (
@@ -146,21 +152,44 @@ const Running = ({ workspace, live }: PageProps) => {
               </td>
               {operate && (
                 <td>
-                  {(a.state === 'running' || a.state === 'starting') && (
-                    <button
-                      type="button"
-                      class="secondary small"
-                      aria-label={`Stop ${a.identity} in ${a.room}`}
-                      onClick={() =>
-                        void stop.run(async () => {
-                          await api('DELETE', `/workspaces/${ws}/agents/${a.agentId}`)
-                          refresh()
-                        })
-                      }
-                    >
-                      Stop
-                    </button>
-                  )}
+                  <div class="row nowrap">
+                    {a.state === 'running' && (
+                      <>
+                        <Link href={`/w/${ws}/agents/${a.agentId}`} aria-label={`Say something as ${a.identity} in ${a.room}`}>
+                          Say…
+                        </Link>
+                        <button
+                          type="button"
+                          class="secondary small"
+                          aria-label={`Interrupt ${a.identity} in ${a.room}`}
+                          onClick={() =>
+                            void stop.run(async () => {
+                              setDone('')
+                              await interruptAgent(ws, a.agentId)
+                              setDone(`${a.identity} in ${a.room}: interrupted.`)
+                            })
+                          }
+                        >
+                          Interrupt
+                        </button>
+                      </>
+                    )}
+                    {(a.state === 'running' || a.state === 'starting') && (
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Stop ${a.identity} in ${a.room}`}
+                        onClick={() =>
+                          void stop.run(async () => {
+                            await api('DELETE', `/workspaces/${ws}/agents/${a.agentId}`)
+                            refresh()
+                          })
+                        }
+                      >
+                        Stop
+                      </button>
+                    )}
+                  </div>
                 </td>
               )}
             </tr>
@@ -204,6 +233,15 @@ const Running = ({ workspace, live }: PageProps) => {
       )}
     </>
   )
+}
+
+/** A refused tool pattern, named as the form shows it (which text area, which line) before the API's words. */
+const toolLineError = (e: unknown, config: Record<string, unknown>): unknown => {
+  const m = e instanceof ApiError ? /^config\.tools\.([A-Za-z]+)\.(\d+) (.*)$/s.exec(e.message) : null
+  if (!m || !(e instanceof ApiError)) return e
+  const [, source, index, why] = m
+  const value = (config.tools as Record<string, string[]> | undefined)?.[source!]?.[Number(index)]
+  return new ApiError(e.status, e.code, `Allowed ${source} tools, line ${Number(index) + 1}${value === undefined ? '' : ` (“${value}”)`}: ${why} (${e.message.split(' ')[0]})`)
 }
 
 const Presets = ({ workspace }: PageProps) => {
@@ -293,8 +331,12 @@ const Presets = ({ workspace }: PageProps) => {
               e.preventDefault()
               void save.run(async () => {
                 const config = configFrom(chosen.configSchema, values)
-                if (editing) await api('PATCH', `/workspaces/${ws}/agent-presets/${encodeURIComponent(editing.presetId)}`, { name: name.trim() || null, provider: chosen.name, config })
-                else await post(`/workspaces/${ws}/agent-presets`, { presetId: presetId.trim(), name: name.trim() || null, provider: chosen.name, config })
+                try {
+                  if (editing) await api('PATCH', `/workspaces/${ws}/agent-presets/${encodeURIComponent(editing.presetId)}`, { name: name.trim() || null, provider: chosen.name, config })
+                  else await post(`/workspaces/${ws}/agent-presets`, { presetId: presetId.trim(), name: name.trim() || null, provider: chosen.name, config })
+                } catch (e) {
+                  throw toolLineError(e, config)
+                }
                 reset()
                 refresh()
               })

@@ -167,9 +167,25 @@ const Turns = ({ turns, hidden }: { turns: ReadonlyArray<TranscriptTurn>; hidden
           {t.interrupted && <strong> · cut off{t.interruptedBy ? ` by ${t.interruptedBy}` : ''}</strong>}
         </p>
         {t.kind === 'tool_call' ? (
-          <p>
-            Called a tool{t.tool ? `: ${t.tool.name}${t.tool.error ? ` (failed: ${t.tool.error})` : ''}` : hidden ? ' (details hidden)' : ''}
-          </p>
+          <>
+            <p>
+              Called a tool{t.tool ? `: ${t.tool.name}${t.tool.latencyMs === null ? '' : ` (${t.tool.latencyMs} ms)`}${t.tool.error ? `, failed: ${t.tool.error}` : ''}` : hidden ? ' (details hidden)' : ''}
+            </p>
+            {t.tool && (
+              <dl class="kv">
+                <div>
+                  <dt>Arguments</dt>
+                  <dd class="mono wrap">{JSON.stringify(t.tool.arguments)}</dd>
+                </div>
+                {t.tool.error === null && (
+                  <div>
+                    <dt>Result</dt>
+                    <dd class="mono wrap">{typeof t.tool.result === 'string' ? t.tool.result : JSON.stringify(t.tool.result)}</dd>
+                  </div>
+                )}
+              </dl>
+            )}
+          </>
         ) : (
           <p>{t.text ?? (hidden ? <em>text hidden</em> : <em>no text (the agent’s provider gives none)</em>)}</p>
         )}

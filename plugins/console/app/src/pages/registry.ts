@@ -11,6 +11,7 @@ import { AuditPage } from './Audit'
 import { ClientsPage } from './Clients'
 import { DevicesPage } from './Devices'
 import { MembersPage } from './Members'
+import { RecordingsPage } from './Recordings'
 import { RoomsPage } from './Rooms'
 import { SettingsPage } from './Settings'
 import type { PageProps } from './page'
@@ -30,6 +31,7 @@ export const PAGES: ReadonlyArray<PageDefinition> = [
   { slug: 'clients', label: 'Clients', permission: 'read', component: ClientsPage },
   { slug: 'rooms', label: 'Rooms', permission: 'read', component: RoomsPage },
   { slug: 'agents', label: 'Agents', permission: 'read', component: AgentsPage },
+  { slug: 'recordings', label: 'Recordings', permission: 'read', component: RecordingsPage },
   { slug: 'usage', label: 'Usage', permission: 'read', component: UsagePage },
   { slug: 'webhooks', label: 'Webhooks', permission: 'operate', component: WebhooksPage },
   { slug: 'devices', label: 'Add device', permission: 'devicePasswords', component: DevicesPage },
