@@ -110,7 +110,9 @@ export class UsageMeter {
    * transaction fails otherwise, each is tried alone, so one bad row costs only its own.
    */
   flush(): void {
-    if (this.flushing !== undefined) clearImmediate(this.flushing)
+    // Its own hold, taken with the turn's first write; nobody else's.
+    const held = this.flushing !== undefined
+    if (held) clearImmediate(this.flushing)
     this.flushing = undefined
     const writes = this.pending
     this.pending = []
@@ -134,7 +136,7 @@ export class UsageMeter {
         }
       }
     } finally {
-      this.hub.introductions.release()
+      if (held) this.hub.introductions.release()
     }
   }
 
