@@ -120,6 +120,10 @@ const runHeld = async (
     expect(dev.order().filter((m) => m === 'audio')).toHaveLength(1)
     expect(dev.closed()).toBe(false)
     expect(usageRows(clientId)).toBe(1)
+    // Scraped: the live session of its transport, the early frames by their reason.
+    const scraped = await t.engine.host.metrics.metrics()
+    expect(scraped).toContain(`hark_sessions{transport="${transport}"} 1`)
+    expect(scraped).toMatch(new RegExp(`hark_audio_frames_dropped_total\\{transport="${transport}",reason="early"\\} [1-9]`))
     await dev.end()
   } finally {
     stop()
