@@ -42,6 +42,8 @@ const HEAVY = [
   '/node_modules/xstate/',
   '/node_modules/prom-client/',
   '/node_modules/@nats-io/',
+  '/node_modules/@modelcontextprotocol/',
+  '/dist/core/agentRuntime/mcpServerTools.js',
   '/dist/cluster/nats/node.js',
 ]
 

@@ -156,15 +156,22 @@ export interface AgentContext<Config = unknown> {
 export interface ToolInfo {
   /**
    * Unique among the agent's tools. A device tool is `<clientId>/<its name on the device>`: a
-   * client id never holds `/`, so two devices offering the same tool never collide.
+   * client id never holds `/`, so two devices offering the same tool never collide. An MCP
+   * server's tool is `<server>/<its name on the server>` (the server's name in the preset).
    */
   readonly name: string
-  /** Where it comes from: `device` (an MCP-capable terminal of the room). */
-  readonly source: 'device'
+  /**
+   * Where it comes from: `device` (an MCP-capable terminal of the room), `mcp` (an MCP server
+   * named in the agent's config), `function` (a back-end function the config declares: its
+   * name is the function's own).
+   */
+  readonly source: 'device' | 'mcp' | 'function'
   /** The tool's own name at its source (`self.light.set_on`). */
   readonly tool: string
-  /** The terminal offering it (device tools). */
+  /** The terminal offering it (device tools); '' for other sources. */
   readonly clientId: string
+  /** The MCP server offering it (its name in the config's `mcpServers`), for `mcp` tools. */
+  readonly server?: string
   readonly description: string
   /** JSON Schema of its arguments, as the source announced it. */
   readonly inputSchema: Readonly<Record<string, unknown>>
@@ -193,6 +200,8 @@ export interface AgentTools {
   call(name: string, args: Readonly<Record<string, unknown>>, options?: ToolCallOptions): Promise<ToolResult>
   /** Told whenever `list()` changes; returns the unsubscribe. */
   onChange(listener: () => void): () => void
+  /** Secret values the tools use (an MCP server's header values): scrubbed from every tool_call event. */
+  secrets?(): ReadonlyArray<string>
 }
 
 /** Throw (or pass to `ctx.fail`) to fail an agent with a reason safe to show the room. */

@@ -18,6 +18,7 @@ import * as Schema from 'effect/Schema'
 import * as SchemaIssue from 'effect/SchemaIssue'
 import { ConfigError } from './configError.js'
 import { serviceKey, type ServiceKey } from './inject.js'
+import { parseMcpServerSettings } from './agentRuntime/mcpServerSettings.js'
 
 export { ConfigError }
 
@@ -228,6 +229,21 @@ export const coreSettings = {
       Schema.String,
       '',
       'comma-separated paths (or file: URLs) of ES modules whose default export is defineAgentProvider(...), registered at start',
+    ),
+    mcpServers: setting(
+      Schema.String.check(
+        Schema.makeFilter((raw: string) => {
+          const parsed = parseMcpServerSettings(raw)
+          return typeof parsed === 'string' ? parsed : true
+        }),
+      ),
+      '',
+      'JSON object: an MCP server\'s name (as presets name it in mcpServers) → {"headers": {…}, "allowPrivateNetworks": false}; headers are secrets, sent with each request to that server; a server whose URL resolves to a private address is refused unless allowPrivateNetworks',
+    ),
+    functionsCaFile: setting(
+      Schema.String,
+      '',
+      "a PEM file of CA certificates trusted, besides the system's, for the HTTPS endpoints of agents' back-end functions (a back end with a private CA); empty: system CAs only",
     ),
     defaultAgentStopDelaySeconds: setting(
       intBetween(0, 86_400),

@@ -46,5 +46,5 @@ export { heardOfSpoken, heardText, whenPlayed } from './agentRuntime/heard.js'
 export { SpeechSegmenter, VAD_RATE, type VadOptions, type VadListener, type UtteranceStream } from './agentRuntime/vad.js'
 
 // ---- Tools for model-backed providers (spec/agents.md, "Tools") ----
-export { ToolRunner, EVENT_RESULT_CHARS, type ModelFunction, type ToolOutcome } from './agentRuntime/toolRunner.js'
+export { ToolRunner, ERROR_PREFIX, EVENT_RESULT_CHARS, type ModelFunction, type ToolOutcome } from './agentRuntime/toolRunner.js'
 export { toolConfigFields, toolAllowed, ToolPermissionsSchema, TOOL_SOURCES, type ToolConfig, type ToolPermissions, type ToolBounds, type ToolSource } from './agentRuntime/toolConfig.js'

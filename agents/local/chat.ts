@@ -1,14 +1,14 @@
 /**
  * The `chat` brain of a local agent: an OpenAI-compatible `POST /chat/completions` (the
- * operator's llama.cpp server, Ollama or vLLM, named in `agents.local.chat`), given the agent's
- * tools as functions. Tool calls the model makes are carried out through `ctx.tools` and their
- * results sent back, for at most `MAX_TOOL_ROUNDS` rounds; the model's last text is the reply.
+ * operator's llama.cpp server, Ollama or vLLM, named in `agents.local.chat`), given the tools the
+ * agent may call (its `tools` permissions) as functions. The model's calls are carried out by the
+ * agent's ToolRunner (permission, arguments checked against the tool's schema, timeout, result
+ * size, the room's `tool_call` event) and the results sent back, for at most `maxToolRounds`
+ * rounds; the model's last text is the reply.
  * One request per round, not streamed: local models answer a voice turn in one short message,
  * and the reply is still spoken sentence by sentence.
  */
-import type { AgentTools, ToolInfo } from '../../core/provider.js'
-
-export const MAX_TOOL_ROUNDS = 3
+import type { ModelFunction, ToolRunner } from '../../core/provider.js'
 
 export interface ChatEndpoint {
   readonly baseUrl: string
@@ -32,30 +32,11 @@ export class ChatError extends Error {
   override readonly name = 'ChatError'
 }
 
-/** A function name the API accepts (`^[a-zA-Z0-9_-]{1,64}$`) for each tool, unique. */
-const functionNames = (tools: ReadonlyArray<ToolInfo>): Map<string, ToolInfo> => {
-  const byName = new Map<string, ToolInfo>()
-  for (const t of tools) {
-    const base = t.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 60)
-    let name = base
-    for (let n = 2; byName.has(name); n++) name = `${base}_${n}`
-    byName.set(name, t)
-  }
-  return byName
-}
-
-const complete = async (ep: ChatEndpoint, messages: ChatMessage[], functions: Map<string, ToolInfo>, signal: AbortSignal) => {
+const complete = async (ep: ChatEndpoint, messages: ChatMessage[], functions: ReadonlyArray<ModelFunction>, signal: AbortSignal) => {
   const body = {
     model: ep.model,
     messages,
-    ...(functions.size > 0
-      ? {
-          tools: [...functions].map(([name, t]) => ({
-            type: 'function',
-            function: { name, description: t.description || t.tool, parameters: t.inputSchema },
-          })),
-        }
-      : {}),
+    ...(functions.length > 0 ? { tools: functions.map((f) => ({ type: 'function', function: f })) } : {}),
   }
   let res: Response
   try {
@@ -85,32 +66,23 @@ export const chatTurn = async (
   ep: ChatEndpoint,
   history: ReadonlyArray<ChatMessage>,
   said: string,
-  tools: AgentTools,
+  tools: ToolRunner,
+  maxToolRounds: number,
   signal: AbortSignal,
-  onToolCall?: (name: string, args: Record<string, unknown>, result: { isError: boolean; text: string }) => void,
 ): Promise<{ reply: string; messages: ChatMessage[] }> => {
   const turn: ChatMessage[] = [{ role: 'user', content: said }]
-  const functions = functionNames(tools.list())
   for (let round = 0; ; round++) {
-    const answer = await complete(ep, [...history, ...turn], round < MAX_TOOL_ROUNDS ? functions : new Map(), signal)
-    if (answer.calls.length === 0 || round >= MAX_TOOL_ROUNDS) {
+    // Read each round: a tool that appeared or went, or a permission changed, counts from the next request.
+    const answer = await complete(ep, [...history, ...turn], round < maxToolRounds ? tools.functions() : [], signal)
+    if (answer.calls.length === 0 || round >= maxToolRounds) {
       const reply = (answer.content ?? '').trim()
       turn.push({ role: 'assistant', content: reply })
       return { reply, messages: turn }
     }
     turn.push({ role: 'assistant', content: answer.content, tool_calls: answer.calls })
     for (const call of answer.calls) {
-      const tool = functions.get(call.function.name)
-      let args: Record<string, unknown> = {}
-      try {
-        const parsed = JSON.parse(call.function.arguments || '{}') as unknown
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) args = parsed as Record<string, unknown>
-      } catch {
-        // arguments that are not JSON: the tool sees none, the model sees the error below
-      }
-      const result = tool ? await tools.call(tool.name, args) : { isError: true, text: `no tool named ${call.function.name}` }
-      onToolCall?.(tool?.name ?? call.function.name, args, result)
-      turn.push({ role: 'tool', tool_call_id: call.id, content: result.isError ? `error: ${result.text}` : result.text })
+      const outcome = await tools.call(call.function.name, call.function.arguments ?? '', signal)
+      turn.push({ role: 'tool', tool_call_id: call.id, content: outcome.output })
     }
   }
 }

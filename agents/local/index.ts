@@ -8,7 +8,7 @@
 // Effect's modules one by one, not the 'effect' barrel: a provider worker then loads only these.
 import * as Effect from 'effect/Effect'
 import * as Schema from 'effect/Schema'
-import { defineAgentProvider, defineSettings, intBetween, setting, type AgentProvider } from '../../core/provider.js'
+import { defineAgentProvider, defineSettings, intBetween, setting, toolConfigFields, type AgentProvider } from '../../core/provider.js'
 import { loadDictionary } from './dictionary.js'
 import { describeEngines, findEngines, FLITE_VOICES, type FliteVoice } from './engines.js'
 import { checkIntents, GrammarError, parsePhrase, type Intent } from './grammar.js'
@@ -74,7 +74,8 @@ export const localConfigSchema = (settings: Pick<Settings, 'modelDir' | 'library
     unrecognizedReply: text('Sorry, I did not catch that.', 'said when the words match no intent (brain commands)'),
     toolFailedReply: text('Sorry, that did not work: {result}.', "said when an intent's tool fails; {result} is the reason"),
     instructions: text('You are a helpful voice assistant. Answer in one or two short sentences.', 'system instructions of the chat model', 16_000),
-    toolTimeoutMs: num(Schema.Int, 100, 30_000, 3000, 'a tool call must answer within it, ms'),
+    // tools (permissions of the chat brain's calls), maxToolRounds, toolTimeoutMs, maxToolResultChars: as every model-backed provider.
+    ...toolConfigFields,
     vadThreshold: num(Schema.Number, 0.1, 0.95, 0.5, 'speech probability (Silero VAD) at which speech starts'),
     vadSilenceMs: num(Schema.Int, 100, 2500, 300, 'silence that ends an utterance, ms'),
     minSpeechMs: num(Schema.Int, 100, 2000, 200, 'speech an utterance needs before it counts (and may interrupt the agent), ms'),
@@ -131,7 +132,7 @@ export const createLocalProvider = (settings: Settings, env: NodeJS.ProcessEnv =
       const chat = settings.chat.baseUrl
         ? { baseUrl: settings.chat.baseUrl, apiKey: keyOf(settings, env), model: settings.chat.model, timeoutMs: settings.chat.timeoutMs }
         : null
-      return LocalSession.open(ctx, { engines: findEngines(engineSettings(settings)), chat })
+      return LocalSession.open(ctx, { engines: findEngines(engineSettings(settings)), chat, secrets: secrets() })
     },
   }
 }

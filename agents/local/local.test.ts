@@ -194,7 +194,8 @@ describe('local agent: real speech in, a device tool called, real speech out', (
   }, 60_000)
 
   it('chat (the only fake: an OpenAI-compatible server): what is no command goes to the model with the device tools, and its answer is spoken', async () => {
-    const k = await kitchen({ brain: 'commands+chat', instructions: 'Be brief.' })
+    // The chat model may call the thermometer and the lights; the grammar's intents name their own tools.
+    const k = await kitchen({ brain: 'commands+chat', instructions: 'Be brief.', tools: { device: ['*/self.thermometer.*', '*/self.light.*'] } })
     chat.callTool = 'self_thermometer_read'
     chat.reply = 'It is {result} degrees.'
     await k.say(await speak('what will the weather be like tomorrow'))
@@ -204,17 +205,29 @@ describe('local agent: real speech in, a device tool called, real speech out', (
     // pocketsphinx's general model heard the words (not the command grammar's).
     expect(first.messages[1]!.role).toBe('user')
     expect(first.messages[1]!.content).toMatch(/weather/)
-    expect(first.tools!.map((x) => x.function.name)).toContain(`speaker-${rooms}_self_thermometer_read`)
+    const offered = first.tools!.map((x) => x.function.name)
+    expect(offered).toContain(`speaker-${rooms}_self_thermometer_read`)
+    // Only what the agent's tools permission allows is offered.
+    expect(offered.some((name) => /timer|robot/.test(name))).toBe(false)
     expect(await k.device.toolCalls.next(() => true, TURN_MS, 'the thermometer')).toEqual({ name: 'self.thermometer.read', arguments: {} })
     const second = await chat.requests.next((r) => r.messages.some((m) => m.role === 'tool'), TURN_MS, 'the tool result')
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: 'twenty one' })
     await k.agentEvent('transcript', (e) => e.role === 'agent' && e.text === 'It is twenty one degrees.')
+    // Reported to the room as every provider's tool calls are (the webhook and metrics are built from it).
+    expect(k.events('tool_call')[0]).toMatchObject({ name: `speaker-${rooms}/self.thermometer.read`, source: 'device', arguments: {}, result: 'twenty one' })
+    expect(typeof k.events('tool_call')[0]!.latencyMs).toBe('number')
     const ears = replyRecognizer(['it is twenty one degrees'])
     expect(ears.hear(heardFrom(k.term, k.agentSource))).toContain('it is twenty one degrees')
     ears.close()
     // A command still goes straight to its intent.
     await k.say(await speak('turn off the kitchen light'))
     expect(await k.device.toolCalls.next((c) => c.name === 'self.light.set_on', TURN_MS, 'the light')).toMatchObject({ arguments: { on: false } })
+    // A command whose tool the permission leaves out is refused, and the device is not called.
+    await k.say(await speak('set a timer for five minutes'))
+    const refused = await k.agentEvent('tool_call', (e) => typeof e.error === 'string')
+    expect(refused).toMatchObject({ name: `speaker-${rooms}/self.timer.start`, source: 'device', error: `the tool speaker-${rooms}/self.timer.start is not allowed for this agent` })
+    await k.agentEvent('transcript', (e) => e.role === 'agent' && String(e.text).startsWith('Sorry, that did not work'))
+    expect(k.device.toolCalls.items.map((c) => c.name)).toEqual(['self.thermometer.read', 'self.light.set_on'])
     k.close()
   }, 60_000)
 

@@ -13,7 +13,7 @@
  * `maxUtteranceMs` (a monologue) is not answered; when the monologue ends the agent says once
  * that it did not catch it.
  */
-import { AgentFailure, heardOfSpoken, SpeechSegmenter, whenPlayed, type AgentContext, type AgentControl, type AgentSession, type ServerEvent, type ToolResult } from '../../core/provider.js'
+import { AgentFailure, ERROR_PREFIX, heardOfSpoken, SpeechSegmenter, toolAllowed, ToolRunner, whenPlayed, type AgentContext, type AgentControl, type AgentSession, type ServerEvent, type ToolConfig } from '../../core/provider.js'
 import { ChatError, chatTurn, type ChatEndpoint, type ChatMessage } from './chat.js'
 import { loadDictionary } from './dictionary.js'
 import { missingReason, type FliteVoice, type LocalEngines } from './engines.js'
@@ -21,7 +21,7 @@ import { compileCommands, type CompiledCommands, type Intent } from './grammar.j
 import { Recognizer } from './recognizer.js'
 import { Voice } from './voice.js'
 
-export interface LocalConfig {
+export interface LocalConfig extends ToolConfig {
   readonly brain: 'commands' | 'chat' | 'commands+chat'
   readonly voice: FliteVoice
   readonly intents: ReadonlyArray<Intent>
@@ -29,7 +29,6 @@ export interface LocalConfig {
   readonly unrecognizedReply: string
   readonly toolFailedReply: string
   readonly instructions: string
-  readonly toolTimeoutMs: number
   readonly vadThreshold: number
   readonly vadSilenceMs: number
   readonly minSpeechMs: number
@@ -41,6 +40,8 @@ export interface LocalDeps {
   readonly engines: LocalEngines
   /** null: no chat endpoint in the server settings. */
   readonly chat: ChatEndpoint | null
+  /** Scrubbed from tool_call events (the chat endpoint's address and key). */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 /**
@@ -94,10 +95,15 @@ export class LocalSession implements AgentSession {
   /** "I did not catch that", said unless the speaker goes on within BURST_GAP_MS. */
   private pendingUnrecognized: NodeJS.Timeout | undefined
 
+  /** Every tool call, the chat model's and the grammar's: checked, bounded and reported as for every provider. */
+  private readonly tools: ToolRunner
+
   private constructor(
     private readonly ctx: AgentContext<LocalConfig>,
     private readonly deps: LocalDeps,
-  ) {}
+  ) {
+    this.tools = new ToolRunner(ctx, () => ctx.config, deps.secrets)
+  }
 
   static async open(ctx: AgentContext<LocalConfig>, deps: LocalDeps): Promise<LocalSession> {
     const c = ctx.config
@@ -261,9 +267,7 @@ export class LocalSession implements AgentSession {
       this.ctx.emit({ kind: 'transcript', role: 'user', text: said, final: true })
       this.ctx.emit({ kind: 'state', state: 'thinking' })
       const system: ChatMessage = { role: 'system', content: c.instructions }
-      const { reply, messages } = await chatTurn(this.deps.chat!, [system, ...this.history], said, this.ctx.tools, turn.abort.signal, (name, args, result) =>
-        this.ctx.emit({ kind: 'tool_call', name, arguments: args, isError: result.isError, result: result.text.slice(0, 500) }),
-      )
+      const { reply, messages } = await chatTurn(this.deps.chat!, [system, ...this.history], said, this.tools, c.maxToolRounds, turn.abort.signal)
       this.history.push(...messages)
       const max = c.maxHistoryTurns * 4
       if (this.history.length > max) this.history.splice(0, this.history.length - max)
@@ -279,27 +283,26 @@ export class LocalSession implements AgentSession {
     }
   }
 
-  /** Call the intent's tool (if any) and fill its reply. */
+  /**
+   * Call the intent's tool (if any) and fill its reply. The grammar names the tool, which allows
+   * it; a `tools` permission in the config, when there is one, must allow it as well.
+   */
   private async carryOut(intent: Intent, slots: Slots, signal: AbortSignal): Promise<string> {
     const c = this.ctx.config
     if (!intent.tool) return fillReply(intent.reply, slots, '')
     const want = intent.tool
     const tool = this.ctx.tools.list().find((t) => (t.name === want.name || t.tool === want.name) && (want.client === undefined || t.clientId === want.client))
     const args = fillArguments(want.arguments ?? {}, slots) as Record<string, unknown>
-    const began = performance.now()
-    const result: ToolResult = tool
-      ? await this.ctx.tools.call(tool.name, args, { timeoutMs: c.toolTimeoutMs })
-      : { isError: true, text: 'no device in the room offers it', content: [], error: 'unknown_tool' }
+    let why: string | undefined
+    if (!tool) why = 'no device in the room offers it'
+    else if (c.tools && !toolAllowed(c.tools, tool.source, tool.name)) why = `the tool ${tool.name} is not allowed for this agent`
+    if (why !== undefined) {
+      this.ctx.emit({ kind: 'tool_call', name: tool?.name ?? want.name, source: tool?.source ?? 'unknown', arguments: args, error: why, latencyMs: 0 })
+      return fillReply(c.toolFailedReply, slots, why)
+    }
+    const outcome = await this.tools.callTool(tool!, args, signal)
     if (signal.aborted) return ''
-    this.ctx.emit({
-      kind: 'tool_call',
-      name: tool?.name ?? want.name,
-      arguments: args,
-      isError: result.isError,
-      result: result.text.slice(0, 500),
-      ms: Math.round(performance.now() - began),
-    })
-    return result.isError ? fillReply(c.toolFailedReply, slots, result.text) : fillReply(intent.reply, slots, result.text)
+    return outcome.isError ? fillReply(c.toolFailedReply, slots, outcome.output.slice(ERROR_PREFIX.length)) : fillReply(intent.reply, slots, outcome.output)
   }
 
   /** Say `unrecognizedReply`, unless speech goes on within BURST_GAP_MS (then the next utterance decides). */

@@ -26,6 +26,14 @@ export const isSecretField = (name: string): boolean => {
   return SECRET_NAMES.has(n) || SECRET_SUFFIXES.some((s) => n.endsWith(s))
 }
 
+/**
+ * `mcpServers[i].url` names a server a preset may choose (as a webhook's URL is chosen); its
+ * credentials (headers) stay server settings (`agents.mcpServers`), and the URL is checked
+ * against the SSRF rules when the agent connects.
+ */
+const isMcpServerUrl = (path: ReadonlyArray<string>, key: string): boolean =>
+  key === 'url' && path.length === 2 && path[0] === 'mcpServers' && /^\d+$/.test(path[1]!)
+
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u)
 
@@ -44,7 +52,7 @@ export const findSecretField = (value: unknown, path: ReadonlyArray<string> = []
   }
   if (!isPlainObject(value)) return null
   for (const [k, v] of Object.entries(value)) {
-    if (isSecretField(k)) return [...path, k].join('.')
+    if (isSecretField(k) && !isMcpServerUrl(path, k)) return [...path, k].join('.')
     const found = findSecretField(v, [...path, k])
     if (found) return found
   }

@@ -8,6 +8,10 @@
  * agents their policies want with (every policy added with `addPolicy`: the room default agent's,
  * by its layer in `defaultAgents.ts`, first; an extension's, such as the xiaozhi auto agent).
  */
+import { readFileSync } from 'node:fs'
+import { toolSourcesFor } from './agentToolbox.js'
+import type { FunctionEndpoint } from './functionTools.js'
+import { checkMcpServerUrls } from './mcpServerUrls.js'
 import { Gauge, Counter, type Registry } from 'prom-client'
 import type { AgentProvider } from '../agentProvider.js'
 import { liveAgents, policiesMayWant, type AgentReason, type AgentRequest, type PolicyLaunch, type RoomAgentPolicy, type RoomAgentsRuntime } from '../actors/roomAgents.js'
@@ -98,6 +102,9 @@ export interface AgentPlacement {
   remoteControl(workspaceId: string, agentId: string, request: AgentControlRequest): Promise<AgentView | null>
 }
 
+/** A webhook endpoint of the workspace as a function endpoint, or why it cannot be one. */
+export type FunctionEndpointResolver = (workspaceId: string, webhookId: string) => FunctionEndpoint
+
 export interface DispatcherDeps {
   readonly hub: TerminalHub
   readonly storage: StorageShape
@@ -173,6 +180,34 @@ export class AgentDispatcher {
   /** Where providers are found from now on (the engine's registry, once it is built). */
   useProviders(providers: ProviderDirectory): void {
     this.providerDirectory = providers
+  }
+
+  private functionEndpoints: FunctionEndpointResolver | null = null
+  private functionsCa: string | undefined | null = null
+
+  /**
+   * Who resolves a config's `functionsWebhookId` to a URL and its signing secrets: the webhooks
+   * plugin, which owns the endpoints (without it, functions answer that they cannot be called).
+   */
+  useFunctionEndpoints(resolver: FunctionEndpointResolver): void {
+    this.functionEndpoints = resolver
+  }
+
+  private functionEndpoint(workspaceId: string, webhookId: string | undefined): FunctionEndpoint {
+    if (webhookId === undefined) return { unavailable: 'no function endpoint: the agent config names no functionsWebhookId' }
+    if (this.functionEndpoints === null) return { unavailable: 'no function endpoint: this engine has no webhooks plugin' }
+    const found = this.functionEndpoints(workspaceId, webhookId)
+    if ('unavailable' in found) return found
+    const caFile = this.deps.settings.agents.functionsCaFile
+    if (this.functionsCa === null) {
+      try {
+        this.functionsCa = caFile === '' ? undefined : readFileSync(caFile, 'utf8')
+      } catch (e) {
+        this.deps.log.warn({ caFile, error: (e as Error).message }, 'agents.functionsCaFile cannot be read; system CAs only')
+        this.functionsCa = undefined
+      }
+    }
+    return this.functionsCa === undefined ? found : { ...found, ca: this.functionsCa }
   }
 
   /** Where agents' conversations are written (null when not recorded). */
@@ -293,7 +328,9 @@ export class AgentDispatcher {
   /** Validate a preset's provider and config before it is stored; returns the decoded config. */
   validatePreset(providerName: string, config: unknown): unknown {
     const provider = this.provider(providerName, 'provider')
-    return validateAgentConfig(providerName, provider, config ?? {}, 'config')
+    const decoded = validateAgentConfig(providerName, provider, config ?? {}, 'config')
+    checkMcpServerUrls(decoded, this.deps.settings.agents.mcpServers, 'config')
+    return decoded
   }
 
   /** Resolve what a dispatch would start: preset or platform default, config merged and validated. */
@@ -315,6 +352,7 @@ export class AgentDispatcher {
     const provider = this.provider(providerName, presetId === null ? 'agents.defaultProvider' : 'presetId')
     const overrides = request.overrides ?? undefined
     const config = validateAgentConfig(providerName, provider, mergeConfig(base, overrides), 'overrides', overrides)
+    checkMcpServerUrls(config, this.deps.settings.agents.mcpServers, 'config')
     return { providerName, provider, presetId, name: name ?? providerName, identity: identityOf(presetId), config, record }
   }
 
@@ -390,6 +428,7 @@ export class AgentDispatcher {
         origin: reason === 'dispatched' ? 'api' : 'default',
         config: resolved.config,
         record: resolved.record,
+        toolSources: toolSourcesFor(resolved.config, this.deps.settings.agents.mcpServers, (webhookId) => this.functionEndpoint(workspaceId, webhookId)),
       },
       {
         provider: resolved.provider,

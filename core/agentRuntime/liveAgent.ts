@@ -16,7 +16,7 @@ import type { Logger } from '../log.js'
 import type { TerminalHub } from '../terminals.js'
 import { ConversationRecorder } from '../transcripts/recorder.js'
 import type { ConversationLog } from '../transcripts/writer.js'
-import { DeviceTools } from './deviceTools.js'
+import { AgentToolbox, NO_TOOL_SOURCES, TOOL_SOURCES_SPEC, type ToolSourcesSpec } from './agentToolbox.js'
 import { inAgentScope } from './faultContainment.js'
 import { ROOM_JOINED, type IsolatedSession } from './isolation/protocol.js'
 import { AgentMember } from './member.js'
@@ -58,6 +58,8 @@ export interface LiveAgentSpec {
   readonly config: unknown
   /** Its preset's recording tracks (the recordings service records the room while it is there); null: none. */
   readonly record: RecordingTracksSetting | null
+  /** Server-side settings of the agent's tool sources (MCP server headers): never in a config or a view. */
+  readonly toolSources?: ToolSourcesSpec
 }
 
 export interface LiveAgentDeps {
@@ -104,7 +106,7 @@ export class LiveAgent {
   /** `ctx.config`: the spec's, until a live update replaces it (agentControl.ts). */
   private liveConfig: unknown
   /** `ctx.tools`, made at its first read (an isolated provider's are made in its worker). */
-  private tools: DeviceTools | null = null
+  private tools: AgentToolbox | null = null
   /** Its conversation as turns, from what it emits and hears (null: not recorded). */
   private readonly recorder: ConversationRecorder | null
 
@@ -280,7 +282,7 @@ export class LiveAgent {
   private context(): AgentContext {
     const s = this.spec
     const agent = this
-    return {
+    const ctx: AgentContext & { readonly [TOOL_SOURCES_SPEC]: ToolSourcesSpec } = {
       agentId: s.agentId,
       workspaceId: s.workspaceId,
       room: s.room,
@@ -296,9 +298,12 @@ export class LiveAgent {
       participants: () => this.member.participants(),
       fail: (reason) => this.failed(new AgentFailure(String(reason)), 'provider failed'),
       get tools() {
-        return (agent.tools ??= new DeviceTools((to, payload) => agent.emit({ kind: 'mcp', to, payload })))
+        return (agent.tools ??= new AgentToolbox({ agentId: s.agentId, room: s.room, emit: (e) => agent.emit(e), log: agent.log }, agent.liveConfig, s.toolSources ?? NO_TOOL_SOURCES))
       },
+      // For an isolated provider, which builds `ctx.tools` in its worker.
+      [TOOL_SOURCES_SPEC]: s.toolSources ?? NO_TOOL_SOURCES,
     }
+    return ctx
   }
 
   /** startAgent: start the provider session, then join the room. */

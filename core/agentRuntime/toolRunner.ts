@@ -7,9 +7,8 @@
  * arguments, result | error, latencyMs}` with secrets scrubbed. Whatever goes wrong is an error
  * result for the model, never a throw: a failing tool never fails the agent.
  */
-import { createRequire } from 'node:module'
-import type { Ajv as AjvInstance, ValidateFunction } from 'ajv'
 import type { AgentContext, ToolInfo } from '../agentProvider.js'
+import { validatorOf } from './jsonSchema.js'
 import { scrubSecrets, REDACTED } from './redact.js'
 import { toolAllowed, type ToolConfig } from './toolConfig.js'
 
@@ -26,36 +25,11 @@ export interface ToolOutcome {
   readonly isError: boolean
 }
 
+/** An error result's output: this, then the reason in words (the room's event carries the reason). */
+export const ERROR_PREFIX = 'error: '
+
 /** Result text kept in the room's `tool_call` event (the model may get more, up to maxToolResultChars). */
 export const EVENT_RESULT_CHARS = 2000
-
-/**
- * ajv (63 modules) loads at the first schema compiled, not with `hark/provider`: the CLI's commands
- * read the providers' descriptors and must not pay for it (cli/startup.test.ts).
- */
-let ajvInstance: AjvInstance | null = null
-const ajv = (): AjvInstance => {
-  if (ajvInstance === null) {
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv')
-    ajvInstance = new Ajv({ strict: false, allErrors: false, validateSchema: true })
-  }
-  return ajvInstance
-}
-const validators = new WeakMap<object, ValidateFunction | string>()
-
-/** The tool's argument validator, or why its schema is not usable JSON Schema. */
-const validatorOf = (schema: Readonly<Record<string, unknown>>): ValidateFunction | string => {
-  let v = validators.get(schema)
-  if (v === undefined) {
-    try {
-      v = ajv().compile(schema as Record<string, unknown>)
-    } catch (e) {
-      v = `its argument schema is not valid JSON Schema (${String((e as Error).message).slice(0, 160)})`
-    }
-    validators.set(schema, v)
-  }
-  return v
-}
 
 /** Model-safe unique names for every tool, in list order (stable while the list is). */
 const modelNames = (tools: ReadonlyArray<ToolInfo>): Map<string, ToolInfo> => {
@@ -84,8 +58,14 @@ export class ToolRunner {
     private readonly ctx: Pick<AgentContext, 'tools' | 'emit' | 'log'>,
     /** Read at every use: a live change of permissions applies to the next offer and call. */
     private readonly config: () => ToolConfig,
-    private readonly secrets: ReadonlyArray<string> = [],
+    private readonly providerSecrets: ReadonlyArray<string> = [],
   ) {}
+
+  /** The provider's secrets and the tools' own (an MCP server's header values). */
+  private get secrets(): ReadonlyArray<string> {
+    const own = this.ctx.tools.secrets?.() ?? []
+    return own.length === 0 ? this.providerSecrets : [...this.providerSecrets, ...own]
+  }
 
   private allowed(tool: ToolInfo): boolean {
     return toolAllowed(this.config().tools, tool.source, tool.name)
@@ -105,29 +85,28 @@ export class ToolRunner {
   async call(fnName: string, argumentsJson: string, signal?: AbortSignal): Promise<ToolOutcome> {
     const begin = performance.now()
     const tool = modelNames(this.ctx.tools.list()).get(fnName)
-    let args: unknown = {}
-    const report = (outcome: ToolOutcome, reason?: string): ToolOutcome => {
-      const event: Record<string, unknown> = {
-        kind: 'tool_call',
-        name: tool?.name ?? fnName,
-        source: tool?.source ?? 'unknown',
-        arguments: scrubbed(args, this.secrets),
-        latencyMs: Math.round(performance.now() - begin),
-      }
-      if (outcome.isError) event.error = scrubSecrets(reason ?? outcome.output, this.secrets).slice(0, EVENT_RESULT_CHARS)
-      else event.result = scrubSecrets(outcome.output, this.secrets).slice(0, EVENT_RESULT_CHARS)
-      this.ctx.emit(event)
-      return outcome
-    }
-    const refuse = (why: string) => report({ output: `error: ${why}`, isError: true }, why)
+    let args: unknown
     try {
       args = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson)
     } catch {
-      args = argumentsJson.slice(0, 200)
-      return refuse('the arguments are not JSON')
+      return this.refuse(tool, fnName, argumentsJson.slice(0, 200), begin, 'the arguments are not JSON')
     }
-    if (!tool) return refuse(`there is no tool named ${fnName}`)
-    if (!this.allowed(tool)) return refuse(`the tool ${tool.name} is not allowed for this agent`)
+    if (!tool) return this.refuse(tool, fnName, args, begin, `there is no tool named ${fnName}`)
+    if (!this.allowed(tool)) return this.refuse(tool, fnName, args, begin, `the tool ${tool.name} is not allowed for this agent`)
+    return this.invoke(tool, args, signal, begin)
+  }
+
+  /**
+   * A call the provider decided on itself, not the model (the local provider's command grammar
+   * names its tools): the caller has checked the permission; validated, bounded and reported as
+   * the model's calls are.
+   */
+  callTool(tool: ToolInfo, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutcome> {
+    return this.invoke(tool, args, signal, performance.now())
+  }
+
+  private async invoke(tool: ToolInfo, args: unknown, signal: AbortSignal | undefined, begin: number): Promise<ToolOutcome> {
+    const refuse = (why: string) => this.refuse(tool, tool.name, args, begin, why)
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return refuse('the arguments must be a JSON object')
     const validate = validatorOf(tool.inputSchema)
     if (typeof validate === 'string') return refuse(`the tool ${tool.name} cannot be called: ${validate}`)
@@ -155,7 +134,7 @@ export class ToolRunner {
         return refuse(why)
       }
       const text = result.text.length > maxToolResultChars ? `${result.text.slice(0, maxToolResultChars)}… [cut: ${result.text.length - maxToolResultChars} more characters]` : result.text
-      return report({ output: text, isError: false })
+      return this.report(tool, tool.name, args, begin, { output: text, isError: false })
     } catch (e) {
       this.ctx.log.warn({ tool: tool.name, error: scrubSecrets(String(e), this.secrets) }, 'tool call threw')
       return refuse('the tool failed')
@@ -163,5 +142,24 @@ export class ToolRunner {
       clearTimeout(timer)
       if (onAbort) signal?.removeEventListener('abort', onAbort)
     }
+  }
+
+  private refuse(tool: ToolInfo | undefined, name: string, args: unknown, begin: number, why: string): ToolOutcome {
+    return this.report(tool, name, args, begin, { output: `${ERROR_PREFIX}${why}`, isError: true })
+  }
+
+  /** The room's `tool_call` event of one call, then the outcome unchanged. */
+  private report(tool: ToolInfo | undefined, name: string, args: unknown, begin: number, outcome: ToolOutcome): ToolOutcome {
+    const event: Record<string, unknown> = {
+      kind: 'tool_call',
+      name: tool?.name ?? name,
+      source: tool?.source ?? 'unknown',
+      arguments: scrubbed(args, this.secrets),
+      latencyMs: Math.round(performance.now() - begin),
+    }
+    if (outcome.isError) event.error = scrubSecrets(outcome.output.slice(ERROR_PREFIX.length), this.secrets).slice(0, EVENT_RESULT_CHARS)
+    else event.result = scrubSecrets(outcome.output, this.secrets).slice(0, EVENT_RESULT_CHARS)
+    this.ctx.emit(event)
+    return outcome
   }
 }

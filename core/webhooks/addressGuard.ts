@@ -23,6 +23,8 @@ export const systemResolver: HostResolver = async (hostname) =>
 
 export interface UrlPolicy {
   readonly allowPrivateNetworks: boolean
+  /** The setting that allows private addresses, as refusals name it (default `webhooks.allowPrivateNetworks`). */
+  readonly allowedBy?: string
 }
 
 /** A connection refused by the guard at delivery time (recorded on the attempt, retried later). */
@@ -55,7 +57,7 @@ export const resolveAllowed = async (host: string, policy: UrlPolicy, resolve: H
     const why = refusal(a.address, policy)
     if (why !== null) {
       throw new AddressNotAllowed(
-        `${host} resolves to ${why}, which is not a public address (allowed only with webhooks.allowPrivateNetworks)`,
+        `${host} resolves to ${why}, which is not a public address (allowed only with ${policy.allowedBy ?? 'webhooks.allowPrivateNetworks'})`,
       )
     }
   }

@@ -126,5 +126,6 @@ describe('usage across a crash (real engine process)', () => {
     } finally {
       dir.remove()
     }
-  })
+    // Four CLI runs and three engine starts: on a loaded 2-core machine that alone can take 30 s.
+  }, 60_000)
 })

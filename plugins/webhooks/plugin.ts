@@ -24,6 +24,7 @@ import {
   type StorageShape,
   type WebhookOutbox,
 } from '../../core/extension.js'
+import type { AgentDispatcher } from '../../core/agentRuntime/dispatcher.js'
 import { WebhookEndpoints } from '../../core/webhooks/endpoints.js'
 import { systemResolver, type HostResolver } from '../../core/webhooks/urlGuard.js'
 import { DeliveryWorker } from './delivery.js'
@@ -54,6 +55,8 @@ interface WebhooksServices {
   readonly outbox: WebhookOutbox
   readonly apiRoutes: ApiRoutes
   readonly leases: Leases
+  /** The agent dispatcher, resolved at start (the CLI's container, which builds the plugin too, has none). */
+  readonly agents?: () => Pick<AgentDispatcher, 'useFunctionEndpoints'>
 }
 
 export class WebhooksPlugin implements EnginePlugin {
@@ -98,6 +101,12 @@ export class WebhooksPlugin implements EnginePlugin {
 
   start(): void {
     const { settings, storage, clock, log, metrics, outbox, leases } = this.services
+    // Agents' back-end functions go to a webhook endpoint of the workspace, signed with its secret(s).
+    this.services.agents?.().useFunctionEndpoints((workspaceId, webhookId) => {
+      const r = storage.webhookEndpoints.get(workspaceId, webhookId)
+      if (!r) return { unavailable: `no function endpoint: there is no webhook ${webhookId} in this workspace` }
+      return { url: r.url, secrets: this.endpoints.signingSecrets(r, clock.now()), allowPrivateNetworks: settings.allowPrivateNetworks }
+    })
     // Signing and HTTP run on a thread of their own, off the event loop terminals connect on.
     this.sender = new DeliveryThread({ policy: settings, resolve: this.options.resolve, timeoutMs: this.options.attemptTimeoutMs, log, metrics })
     this.sender.start()
@@ -136,6 +145,7 @@ export const webhooksCreate =
         outbox: resolve(services.webhookOutbox),
         apiRoutes: resolve(services.apiRoutes),
         leases: resolve(services.leases),
+        agents: () => resolve(services.agents),
       },
       options,
     )

@@ -12,6 +12,7 @@
 import { AgentFailure, type AgentContext, type AgentProvider, type AgentSession, type AgentUpdateField } from '../../agentProvider.js'
 import type { ParticipantInfo } from '../../events.js'
 import type { Logger } from '../../log.js'
+import { NO_TOOL_SOURCES, TOOL_SOURCES_SPEC, type ToolSourcesSpec } from '../agentToolbox.js'
 import { AgentPlayout } from '../playout.js'
 import { scrubbedError } from '../redact.js'
 import type { ProviderWorker, ProviderWorkerPool, WorkerTenant } from './pool.js'
@@ -125,6 +126,7 @@ class WorkerSession implements WorkerTenant {
         room: this.ctx.room,
         identity: this.ctx.identity,
         config: this.ctx.config,
+        toolSources: (this.ctx as { [TOOL_SOURCES_SPEC]?: ToolSourcesSpec })[TOOL_SOURCES_SPEC] ?? NO_TOOL_SOURCES,
       },
       logLevel: this.ctx.log.level,
       playout: this.mirror.buffer as SharedArrayBuffer,

@@ -20,6 +20,7 @@
  */
 import type { AgentSession, AgentUpdateField } from '../../agentProvider.js'
 import type { ParticipantInfo, ServerEvent } from '../../events.js'
+import type { ToolSourcesSpec } from '../agentToolbox.js'
 
 /** An error as it crosses the thread boundary: an AgentFailure's public reason, or anything else. */
 export interface WireError {
@@ -51,6 +52,8 @@ export interface StartMessage {
     readonly room: string
     readonly identity: string
     readonly config: unknown
+    /** The engine's ToolSourcesSpec for `ctx.tools` (structured clone: a Map of plain objects). */
+    readonly toolSources?: ToolSourcesSpec
   }
   readonly logLevel: string
   /** Float64Array over it: PlayoutMirror fields. */

@@ -26,7 +26,7 @@ import type { ParticipantInfo } from '../../events.js'
 import type { Extension } from '../../define.js'
 import { createLogger, type Logger } from '../../log.js'
 import { ExtensionRegistry } from '../../registry.js'
-import { DeviceTools } from '../deviceTools.js'
+import { AgentToolbox, NO_TOOL_SOURCES } from '../agentToolbox.js'
 import { containAgentFaults, currentAgentScope, inAgentScope, type AgentScope } from '../faultContainment.js'
 import { isAgentProviderExtension } from './modules.js'
 import {
@@ -159,7 +159,7 @@ class Hosted {
   participants: ReadonlyMap<string, ParticipantInfo> = new Map()
   readonly scope: AgentScope
   /** `ctx.tools`, made at its first read. */
-  tools: DeviceTools | null = null
+  tools: AgentToolbox | null = null
   /** `ctx.config`: the start's, until a live update (a `control` op) replaces it. */
   config: unknown = null
 
@@ -230,7 +230,7 @@ const start = async (m: StartMessage): Promise<void> => {
     participants: () => [...h.participants.values()],
     fail: (reason) => h.fail(new AgentFailure(String(reason)), 'provider failed'),
     get tools() {
-      return (h.tools ??= new DeviceTools((to, payload) => ctx.emit({ kind: 'mcp', to, payload })))
+      return (h.tools ??= new AgentToolbox(ctx, h.config, m.agent.toolSources ?? NO_TOOL_SOURCES))
     },
   }
   let session: AgentSession
