@@ -12,6 +12,7 @@
 import type { RoomMember } from './actors/room.js'
 import type { ClockShape } from './clock.js'
 import { MAX_OPUS_BYTES } from './dataplane/frame.js'
+import type { AudioDrops } from './dataplane/drops.js'
 import type { FanoutReceiver } from './dataplane/fanout.js'
 import type { SourcePort } from './dataplane/roomRouter.js'
 import { publicMessage, wireCodesOf, type HarkError } from './errors.js'
@@ -86,6 +87,7 @@ export interface SessionOwner {
     event:
       | { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }
       | { readonly type: 'AUDIO_MODE'; readonly session: Session }
+      | { readonly type: 'SESSION_LISTENS'; readonly session: Session }
       | { readonly type: 'BROADCAST_ROOM'; readonly room: string; readonly event: ServerEvent },
   ): void
 }
@@ -100,14 +102,64 @@ export interface SessionInfo {
   readonly connectedAt: number
 }
 
+/**
+ * Holds back new sessions' introduction while writes about them (their usage rows, written by
+ * group commit: core/usage/meter.ts) wait for their transaction. A session introduced while the
+ * gate is held queues its `session` event and whatever follows it until the last `release`, and
+ * until then its room neither forwards its audio nor sends it any (frames it sends meanwhile are
+ * dropped, counted `early`): a terminal never hears of, and a room never carries, a session whose
+ * row is not committed. One per hub; holds nest (each `hold` is paired with one `release`).
+ */
+export class IntroductionGate {
+  private waiting: Array<() => void> | null = null
+  private holds = 0
+
+  /** `drops`: where frames a held session sent are counted (reason `early`); none in bare tests. */
+  constructor(private readonly drops: AudioDrops | null = null) {}
+
+  get held(): boolean {
+    return this.holds > 0
+  }
+
+  /** Hold introductions until the matching `release`. */
+  hold(): void {
+    this.holds++
+    this.waiting ??= []
+  }
+
+  /** Run `f` once the gate is open (at once when it is). */
+  wait(f: () => void): void {
+    if (this.waiting === null) f()
+    else this.waiting.push(f)
+  }
+
+  /** The writes are committed (or queued for later): when no hold is left, introduce the sessions held back. */
+  release(): void {
+    if (this.holds === 0) return
+    if (--this.holds > 0) return
+    const waiting = this.waiting
+    this.waiting = null
+    if (waiting !== null) for (const f of waiting) f()
+  }
+
+  /** An uplink frame of a session not yet introduced (off the hot path: only such frames come here). */
+  early(transport: string): void {
+    if (this.drops !== null) this.drops.cell(transport, 'early').count++
+  }
+}
+
 export class Session implements TerminalSession, RoomMember {
   readonly sessionId = randomBase62(16, 'ses_')
   readonly connectedAt: number
   audioMode: AudioMode
   /** Where its frames go: the port its room issued, kept after a leave to name the room it left. */
   private port: SourcePort | null = null
+  /** Where its own frames go: its port once its `session` is out (null while the introduction gate holds it). */
+  private uplink: SourcePort | null = null
   private introduced = false
   private done = false
+  /** Events held back behind its `session` event while the introduction gate is held; null once sent. */
+  private held: ServerEvent[] | null = null
   /**
    * Who hears its end: the workspace actor that admitted it, through the session's client actor
    * when it has one (a credential that expires), else straight (an idle session keeps no actor).
@@ -120,6 +172,7 @@ export class Session implements TerminalSession, RoomMember {
     readonly link: TerminalLink,
     private readonly clock: ClockShape,
     audioMode: AudioMode,
+    private readonly gate: IntroductionGate | null = null,
   ) {
     this.audioMode = audioMode
     this.connectedAt = clock.now()
@@ -183,8 +236,14 @@ export class Session implements TerminalSession, RoomMember {
   }
 
   pushAudio(uplink: Uint8Array, now = performance.now()): void {
-    const port = this.port
+    const port = this.uplink
     if (port !== null) port.router.forward(port, uplink, now)
+    else if (this.held !== null) this.gate!.early(this.link.transport)
+  }
+
+  /** True while its introduction waits for the gate: its room sends it no audio yet (core/actors/room.ts). */
+  get introducing(): boolean {
+    return this.held !== null
   }
 
   deliver(frame: Uint8Array): void {
@@ -200,7 +259,26 @@ export class Session implements TerminalSession, RoomMember {
   }
 
   sendEvent(event: ServerEvent): void {
-    if (!this.done) this.link.sendEvent(event)
+    if (this.done) return
+    if (this.held !== null) this.held.push(event)
+    else this.link.sendEvent(event)
+  }
+
+  /**
+   * The gate opened: send what it held back, then (`listen`) open its audio both ways — its frames
+   * go into its room, and its room, told through its workspace actor, sends it the others'.
+   */
+  private sendHeld(listen: boolean): void {
+    const held = this.held
+    if (held === null) return
+    this.held = null
+    if (this.done) return
+    for (const event of held) this.link.sendEvent(event)
+    const port = this.port
+    if (!listen || port === null || !port.attached) return
+    this.uplink = port
+    const owner = this.owner
+    if (owner !== null && owner.getSnapshot().status === 'active') owner.send({ type: 'SESSION_LISTENS', session: this })
   }
 
   setAudioMode(mode: AudioMode): void {
@@ -220,6 +298,10 @@ export class Session implements TerminalSession, RoomMember {
 
   private introduce(room: string | null, sourceId: number | null, participants: ReadonlyArray<ParticipantInfo>) {
     this.introduced = true
+    if (this.gate?.held) {
+      this.held = []
+      this.gate.wait(() => this.sendHeld(true))
+    }
     this.sendEvent({
       type: 'session',
       protocol: PROTOCOL_VERSION,
@@ -240,6 +322,7 @@ export class Session implements TerminalSession, RoomMember {
     this.port = port
     if (!this.introduced) this.introduce(room, port.sourceId, participants)
     else this.sendEvent({ type: 'room.changed', from, to: room, sourceId: port.sourceId, participants })
+    if (this.held === null) this.uplink = port
   }
 
   /** A new session the workspace actor placed in no room: introduced, unless something placed it since. */
@@ -251,12 +334,15 @@ export class Session implements TerminalSession, RoomMember {
   unassigned(): void {
     const from = this.port?.router.room ?? null
     this.port = null
+    this.uplink = null
     if (!this.introduced) this.introduce(null, null, [])
     else this.sendEvent({ type: 'room.changed', from, to: null, sourceId: null, participants: [] })
   }
 
   close(reason: HarkError): void {
     if (this.done) return
+    // Closed before its introduction was let through: it hears it now, then why it closes.
+    this.sendHeld(false)
     this.sendEvent({ type: 'session.closing', code: wireCodesOf(reason).code, message: publicMessage(reason) })
     this.finish(reason)
     this.link.close(reason)

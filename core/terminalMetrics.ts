@@ -9,9 +9,30 @@ import type { RoomTotals, WorkspaceContexts, WorkspaceEvents } from './actors/wo
 
 /** Register the collectors on `registry`; returns the function that unsubscribes them. */
 export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents, registry: Registry): (() => void) => {
-  const live = new Gauge({ name: 'hark_sessions', help: 'Live terminal sessions', labelNames: ['transport'], registers: [registry] })
-  const opened = new Counter({ name: 'hark_sessions_opened_total', help: 'Terminal sessions opened', labelNames: ['transport'], registers: [registry] })
-  const closed = new Counter({ name: 'hark_sessions_closed_total', help: 'Terminal sessions ended', labelNames: ['transport'], registers: [registry] })
+  // Sessions per transport as plain numbers, bumped on every open and end; prom-client reads them
+  // only when scraped (its labelled inc/dec hashes the labels each time: ~10 µs a connect).
+  const counts = new Map<string, { live: number; opened: number; closed: number }>()
+  const countsOf = (transport: string) => {
+    let c = counts.get(transport)
+    if (c === undefined) counts.set(transport, (c = { live: 0, opened: 0, closed: 0 }))
+    return c
+  }
+  const perTransport = (kind: 'gauge' | 'counter', name: string, help: string, key: 'live' | 'opened' | 'closed') => {
+    const Metric = kind === 'gauge' ? Gauge : Counter
+    return new Metric({
+      name,
+      help,
+      labelNames: ['transport'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const [transport, c] of counts) this.inc({ transport }, c[key])
+      },
+    })
+  }
+  perTransport('gauge', 'hark_sessions', 'Live terminal sessions', 'live')
+  perTransport('counter', 'hark_sessions_opened_total', 'Terminal sessions opened', 'opened')
+  perTransport('counter', 'hark_sessions_closed_total', 'Terminal sessions ended', 'closed')
   const openRooms = function* () {
     for (const context of hub.contexts()) yield* HashMap.values(context.rooms)
   }
@@ -64,12 +85,14 @@ export const installTerminalMetrics = (hub: WorkspaceContexts & WorkspaceEvents,
   })
   const off = [
     hub.on('session.opened', ({ session }) => {
-      live.inc({ transport: session.transport })
-      opened.inc({ transport: session.transport })
+      const c = countsOf(session.transport)
+      c.live++
+      c.opened++
     }),
     hub.on('session.ended', ({ session }) => {
-      live.dec({ transport: session.transport })
-      closed.inc({ transport: session.transport })
+      const c = countsOf(session.transport)
+      c.live--
+      c.closed++
     }),
     hub.on('room.closed', ({ totals: t }) => {
       for (const k of Object.keys(retired) as Array<keyof RoomTotals>) retired[k] += t[k]

@@ -23,10 +23,11 @@ import type { RemoteSink } from './dataplane/roomRouter.js'
 import type { ParticipantInfo, ServerEvent } from './events.js'
 import type { RoomRecording } from './recordings/roomRecorder.js'
 import { Log, type Logger } from './log.js'
+import { audioDrops, type AudioDrops } from './dataplane/drops.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
-import { Session, type OpenOptions, type SessionInfo, type TerminalLink, type TerminalSession } from './session.js'
+import { IntroductionGate, Session, type OpenOptions, type SessionInfo, type TerminalLink, type TerminalSession } from './session.js'
 import type { Change } from './storage/changes.js'
 import type { ChangeFeed } from './storage/changeFeed.js'
 import { Storage } from './storage/storage.js'
@@ -37,6 +38,8 @@ const TERMINAL_CHANGES = ['client.updated', 'client.deleted', 'client.tokensRevo
 
 export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   private readonly workspaces = new Map<string, ActorRefFrom<typeof workspaceMachine>>()
+  /** Held while usage rows of new sessions wait for their group commit (core/usage/meter.ts). */
+  readonly introductions: IntroductionGate
   private readonly listeners = new Map<string, Set<(event: WorkspaceAnnouncement) => void>>()
   private readonly unsubscribe: () => void
   private closing = false
@@ -55,7 +58,9 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     changes: ChangeFeed,
     readonly clock: ClockShape,
     private readonly log: Logger,
+    drops: AudioDrops | null = null,
   ) {
+    this.introductions = new IntroductionGate(drops)
     this.unsubscribe = changes.on(TERMINAL_CHANGES, (change) => this.applyChange(change))
   }
 
@@ -112,7 +117,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** Admit an authenticated terminal. The first event it gets is `session` (or `session.closing`). */
   open(identity: TerminalIdentity, link: TerminalLink, options: OpenOptions = {}): TerminalSession {
-    const session = new Session(identity, link, this.clock, options.audioMode ?? 'forward')
+    const session = new Session(identity, link, this.clock, options.audioMode ?? 'forward', this.introductions)
     if (this.closing) session.close(new ServerShuttingDown({ message: 'server shutting down' }))
     else {
       const { credential, client } = identity
@@ -273,8 +278,9 @@ export const terminalsLayer = Layer.effect(
   Terminals,
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const hub = new TerminalHub((yield* Storage).feed, yield* Clock, yield* Log)
-      return { hub, uninstallMetrics: installTerminalMetrics(hub, yield* Metrics) }
+      const metrics = yield* Metrics
+      const hub = new TerminalHub((yield* Storage).feed, yield* Clock, yield* Log, audioDrops(metrics))
+      return { hub, uninstallMetrics: installTerminalMetrics(hub, metrics) }
     }),
     ({ hub, uninstallMetrics }) => Effect.sync(() => (uninstallMetrics(), hub.stop())),
   ).pipe(Effect.map(({ hub }) => hub)),

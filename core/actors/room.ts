@@ -40,6 +40,8 @@ export interface RoomMember {
   readonly fanout?: FanoutReceiver | null
   /** False for a member of another node relayed here (core/cluster): it is heard, never sent audio. */
   readonly listens?: boolean
+  /** True while a session's `session` event waits for its usage row (core/session.ts IntroductionGate): sent no audio until LISTENS. */
+  readonly introducing?: boolean
   /** A terminal's transport (its session's; a relayed member's as its node said); none for an agent. */
   readonly transport?: string | null
   /** Control plane: receive room events. */
@@ -93,6 +95,8 @@ export type RoomEvent =
   | { type: 'BROADCAST'; event: ServerEvent }
   /** A member switched between per-source frames and the mix: the router splits its receivers again. */
   | { type: 'AUDIO_MODE' }
+  /** A member held back at its join (`introducing`) may be sent audio now: the router takes it in. */
+  | { type: 'LISTENS' }
   /** The other nodes with members here (cluster): each gets this node's own frames once. */
   | { type: 'REMOTES'; remotes: ReadonlyArray<RemoteSink> }
   /** Its room-agents actor, created after the room opened (an agent or a policy needs one): it hears the roster from now on. */
@@ -279,7 +283,7 @@ class MemberSink implements AudioSink {
 }
 
 const rebuildSinks = (router: RoomRouter, members: ReadonlyMap<string, MemberEntry>) =>
-  router.setSinks([...members.values()].filter((e) => e.member.listens !== false).map((e) => new MemberSink(e.member, e.port)))
+  router.setSinks([...members.values()].filter((e) => e.member.listens !== false && e.member.introducing !== true).map((e) => new MemberSink(e.member, e.port)))
 
 /** Next free source id in 1..65535 (0 means "mixed by the server"). */
 const allocateSourceId = (members: ReadonlyMap<string, MemberEntry>, next: number): number => {
@@ -392,6 +396,7 @@ export const roomMachine = setup({
     },
     // The sinks read a member's audioMode through a getter: the router only needs to split them again.
     splitAudioModes: ({ context }) => context.router.refreshAudioModes(),
+    takeListener: ({ context }) => rebuildSinks(context.router, context.members),
     attachAgents: assign(({ context, event }) => {
       assertEvent(event, 'AGENTS')
       return { agents: event.agents, roster: rosterOf(context.members) }
@@ -480,6 +485,7 @@ export const roomMachine = setup({
   on: {
     BROADCAST: { actions: 'relay' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
+    LISTENS: { actions: 'takeListener' },
     REMOTES: { actions: 'setRemotes' },
     AGENTS: { actions: ['attachAgents', 'tellAgents'] },
     RECORDING: { actions: 'setRecording' },

@@ -5,7 +5,8 @@
  * counter per metrics registry, shared by every transport of that engine.
  *
  * Reasons: `backpressure` (the receiver's socket is backed up), `rate` (a sender exceeded the
- * frame-rate limit), `closed` (a frame raced the connection's close).
+ * frame-rate limit), `closed` (a frame raced the connection's close), `early` (an uplink frame of a
+ * session whose `session` event had not gone out yet: core/session.ts IntroductionGate).
  */
 import { createRequire } from 'node:module'
 import type { Registry } from 'prom-client'
@@ -16,7 +17,7 @@ import type { Registry } from 'prom-client'
  */
 const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
 
-export type DropReason = 'backpressure' | 'rate' | 'closed'
+export type DropReason = 'backpressure' | 'rate' | 'closed' | 'early'
 
 export interface DropCell {
   count: number
@@ -55,7 +56,7 @@ export const audioDrops = (registry: Registry): AudioDrops => {
   byRegistry.set(registry, created)
   new (promClient().Counter)({
     name: 'hark_audio_frames_dropped_total',
-    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed)',
+    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed, early)',
     labelNames: ['transport', 'reason'],
     registers: [registry],
     collect() {

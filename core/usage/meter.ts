@@ -5,6 +5,12 @@
  * a crash loses at most that much metered time. Sessions a dead process left open are closed at
  * their last checkpoint and folded exactly once. Agents never pass through the hub's terminal
  * sessions, so they are never metered. Nothing here runs per audio frame.
+ *
+ * Opens and closes are written by group commit: those of one event-loop turn go into one
+ * transaction at its end (setImmediate), and while they wait the hub's introduction gate holds
+ * back new sessions' `session` events, so a terminal still hears `session` only after its row is
+ * committed. A crash before the commit loses what it would have lost before the turn's writes:
+ * sessions nobody heard of, and closes that recovery makes at the last checkpoint.
  */
 import { hostname } from 'node:os'
 import * as Context from 'effect/Context'
@@ -33,6 +39,7 @@ const nodeIsDead = (node: string): boolean => {
 }
 
 type UsageOpen = Omit<UsageSessionRecord, 'endedAt' | 'checkpointAt'>
+type UsageWrite = { readonly open: UsageOpen } | { readonly close: string; readonly at: number }
 
 export class UsageMeter {
   private timer: Timer | undefined
@@ -43,6 +50,11 @@ export class UsageMeter {
    */
   private readonly unopened = new Map<string, UsageOpen>()
   private readonly unclosed = new Map<string, number>()
+  /** This turn's opens and closes, in order, for the group commit at its end. */
+  private pending: UsageWrite[] = []
+  private flushing: NodeJS.Immediate | undefined
+  /** Rows written and transactions used for them (a group commit is one; a checkpoint's catch-up another). */
+  readonly written = { rows: 0, transactions: 0 }
 
   constructor(
     private readonly storage: StorageShape,
@@ -60,12 +72,12 @@ export class UsageMeter {
           sessionId: s.sessionId, workspaceId: s.workspaceId, clientId: s.clientId, transport: s.transport,
           node: this.storage.origin, startedAt: this.clock.now(),
         }
-        this.later(() => this.storage.usage.open(open), () => this.unopened.set(open.sessionId, open))
+        this.queue({ open })
       }),
       this.hub.on('session.ended', ({ session: s }) => {
         const at = this.clock.now()
         if (this.unopened.has(s.sessionId)) this.unclosed.set(s.sessionId, at)
-        else this.later(() => this.storage.usage.close(s.sessionId, at), () => this.unclosed.set(s.sessionId, at))
+        else this.queue({ close: s.sessionId, at })
       }),
     ]
     this.arm()
@@ -78,13 +90,53 @@ export class UsageMeter {
     }, this.checkpointMs)
   }
 
-  /** Run a write; when the database primary is unreachable, `queue` it for the next checkpoint instead. */
-  private later(write: () => unknown, queue: () => void): void {
+  /** Queue a write for this turn's group commit; new sessions are introduced once it is done. */
+  private queue(write: UsageWrite): void {
+    this.pending.push(write)
+    if (this.flushing === undefined) {
+      this.hub.introductions.hold()
+      this.flushing = setImmediate(() => this.flush())
+    }
+  }
+
+  private write(w: UsageWrite): void {
+    if ('open' in w) this.storage.usage.open(w.open)
+    else this.storage.usage.close(w.close, w.at)
+  }
+
+  /**
+   * Commit the turn's writes in one transaction, then let the held sessions be introduced. When the
+   * database primary is unreachable they wait for the next checkpoint that reaches it; when the
+   * transaction fails otherwise, each is tried alone, so one bad row costs only its own.
+   */
+  flush(): void {
+    // Its own hold, taken with the turn's first write; nobody else's.
+    const held = this.flushing !== undefined
+    if (held) clearImmediate(this.flushing)
+    this.flushing = undefined
+    const writes = this.pending
+    this.pending = []
     try {
-      write()
+      if (writes.length > 0) {
+        this.storage.transaction(() => writes.forEach((w) => this.write(w)))
+        this.written.rows += writes.length
+        this.written.transactions++
+      }
     } catch (e) {
-      if (!(e instanceof StorageUnavailable)) throw e
-      queue()
+      for (const w of writes) {
+        try {
+          if (e instanceof StorageUnavailable) throw e
+          this.write(w)
+          this.written.rows++
+          this.written.transactions++
+        } catch (one) {
+          if (!(one instanceof StorageUnavailable)) this.log.error({ err: one }, 'usage write failed')
+          else if ('open' in w) this.unopened.set(w.open.sessionId, w.open)
+          else this.unclosed.set(w.close, w.at)
+        }
+      }
+    } finally {
+      if (held) this.hub.introductions.release()
     }
   }
 
@@ -102,6 +154,7 @@ export class UsageMeter {
 
   /** Checkpoint this process's open sessions and recover orphans; also called on the timer. */
   tick(): void {
+    this.flush()
     try {
       this.catchUp()
       const at = this.clock.now()
@@ -131,6 +184,7 @@ export class UsageMeter {
   stop(): void {
     this.clock.clearTimeout(this.timer)
     this.unsubscribe.splice(0).forEach((f) => f())
+    this.flush()
     try {
       this.catchUp()
       this.storage.usage.checkpoint(this.storage.origin, this.clock.now())

@@ -18,6 +18,8 @@ const connect = async (clientId: string) => {
   await link.event('session')
   return { session, link }
 }
+/** Opens and closes are written by group commit at the end of the turn: resolves once it is done. */
+const committed = () => new Promise<void>((resolve) => t.engine.host.terminals.introductions.wait(resolve))
 const report = (range: { from?: string; to?: string } = {}, workspaceId = seed.workspaceId): UsageReport =>
   usageReport(t.engine.host.storage, workspaceId, clock.now(), range)
 const day = (r: UsageReport, date: string) => r.records.find((x) => x.date === date)
@@ -44,6 +46,7 @@ describe('usage metering', () => {
     const a = await connect('dev-1')
     clock.set(at('2026-11-21T00:00:30Z'))
     a.session.end()
+    await committed()
     const r = report()
     expect(day(r, '2026-11-20')).toEqual({ date: '2026-11-20', minutes: 0.5, sessions: 1 })
     expect(day(r, '2026-11-21')).toEqual({ date: '2026-11-21', minutes: 0.5, sessions: 0 })
@@ -59,6 +62,7 @@ describe('usage metering', () => {
     expect(live.totals).toEqual({ minutes: 1.5, sessions: 1 })
     clock.advance(30_000)
     a.session.end()
+    await committed()
     expect(report().totals).toEqual({ minutes: 2, sessions: 1 })
   })
 
@@ -70,6 +74,7 @@ describe('usage metering', () => {
     const a = await connect('dev-1')
     clock.advance(60_000)
     a.session.end()
+    await committed()
     t.engine.host.terminals.leaveRoom(seed.workspaceId, 'lobby', agent)
     expect(report().totals).toEqual({ minutes: 1, sessions: 1 })
     expect(report({}, other.workspaceId).totals).toEqual({ minutes: 0, sessions: 0 })
@@ -84,6 +89,7 @@ describe('usage metering', () => {
       const s = await connect('hist')
       clock.advance(minutes * 60_000)
       s.session.end()
+      await committed()
     }
     clock.set(at('2026-11-20T12:00:00Z'))
     const r = report()
@@ -117,6 +123,7 @@ describe('usage metering', () => {
     clock.advance(10_000)
     expect(row().checkpointAt).toBe(started + 15_000)
     a.session.end()
+    await committed()
   })
 
   it('closes sessions a dead process left open at their last checkpoint, exactly once', async () => {
@@ -139,6 +146,7 @@ describe('usage metering', () => {
     const a = await connect('dev-1')
     clock.advance(120_000)
     a.session.end()
+    await committed()
     const out = await cliJson<Pick<UsageReport, 'records' | 'totals'>>(['usage', '--workspace', seed.workspaceId, '--data', t.dir])
     const mine = report()
     expect(out.totals).toEqual(mine.totals)

@@ -83,7 +83,7 @@ export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
   queued = false
   /** False while its backlog is over the audio limit (its router then sends it frame by frame). */
   ready = true
-  /** True once the `session` event is queued: audio and messages are accepted from then on. */
+  /** True once the `session` event is queued: control messages are accepted from then on. */
   private introduced = false
   private open = true
   /** The socket is closed and its handle invalid (uWS called close). */
@@ -269,8 +269,9 @@ export class WsTerminal implements TerminalLink, Flushable, FanoutReceiver {
 
   /** A binary message: one uplink frame (V|level byte + one Opus packet). */
   onAudio(message: ArrayBuffer): void {
-    // The view is only valid during this callback; the router copies it before returning.
-    const error = this.input.audio(this.introduced ? this.session : null, new Uint8Array(message), performance.now())
+    // The view is only valid during this callback; the router copies it before returning. Frames
+    // sent before `session` went out go to the session all the same: it drops them (`early`).
+    const error = this.input.audio(this.session, new Uint8Array(message), performance.now())
     if (error !== null) this.fail(error)
   }
 
