@@ -7,6 +7,7 @@ import { ConfigError, settingNames } from '../core/config.js'
 import { isHarkError, wireCodesOf } from '../core/errors.js'
 import { ListenError } from '../core/transport.js'
 import { CliError } from './context.js'
+import { agentCommands } from './commands/agent.js'
 import { apikeyCommands } from './commands/apikey.js'
 import { auditCommand } from './commands/audit.js'
 import { benchCommand } from './commands/bench.js'
@@ -41,6 +42,7 @@ export const buildProgram = (): Command => {
   tokenCommands(program)
   usageCommand(program)
   presetCommands(program)
+  agentCommands(program)
   webhookCommands(program)
   xiaozhiCommands(program)
   userCommands(program)
