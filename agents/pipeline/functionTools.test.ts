@@ -12,11 +12,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineConfig } from '../../core/index.js'
 import { startFunctionReceiver } from '../../core/test/functionReceiver.js'
-import { concat, DownlinkDecoder, silence, UplinkEncoder } from '../../core/test/speech.js'
+import { concat, DownlinkDecoder, UplinkEncoder } from '../../core/test/speech.js'
 import { startWebhookEngine } from '../../plugins/webhooks/test/webhookEngine.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
-import { speechLike } from '../test/audioChecks.js'
+import { speakInRealTime } from '../test/audioChecks.js'
 import { pipelineAgent } from './index.js'
 import { FakeOpenAiHttp } from './test/fakeOpenAiHttp.js'
 
@@ -29,15 +29,7 @@ afterEach(async () => {
 })
 
 const encoder = new UplinkEncoder()
-const speak = async (term: TestTerminal, ms = 1200) => {
-  const frames = encoder.frames(concat(silence(200), speechLike(ms), silence(900)))
-  const begin = performance.now()
-  for (const [i, frame] of frames.entries()) {
-    const wait = begin + i * 20 - performance.now()
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-    term.sendAudio(frame)
-  }
-}
+const speak = (term: TestTerminal, ms?: number) => speakInRealTime((f) => term.sendAudio(f), encoder, ms)
 
 describe('pipeline agent calling back-end functions (signed HTTPS POST to a webhook endpoint of the workspace)', () => {
   it('calls the function signed, gives its JSON answer to the model; 500, garbage and silence are error results and the agent keeps talking', async () => {

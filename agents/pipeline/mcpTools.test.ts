@@ -11,13 +11,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineConfig } from '../../core/index.js'
-import { concat, DownlinkDecoder, silence, UplinkEncoder } from '../../core/test/speech.js'
+import { concat, DownlinkDecoder, UplinkEncoder } from '../../core/test/speech.js'
 import { TestMcpServer, type TestMcpTool } from '../../core/test/mcpServer.js'
 import { startWebhookEngine } from '../../plugins/webhooks/test/webhookEngine.js'
 import { WebhookReceiver } from '../../plugins/webhooks/test/receiver.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
-import { speechLike } from '../test/audioChecks.js'
+import { speakInRealTime } from '../test/audioChecks.js'
 import { validateAgentConfig } from '../../core/agentRuntime/agentConfig.js'
 import type { AgentProvider } from '../../core/agentProvider.js'
 import type { ValidationFailed } from '../../core/errors.js'
@@ -45,15 +45,7 @@ afterEach(async () => {
 })
 
 const encoder = new UplinkEncoder()
-const speak = async (term: TestTerminal, ms = 1200) => {
-  const frames = encoder.frames(concat(silence(200), speechLike(ms), silence(900)))
-  const begin = performance.now()
-  for (const [i, frame] of frames.entries()) {
-    const wait = begin + i * 20 - performance.now()
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-    term.sendAudio(frame)
-  }
-}
+const speak = (term: TestTerminal, ms?: number) => speakInRealTime((f) => term.sendAudio(f), encoder, ms)
 
 describe('pipeline agent tools from an MCP server named in its config (official SDK server, streamable HTTP)', () => {
   it('calls the server with its headers from the settings, refuses a disallowed tool, survives a hang and the server going down; a private URL without the setting is refused', async () => {

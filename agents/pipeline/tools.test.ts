@@ -11,14 +11,14 @@ import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ServerEvent } from '../../core/events.js'
 import type { EngineConfig } from '../../core/index.js'
-import { concat, DownlinkDecoder, silence, UplinkEncoder } from '../../core/test/speech.js'
+import { concat, DownlinkDecoder, UplinkEncoder } from '../../core/test/speech.js'
 import { WebhookReceiver } from '../../plugins/webhooks/test/receiver.js'
 import { startWebhookEngine } from '../../plugins/webhooks/test/webhookEngine.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 import { xiaozhi } from '../../transports/xiaozhi/index.js'
 import { XiaozhiDevice, type DeviceTool } from '../../transports/xiaozhi/test/device.js'
-import { speechLike } from '../test/audioChecks.js'
+import { speakInRealTime } from '../test/audioChecks.js'
 import { validateAgentConfig } from '../../core/agentRuntime/agentConfig.js'
 import type { AgentProvider } from '../../core/agentProvider.js'
 import type { ValidationFailed } from '../../core/errors.js'
@@ -45,16 +45,7 @@ afterEach(async () => {
 })
 
 const encoder = new UplinkEncoder()
-/** Talk like a device: one Opus frame per 20 ms, in real time. */
-const speak = async (term: TestTerminal, ms = 1200) => {
-  const frames = encoder.frames(concat(silence(200), speechLike(ms), silence(900)))
-  const begin = performance.now()
-  for (const [i, frame] of frames.entries()) {
-    const wait = begin + i * 20 - performance.now()
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-    term.sendAudio(frame)
-  }
-}
+const speak = (term: TestTerminal, ms?: number) => speakInRealTime((f) => term.sendAudio(f), encoder, ms)
 
 /** A room with a pipeline agent allowed some of the device's tools, a WebSocket terminal and a xiaozhi device. */
 const setUp = async (overrides: Record<string, unknown>) => {

@@ -2,6 +2,7 @@
  * Audio checks for agent tests: the pitch of a tone (to prove a sample-rate conversion kept the
  * frequency, which counting samples cannot) and a speech-like signal a real VAD model accepts.
  */
+import { concat, silence, type UplinkEncoder } from '../../core/test/speech.js'
 
 /** Power of `hz` in `pcm` (Goertzel), normalised by length. */
 const goertzel = (pcm: ArrayLike<number>, rate: number, hz: number): number => {
@@ -73,4 +74,18 @@ export const speechLike = (ms: number, seed = 1, rate = 16_000): Int16Array => {
   const pcm = new Int16Array(n)
   for (let i = 0; i < n; i++) pcm[i] = Math.round((out[i]! / (peak || 1)) * 0.5 * 32767)
   return pcm
+}
+
+/**
+ * Talk like a device: 200 ms of silence, `ms` of speech-like sound and 900 ms of silence, one Opus
+ * frame per 20 ms, paced in real time as a microphone is.
+ */
+export const speakInRealTime = async (send: (uplink: Uint8Array) => void, encoder: UplinkEncoder, ms = 1200): Promise<void> => {
+  const frames = encoder.frames(concat(silence(200), speechLike(ms), silence(900)))
+  const begin = performance.now()
+  for (const [i, frame] of frames.entries()) {
+    const wait = begin + i * 20 - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    send(frame)
+  }
 }

@@ -20,10 +20,10 @@ import type { EngineConfig } from '../../core/index.js'
 import { createClient } from '../../core/operations/clients.js'
 import { issueClientToken } from '../../core/operations/tokens.js'
 import { CHROMIUM } from '../../core/test/chromium.js'
-import { concat, silence, UplinkEncoder } from '../../core/test/speech.js'
+import { UplinkEncoder } from '../../core/test/speech.js'
 import { FakeOpenAiHttp } from '../../agents/pipeline/test/fakeOpenAiHttp.js'
 import { pipelineAgent } from '../../agents/pipeline/index.js'
-import { speechLike } from '../../agents/test/audioChecks.js'
+import { speakInRealTime } from '../../agents/test/audioChecks.js'
 import { websocketTransport } from '../../transports/websocket/index.js'
 import { TestTerminal } from '../../transports/websocket/test/terminalClient.js'
 import { xiaozhi } from '../../transports/xiaozhi/index.js'
@@ -77,16 +77,7 @@ afterAll(async () => {
 })
 
 const encoder = new UplinkEncoder()
-/** Talk like a device: one Opus frame per 20 ms, paced in real time as a microphone is. */
-const speak = async (term: TestTerminal, ms = 1200) => {
-  const frames = encoder.frames(concat(silence(200), speechLike(ms), silence(900)))
-  const begin = performance.now()
-  for (const [i, frame] of frames.entries()) {
-    const wait = begin + i * 20 - performance.now()
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-    term.sendAudio(frame)
-  }
-}
+const speak = (term: TestTerminal, ms?: number) => speakInRealTime((f) => term.sendAudio(f), encoder, ms)
 
 const terminal = async (clientId: string) => {
   const { token } = await issueClientToken(t.engine.host, ws, clientId, 3600)
