@@ -272,7 +272,12 @@ export class AgentDispatcher {
   /** What a cluster node asks of this node's agents (core/cluster/node.ts, ClusterAgentHooks). */
   nodeHooks() {
     return {
-      dispatchHere: (ws: string, room: string, request: DispatchRequest, origin: AgentOrigin) => this.dispatchHere(ws, room, request, origin),
+      // The sender answered its own writes (a preset it just stored) before forwarding: this
+      // node's replica catches up with the primary first, or the dispatch would not find them.
+      dispatchHere: async (ws: string, room: string, request: DispatchRequest, origin: AgentOrigin) => {
+        await this.deps.storage.refresh()
+        return this.dispatchHere(ws, room, request, origin)
+      },
       ownershipChanged: (ws: string, room: string, owned: boolean) => this.deps.hub.toRoomAgents(ws, room, { type: 'OWNERSHIP_CHANGED', owned }),
       list: (ws: string, room: string | null) => this.list(ws, { room }),
       get: (ws: string, agentId: string) => this.get(ws, agentId),
