@@ -173,6 +173,18 @@ export const coreSettings = {
     retentionDays: setting(intBetween(0, 36_500), 0, 'ended recordings older than this are deleted with their files; 0 → kept until deleted'),
     flushMs: setting(intBetween(100, 1000), 1000, 'how often a recording writes its pages: the most audio a crash can lose'),
   },
+  overload: {
+    targetLagMs: setting(
+      intBetween(5, 1000),
+      40,
+      'how late (ms) the event loop may run while audio flows before the engine sheds a share of uplink frames, the same share of every talker, so the audio it delivers stays fresh (counted `overload`; rooms told with room.degraded)',
+    ),
+    minTalkers: setting(
+      PositiveInt,
+      20,
+      'below this many terminals sending audio at once nothing is shed, however late the loop is (a few talkers cannot overload the data plane: a pause or other work is not audio overload)',
+    ),
+  },
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),
   },

@@ -87,6 +87,18 @@ export type ServerEvent =
       readonly recordingId: string
       readonly tracks: 'mixed' | 'per-participant' | 'both'
     }
+  | {
+      /**
+       * The engine is behind and sheds a share of every talker's uplink audio so that what it
+       * delivers stays fresh (`degraded: true`, with the share shed when it said so), or it keeps
+       * up again (`degraded: false`). Sent to every open room of the node (core/dataplane/overload.ts).
+       */
+      readonly type: 'room.degraded'
+      readonly room: string
+      readonly degraded: boolean
+      readonly reason: 'server_overload'
+      readonly shedPercent: number
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | {

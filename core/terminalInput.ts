@@ -15,6 +15,7 @@
 import { answerClientMessage, parseClientMessage } from './clientMessages.js'
 import type { ClockShape } from './clock.js'
 import type { DropCell } from './dataplane/drops.js'
+import type { OverloadGuard } from './dataplane/overload.js'
 import { MAX_OPUS_BYTES, MAX_UPLINK_BYTES, UPLINK_HEADER_BYTES } from './dataplane/frame.js'
 import { FrameTooLarge, ProtocolError, RateLimited, wireCodesOf, type HarkError } from './errors.js'
 import {
@@ -55,6 +56,11 @@ export interface TerminalInputOptions {
   readonly rateDrops: DropCell
   /** A transport's own refusal of a well-formed message (e.g. an audio mode it cannot carry): an `error` event. */
   readonly refuse?: (message: ClientMessage) => HarkError | null
+  /**
+   * The engine's overload guard (core/dataplane/overload.ts): uplink frames it says to shed are
+   * dropped and counted in `overloadDrops`, and the rate limit forgives the lateness it measures.
+   */
+  readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell }
 }
 
 /** Where answers to a control message go: the terminal's own link (TerminalLink has sendEvent). */
@@ -84,6 +90,10 @@ export class TerminalInput {
    */
   private audioRate: TokenBucket | null = null
   private controlRate: TokenBucket | null = null
+  /** The share of a frame owed to the overload guard's shedding: each terminal loses the same share. */
+  private shedOwed = 0
+  /** The guard's talker-counting window this terminal last counted itself in. */
+  private talkerWindow = -1
 
   /**
    * `options`: the transport's, shared by its connections (a connection's own state is its two
@@ -108,8 +118,33 @@ export class TerminalInput {
     if (n > MAX_UPLINK_BYTES) return new FrameTooLarge({ message: `audio frame of ${n} bytes exceeds ${MAX_UPLINK_BYTES}` })
     const limits = this.options.limits ?? PROTOCOL_LIMITS
     const rate = (this.audioRate ??= new TokenBucket(limits.audioFramesPerSecond, limits.audioFrameBurst, now))
-    if (rate.take(now)) session.pushAudio(frame, now)
-    else this.options.rateDrops.count++
+    const overload = this.options.overload
+    if (overload === undefined) {
+      if (rate.take(now)) session.pushAudio(frame, now)
+      else this.options.rateDrops.count++
+      return null
+    }
+    const guard = overload.guard
+    guard.frames++
+    if (guard.idle) guard.wake(now)
+    if (this.talkerWindow !== guard.window) {
+      this.talkerWindow = guard.window
+      guard.talkersNow++
+    }
+    // Frames the engine read late arrive bunched: forgive as many as its lateness explains.
+    if (!rate.take(now, (guard.lagCreditMs(now) * rate.ratePerSecond) / 1000)) {
+      this.options.rateDrops.count++
+      return null
+    }
+    if (guard.shed > 0) {
+      this.shedOwed += guard.shed
+      if (this.shedOwed >= 1) {
+        this.shedOwed -= 1
+        overload.drops.count++
+        return null
+      }
+    }
+    session.pushAudio(frame, now)
     return null
   }
 

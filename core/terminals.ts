@@ -24,6 +24,8 @@ import type { ParticipantInfo, ServerEvent } from './events.js'
 import type { RoomRecording } from './recordings/roomRecorder.js'
 import { Log, type Logger } from './log.js'
 import { audioDrops, type AudioDrops } from './dataplane/drops.js'
+import { overloadGuard, type OverloadState } from './dataplane/overload.js'
+import { EngineSettings } from './config.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
 import type { TerminalIdentity } from './security/security.js'
@@ -139,6 +141,14 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   /** Send an event to every member of a room. */
   broadcast(workspaceId: string, room: string, event: ServerEvent): void {
     this.send(workspaceId, { type: 'BROADCAST_ROOM', room, event })
+  }
+
+  /** Send every room open on this node, in every workspace, the event `make` builds for it. */
+  broadcastEverywhere(make: (room: string) => ServerEvent): void {
+    for (const workspaceId of this.workspaces.keys()) {
+      const context = this.context(workspaceId)
+      if (context) for (const room of HashMap.keys(context.rooms)) this.broadcast(workspaceId, room, make(room))
+    }
   }
 
   /** The agent runtime (the dispatcher): the rooms' agent policies and how their agents start; null detaches it. */
@@ -280,11 +290,23 @@ export const terminalsLayer = Layer.effect(
     Effect.gen(function* () {
       const metrics = yield* Metrics
       const hub = new TerminalHub((yield* Storage).feed, yield* Clock, yield* Log, audioDrops(metrics))
-      return { hub, uninstallMetrics: installTerminalMetrics(hub, metrics) }
+      // The transports' overload guard, made here first so that it runs on the configured limits.
+      const guard = overloadGuard(metrics, (yield* EngineSettings).overload)
+      const unwatch = guard.onChange((state) => hub.broadcastEverywhere((room) => degradedEvent(room, state)))
+      return { hub, guard, unwatch, uninstallMetrics: installTerminalMetrics(hub, metrics) }
     }),
-    ({ hub, uninstallMetrics }) => Effect.sync(() => (uninstallMetrics(), hub.stop())),
+    ({ hub, guard, unwatch, uninstallMetrics }) => Effect.sync(() => (unwatch(), guard.stop(), uninstallMetrics(), hub.stop())),
   ).pipe(Effect.map(({ hub }) => hub)),
 )
+
+/** What a room is told when the engine starts or stops shedding its audio (spec/terminal-protocol.md, room.degraded). */
+export const degradedEvent = (room: string, state: OverloadState): ServerEvent => ({
+  type: 'room.degraded',
+  room,
+  degraded: state.degraded,
+  reason: 'server_overload',
+  shedPercent: Math.round(state.shed * 100),
+})
 
 /** Presence reads the same workspace actors. */
 export const presenceLayer = Layer.effect(

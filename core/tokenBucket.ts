@@ -16,14 +16,18 @@ export class TokenBucket {
     this.last = now
   }
 
-  /** Take one token at `now` (ms, monotonic); false when the bucket is empty. */
-  take(now: number): boolean {
+  /**
+   * Take one token at `now` (ms, monotonic); false when the bucket is empty. `credit`: tokens it
+   * may owe beyond empty (it goes below zero and refills from there), for takes that arrive
+   * bunched through no fault of the taker (the engine read them late: core/dataplane/overload.ts).
+   */
+  take(now: number, credit = 0): boolean {
     const elapsed = now - this.last
     if (elapsed > 0) {
       this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.ratePerSecond) / 1000)
       this.last = now
     }
-    if (this.tokens < 1) return false
+    if (this.tokens < 1 - credit) return false
     this.tokens -= 1
     return true
   }

@@ -6,7 +6,8 @@
  *
  * Reasons: `backpressure` (the receiver's socket is backed up), `rate` (a sender exceeded the
  * frame-rate limit), `closed` (a frame raced the connection's close), `early` (an uplink frame of a
- * session whose `session` event had not gone out yet: core/session.ts IntroductionGate).
+ * session whose `session` event had not gone out yet: core/session.ts IntroductionGate), `overload`
+ * (an uplink frame shed because the engine is behind: core/dataplane/overload.ts).
  */
 import { createRequire } from 'node:module'
 import type { Registry } from 'prom-client'
@@ -17,7 +18,7 @@ import type { Registry } from 'prom-client'
  */
 const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
 
-export type DropReason = 'backpressure' | 'rate' | 'closed' | 'early'
+export type DropReason = 'backpressure' | 'rate' | 'closed' | 'early' | 'overload'
 
 export interface DropCell {
   count: number
@@ -56,7 +57,7 @@ export const audioDrops = (registry: Registry): AudioDrops => {
   byRegistry.set(registry, created)
   new (promClient().Counter)({
     name: 'hark_audio_frames_dropped_total',
-    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed, early)',
+    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed, early, overload)',
     labelNames: ['transport', 'reason'],
     registers: [registry],
     collect() {

@@ -8,6 +8,7 @@ import { createServer as createTlsServer } from 'node:tls'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   audioDrops,
+  overloadInput,
   ConfigError,
   inject,
   injectable,
@@ -112,7 +113,7 @@ export class MqttTransport implements Transport {
       clock,
       authenticate: (credential) => security.authenticateTerminal(credential),
       settings: mqtt,
-      input: { clock, rateDrops: counters.audioRate },
+      input: { clock, rateDrops: counters.audioRate, overload: overloadInput(metrics, TRANSPORT_NAME) },
       log: log.child({ transport: 'mqtt' }),
       scheduler: new WriteBatch(),
       audioHold: mqtt.audioBatchMs > 0 ? new WriteBatch(mqtt.audioBatchMs) : null,

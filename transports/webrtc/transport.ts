@@ -8,6 +8,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   audioDrops,
+  overloadInput,
   CapacityExceeded,
   inject,
   injectable,
@@ -86,7 +87,7 @@ export class WebRtcTransport implements Transport {
       clock,
       log,
       limits: DEFAULT_PEER_LIMITS,
-      input: { clock, limits: DEFAULT_PEER_LIMITS, rateDrops: rate, refuse: mixedOnly },
+      input: { clock, limits: DEFAULT_PEER_LIMITS, rateDrops: rate, refuse: mixedOnly, overload: overloadInput(metrics, TRANSPORT_NAME) },
       connectTimeoutMs: webrtc.connectTimeoutMs,
       announcedAddress: this.network.announcedAddress,
       drops: { rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },

@@ -11,6 +11,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_sock
 import { Counter, type Registry } from 'prom-client'
 import {
   audioDrops,
+  overloadInput,
   errorResponse,
   inject,
   injectable,
@@ -142,7 +143,7 @@ export class WebSocketGateway implements Transport {
     const rate = drops.cell(TRANSPORT_NAME, 'rate')
     this.ctx = {
       limits: DEFAULT_LIMITS,
-      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate, overload: overloadInput(metrics, TRANSPORT_NAME) },
       batch: this.batch,
       clock,
       log,

@@ -8,6 +8,7 @@
 import type { Registry } from 'prom-client'
 import {
   audioDrops,
+  overloadInput,
   CredentialMissing,
   errorResponse,
   inject,
@@ -104,7 +105,7 @@ export class XiaozhiTransport implements Transport {
       clock,
       log,
       limits: DEFAULT_LIMITS,
-      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate },
+      input: { clock, limits: DEFAULT_LIMITS, rateDrops: rate, overload: overloadInput(metrics, TRANSPORT_NAME) },
       drops: { backpressure: drops.cell(TRANSPORT_NAME, 'backpressure'), rate, closed: drops.cell(TRANSPORT_NAME, 'closed') },
       gone: (c) => this.connections.delete(c),
     }

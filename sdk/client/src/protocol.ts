@@ -92,6 +92,13 @@ export type ServerEvent =
       readonly recordingId: string
       readonly tracks: 'mixed' | 'per-participant' | 'both'
     }
+  | {
+      readonly type: 'room.degraded'
+      readonly room: string
+      readonly degraded: boolean
+      readonly reason: 'server_overload'
+      readonly shedPercent: number
+    }
   | { readonly type: 'audio.mode'; readonly audioMode: AudioMode }
   | { readonly type: 'pong'; readonly id: string | number | null; readonly serverTime: number }
   | { readonly type: 'error'; readonly code: string; readonly message: string; readonly id?: string | number | null }
@@ -114,6 +121,7 @@ export const SERVER_EVENT_TYPES = [
   'participant.will',
   'participant.event',
   'room.recording',
+  'room.degraded',
   'audio.mode',
   'pong',
   'error',

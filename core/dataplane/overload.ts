@@ -1,0 +1,240 @@
+/**
+ * Graceful overload of the data plane (issue 39): when the engine cannot keep up with its
+ * terminals' audio, frames it reads have waited in the kernel for as long as the event loop was
+ * busy, and delivering all of them makes every frame later still. The guard watches how late the
+ * event loop is (a 20 ms timer's lateness) while audio flows, and sheds a share of the uplink
+ * frames before they reach a room (the fan-out is most of a frame's cost), so the frames it does
+ * deliver stay fresh:
+ *
+ *   - `shed` rises while the loop is later than `targetLagMs` and at least `minTalkers` terminals
+ *     send audio (a few terminals cannot overload the data plane: their lateness is the process's,
+ *     a pause or other work, and shedding their audio would not help), and falls back to 0 once
+ *     the loop keeps up;
+ *   - every terminal loses the same share of its frames (its TerminalInput keeps its own
+ *     remainder), counted `overload` in hark_audio_frames_dropped_total;
+ *   - `lagCreditMs` is what the uplink rate limit forgives: frames a terminal sent on time that
+ *     arrive bunched because the engine was late are not the terminal's fault (no `rate` drops);
+ *   - `degraded` flips on after shedding has lasted `degradeAfterMs` and off after `recoverAfterMs`
+ *     without any: listeners (the hub: a `room.degraded` event to every open room) hear each flip.
+ *
+ * The per-frame part is plain fields read by TerminalInput. The timer runs only while audio flows:
+ * it stops itself after a second without frames, and the next frame starts it again.
+ */
+import { createRequire } from 'node:module'
+import type { Registry } from 'prom-client'
+import { audioDrops, type DropCell } from './drops.js'
+
+export interface OverloadOptions {
+  /** Loop lateness (ms) above which the engine counts as behind. */
+  readonly targetLagMs: number
+  /** Terminals sending audio (in the last ~200 ms) below which nothing is shed, however late the loop is. */
+  readonly minTalkers: number
+  /** Largest share of frames shed. */
+  readonly maxShed: number
+  /** Shedding must last this long before rooms are told they are degraded. */
+  readonly degradeAfterMs: number
+  /** No shedding for this long before rooms are told it is over. */
+  readonly recoverAfterMs: number
+}
+
+export const DEFAULT_OVERLOAD: OverloadOptions = {
+  targetLagMs: 40,
+  minTalkers: 20,
+  maxShed: 0.9,
+  degradeAfterMs: 500,
+  recoverAfterMs: 1000,
+}
+
+export interface OverloadState {
+  readonly degraded: boolean
+  /** Share of uplink frames shed now, 0–1. */
+  readonly shed: number
+  /** How late the event loop was at the last tick (ms). */
+  readonly lagMs: number
+}
+
+const TICK_MS = 20
+/** The timer stops after this long without an uplink frame. */
+const IDLE_STOP_MS = 1000
+/** The rate limit forgives at most this much lateness. */
+const MAX_CREDIT_MS = 2000
+/** Talkers are counted over windows of this many ticks (a 60 ms frame comes every third tick). */
+const WINDOW_TICKS = 10
+/** How fast `shed` moves per tick: up in proportion to how late the loop is, down by a fixed step. */
+const SHED_UP = 0.04
+const SHED_DOWN = 0.02
+
+export class OverloadGuard {
+  /** Share of uplink frames to drop now (TerminalInput reads it per frame). */
+  shed = 0
+  /** Uplink frames seen since the last tick (TerminalInput counts them). */
+  frames = 0
+  /** The talker-counting window now: a TerminalInput that has not sent in it yet counts itself in `talkersNow`. */
+  window = 0
+  talkersNow = 0
+  /** Terminals that sent audio in the last whole window. */
+  private talkers = 0
+  private ticksInWindow = 0
+  private lagMs = 0
+  /** The largest lateness of the last second or so, decaying: the rate limit's credit. */
+  private recentLagMs = 0
+  private lastTickAt = 0
+  private lastFrameAt = 0
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private degraded = false
+  /** When `shed` last went from 0 to more (for degradeAfterMs), or last was > 0 (for recoverAfterMs). */
+  private shedSince = 0
+  private shedLastAt = 0
+  private readonly listeners = new Set<(state: OverloadState) => void>()
+
+  constructor(
+    readonly options: OverloadOptions = DEFAULT_OVERLOAD,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** The timer is stopped: the next frame must call `wake`. */
+  get idle(): boolean {
+    return this.timer === null
+  }
+
+  /** Start watching the loop (the first frame after a quiet spell). */
+  wake(now: number): void {
+    if (this.timer !== null) return
+    this.lastTickAt = now
+    this.lastFrameAt = now
+    this.schedule()
+  }
+
+  /**
+   * How much lateness (ms) the uplink rate limit forgives at `now`: the largest recent lateness,
+   * or how long the loop has not reached the timer now, when that is more (frames read in a long
+   * turn of the loop come before the timer can tell).
+   */
+  lagCreditMs(now: number): number {
+    if (this.timer === null) return 0
+    const late = now - this.lastTickAt - TICK_MS
+    const credit = late > this.recentLagMs ? late : this.recentLagMs
+    return credit > MAX_CREDIT_MS ? MAX_CREDIT_MS : credit
+  }
+
+  state(): OverloadState {
+    return { degraded: this.degraded, shed: this.shed, lagMs: this.lagMs }
+  }
+
+  /** Hear each flip of `degraded`; returns the unsubscribe. */
+  onChange(listener: (state: OverloadState) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Stop the timer (an engine that stops; a frame after this starts it again). */
+  stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    this.shed = 0
+    this.lagMs = 0
+    this.recentLagMs = 0
+    if (this.degraded) this.flip(false)
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(this.tick, TICK_MS)
+    this.timer.unref()
+  }
+
+  /** One look at the loop: how late this timer fired, how many frames came in, and what to shed next. */
+  readonly tick = (): void => {
+    const now = this.now()
+    const elapsed = now - this.lastTickAt
+    const lag = elapsed - TICK_MS
+    this.lagMs = lag > 0 ? lag : 0
+    this.lastTickAt = now
+    // The credit decays by a tenth a tick (about a second to fade from 2 s), never below this tick's lateness.
+    this.recentLagMs = Math.max(this.lagMs, this.recentLagMs * 0.9)
+    if (this.frames > 0) this.lastFrameAt = now
+    this.frames = 0
+    if (++this.ticksInWindow === WINDOW_TICKS) {
+      this.talkers = this.talkersNow
+      this.talkersNow = 0
+      this.ticksInWindow = 0
+      this.window++
+    }
+    this.steer(now)
+    if (this.shed === 0 && !this.degraded && now - this.lastFrameAt >= IDLE_STOP_MS) {
+      this.timer = null
+      this.recentLagMs = 0
+      return
+    }
+    this.schedule()
+  }
+
+  private steer(now: number): void {
+    const { targetLagMs, minTalkers, maxShed, degradeAfterMs, recoverAfterMs } = this.options
+    // Both windows: the last whole one, and the one filling now (the load may have just begun).
+    const loaded = Math.max(this.talkers, this.talkersNow) >= Math.max(1, minTalkers)
+    const before = this.shed
+    if (loaded && this.lagMs > targetLagMs) {
+      const step = SHED_UP * Math.min(4, this.lagMs / targetLagMs)
+      this.shed = Math.min(maxShed, this.shed + step)
+    } else if (!loaded || this.lagMs < targetLagMs / 2) {
+      this.shed = Math.max(0, this.shed - SHED_DOWN)
+    }
+    if (this.shed > 0) {
+      if (before === 0) this.shedSince = now
+      this.shedLastAt = now
+    }
+    if (!this.degraded && this.shed > 0 && now - this.shedSince >= degradeAfterMs) this.flip(true)
+    else if (this.degraded && this.shed === 0 && now - this.shedLastAt >= recoverAfterMs) this.flip(false)
+  }
+
+  private flip(degraded: boolean): void {
+    this.degraded = degraded
+    const state = this.state()
+    for (const listener of this.listeners) {
+      try {
+        listener(state)
+      } catch {
+        // a listener's failure is its own; the guard goes on
+      }
+    }
+  }
+}
+
+const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
+const byRegistry = new WeakMap<Registry, OverloadGuard>()
+
+/**
+ * The overload guard of an engine (one per metrics registry, as the drop counters: every
+ * transport of the engine shares it), with its gauges `hark_audio_overload_shed_ratio` and
+ * `hark_audio_overload_degraded` (the loop's lateness itself is `hark_process_nodejs_eventloop_lag_seconds`).
+ */
+export const overloadGuard = (registry: Registry, options?: Partial<OverloadOptions>): OverloadGuard => {
+  const known = byRegistry.get(registry)
+  if (known) return known
+  const guard = new OverloadGuard({ ...DEFAULT_OVERLOAD, ...options })
+  byRegistry.set(registry, guard)
+  const { Gauge } = promClient()
+  new Gauge({
+    name: 'hark_audio_overload_shed_ratio',
+    help: 'Share of uplink audio frames the engine sheds now because it is behind (0 when it keeps up)',
+    registers: [registry],
+    collect() {
+      this.set(guard.state().shed)
+    },
+  })
+  new Gauge({
+    name: 'hark_audio_overload_degraded',
+    help: '1 while rooms are told they are degraded (room.degraded) because the engine sheds audio',
+    registers: [registry],
+    collect() {
+      this.set(guard.state().degraded ? 1 : 0)
+    },
+  })
+  return guard
+}
+
+/** What a transport puts in its TerminalInputOptions: the engine's guard and its own `overload` drop cell. */
+export const overloadInput = (registry: Registry, transport: string): { readonly guard: OverloadGuard; readonly drops: DropCell } => ({
+  guard: overloadGuard(registry),
+  drops: audioDrops(registry).cell(transport, 'overload'),
+})

@@ -1,0 +1,98 @@
+/**
+ * Graceful overload end to end (issue 39): two terminals talk at their nominal 50 frames/s from a
+ * process of their own while the engine's process is kept busy (a 1.2 s stall, then turns of
+ * 100 ms), as an engine past its capacity would be. The engine sheds the same share of both
+ * talkers' frames (counted `overload`), tells the room `room.degraded` and, once it keeps up again,
+ * that it is over; the frames the stall bunched up are not taken for the terminals' own excess
+ * (no `rate` drops).
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseDownlink } from '../../core/dataplane/frame.js'
+import { seedWorkspace, startTestEngine } from '../../core/test/helpers.js'
+import { websocketTransport } from './index.js'
+import { TestTerminal } from './test/terminalClient.js'
+
+let t: Awaited<ReturnType<typeof startTestEngine<[typeof websocketTransport]>>>
+beforeAll(async () => {
+  // Two talkers are far below the default minTalkers: this engine sheds with one.
+  t = await startTestEngine({ extensions: [websocketTransport], overload: { targetLagMs: 20, minTalkers: 1 } })
+})
+afterAll(() => t.stop())
+
+/** Keep this process busy for `ms` (what an overloaded engine's event loop looks like). */
+const busy = (ms: number) => {
+  const until = performance.now() + ms
+  while (performance.now() < until);
+}
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+describe('overload', () => {
+  it('sheds the same share of each talker, says room.degraded and when it is over, and takes bunched frames without rate drops', async () => {
+    const { engine } = t
+    const seed = seedWorkspace(engine)
+    for (const id of ['t1', 't2', 'ear']) seed.addClient(id, 'busy-room')
+    const token = async (clientId: string) => (await engine.host.security.tokens.issue(seed.workspaceId, clientId, null)).token
+    const ear = await TestTerminal.connect(engine.ports.gateway!, { token: await token('ear') }, engine.host.tls.cert)
+    await ear.event('session')
+    const caFile = join(t.dir, 'ca.pem')
+    writeFileSync(caFile, engine.host.tls.cert)
+    const script = fileURLToPath(new URL('./test/pacedTalkers.mjs', import.meta.url))
+    const seconds = 6
+    const talkers = spawn(process.execPath, [script, `wss://127.0.0.1:${engine.ports.gateway}/v1/connect`, caFile, String(seconds), await token('t1'), await token('t2')], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    const lines = createInterface({ input: talkers.stdout! })
+    const line = (what: string) => new Promise<void>((resolve) => lines.on('line', (l) => l.startsWith(what) && resolve()))
+    await line('ready')
+    await ear.event('participant.joined', (e) => e.participant.id === 't2')
+    talkers.stdin!.write('go\n')
+    await ear.frames.next()
+
+    // The stall bunches ~60 frames of each talker (more than the burst of 50); then the busy turns.
+    busy(1200)
+    await turn()
+    for (let i = 0; i < 12; i++) {
+      busy(100)
+      await turn()
+    }
+    const degraded = await ear.event('room.degraded', (e) => e.degraded)
+    expect(degraded).toMatchObject({ room: 'busy-room', reason: 'server_overload' })
+    expect(degraded.shedPercent).toBeGreaterThan(0)
+    const over = await ear.event('room.degraded', (e) => !e.degraded)
+    expect(over).toEqual({ type: 'room.degraded', room: 'busy-room', degraded: false, reason: 'server_overload', shedPercent: 0 })
+    const [code] = await once(talkers, 'exit')
+    expect(code).toBe(0)
+
+    // Both talkers' last frames are in: count what the room carried of each.
+    const last = seconds * 50 - 1
+    const lastOf = new Set<number>()
+    const received = new Map<number, number>()
+    const count = (f: Uint8Array) => {
+      const d = parseDownlink(f)!
+      received.set(d.sourceId, (received.get(d.sourceId) ?? 0) + 1)
+      if (d.opus[0]! + (d.opus[1]! << 8) === last) lastOf.add(d.sourceId)
+      return lastOf.size === 2
+    }
+    for (const f of ear.frames.items) count(f)
+    if (lastOf.size < 2) await ear.frames.next(count, 10_000, 'the last frame of both talkers')
+    const [a, b] = [...received.values()]
+    const sent = seconds * 50
+    expect(received.size).toBe(2)
+    expect(a!).toBeLessThan(sent)
+    expect(Math.abs(a! - b!)).toBeLessThanOrEqual(3) // the same share of each
+
+    const metrics = await engine.host.metrics.metrics()
+    const dropped = (reason: string) => Number(metrics.match(new RegExp(`hark_audio_frames_dropped_total\\{transport="websocket",reason="${reason}"\\} (\\d+)`))?.[1] ?? 0)
+    expect(dropped('overload')).toBe(2 * sent - a! - b!)
+    expect(dropped('rate')).toBe(0)
+    expect(metrics).toMatch(/hark_audio_overload_shed_ratio 0\n/)
+    expect(metrics).toMatch(/hark_audio_overload_degraded 0\n/)
+    ear.close()
+  })
+})
