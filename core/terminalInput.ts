@@ -132,7 +132,7 @@ export class TerminalInput {
       guard.talkersNow++
     }
     // Frames the engine read late arrive bunched: forgive as many as its lateness explains.
-    if (!rate.take(now, (guard.lagCreditMs(now) * rate.ratePerSecond) / 1000)) {
+    if (!rate.take(now) && !rate.take(now, (guard.lagCreditMs(now) * rate.ratePerSecond) / 1000)) {
       this.options.rateDrops.count++
       return null
     }
