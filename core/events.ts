@@ -91,7 +91,7 @@ export type ServerEvent =
       /**
        * The engine is behind and sheds a share of every talker's uplink audio so that what it
        * delivers stays fresh (`degraded: true`, with the share shed when it said so), or it keeps
-       * up again (`degraded: false`). Sent to every open room of the node (core/dataplane/overload.ts).
+       * up again (`degraded: false`). Sent to the rooms whose talkers it shed from (core/dataplane/overload.ts).
        */
       readonly type: 'room.degraded'
       readonly room: string

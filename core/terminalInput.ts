@@ -141,6 +141,7 @@ export class TerminalInput {
       if (this.shedOwed >= 1) {
         this.shedOwed -= 1
         overload.drops.count++
+        guard.noteShed(session)
         return null
       }
     }

@@ -24,7 +24,7 @@ import type { ParticipantInfo, ServerEvent } from './events.js'
 import type { RoomRecording } from './recordings/roomRecorder.js'
 import { Log, type Logger } from './log.js'
 import { audioDrops, type AudioDrops } from './dataplane/drops.js'
-import { overloadGuard, type OverloadState } from './dataplane/overload.js'
+import { overloadGuard, type OverloadListener, type OverloadState } from './dataplane/overload.js'
 import { EngineSettings } from './config.js'
 import { Metrics } from './metrics.js'
 import { presenceOf, PresenceService, type PresenceEntry, type RemoteDirectory } from './presence.js'
@@ -141,14 +141,6 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   /** Send an event to every member of a room. */
   broadcast(workspaceId: string, room: string, event: ServerEvent): void {
     this.send(workspaceId, { type: 'BROADCAST_ROOM', room, event })
-  }
-
-  /** Send every room open on this node, in every workspace, the event `make` builds for it. */
-  broadcastEverywhere(make: (room: string) => ServerEvent): void {
-    for (const workspaceId of this.workspaces.keys()) {
-      const context = this.context(workspaceId)
-      if (context) for (const room of HashMap.keys(context.rooms)) this.broadcast(workspaceId, room, make(room))
-    }
   }
 
   /** The agent runtime (the dispatcher): the rooms' agent policies and how their agents start; null detaches it. */
@@ -292,7 +284,7 @@ export const terminalsLayer = Layer.effect(
       const hub = new TerminalHub((yield* Storage).feed, yield* Clock, yield* Log, audioDrops(metrics))
       // The transports' overload guard, made here first so that it runs on the configured limits.
       const guard = overloadGuard(metrics, (yield* EngineSettings).overload)
-      const unwatch = guard.onChange((state) => hub.broadcastEverywhere((room) => degradedEvent(room, state)))
+      const unwatch = guard.onChange(tellDegraded(hub))
       return { hub, guard, unwatch, uninstallMetrics: installTerminalMetrics(hub, metrics) }
     }),
     ({ hub, guard, unwatch, uninstallMetrics }) => Effect.sync(() => (unwatch(), guard.stop(), uninstallMetrics(), hub.stop())),
@@ -307,6 +299,29 @@ export const degradedEvent = (room: string, state: OverloadState): ServerEvent =
   reason: 'server_overload',
   shedPercent: Math.round(state.shed * 100),
 })
+
+/**
+ * The hub's overload listener: each room of a terminal whose frames were shed is told once that
+ * it is degraded, and when it is over, every room told hears that.
+ */
+const tellDegraded = (hub: TerminalHub): OverloadListener => {
+  const told = new Map<string, Set<string>>()
+  return (state, shedFrom) => {
+    if (!state.degraded) {
+      for (const [workspaceId, rooms] of told) for (const room of rooms) hub.broadcast(workspaceId, room, degradedEvent(room, state))
+      told.clear()
+      return
+    }
+    for (const { workspaceId, room } of shedFrom) {
+      if (room === null) continue
+      let rooms = told.get(workspaceId)
+      if (!rooms) told.set(workspaceId, (rooms = new Set()))
+      if (rooms.has(room)) continue
+      rooms.add(room)
+      hub.broadcast(workspaceId, room, degradedEvent(room, state))
+    }
+  }
+}
 
 /** Presence reads the same workspace actors. */
 export const presenceLayer = Layer.effect(

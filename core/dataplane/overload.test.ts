@@ -70,6 +70,28 @@ describe('the overload guard', () => {
     expect(flips[1]).toEqual({ degraded: false, shed: 0, lagMs: 2 })
   })
 
+  it('names the terminals it shed from: all of them at the flip, the new ones each tick after, none on the way back', () => {
+    const { guard, tick } = make()
+    const heard: Array<[boolean, string[]]> = []
+    guard.onChange((state, from) => heard.push([state.degraded, from.map((s) => `${s.workspaceId}/${s.room}`)]))
+    const a = { workspaceId: 'w', room: 'r1' }
+    const b = { workspaceId: 'w', room: 'r2' }
+    tick(100, 40)
+    guard.noteShed(a)
+    guard.noteShed(b)
+    guard.noteShed(a)
+    for (let i = 0; i < 30 && heard.length === 0; i++) tick(100, 40)
+    expect(heard).toEqual([[true, ['w/r1', 'w/r2']]])
+    tick(100, 40)
+    expect(heard).toHaveLength(1) // nothing new shed: nothing to say
+    guard.noteShed({ workspaceId: 'w', room: 'r3' })
+    tick(100, 40)
+    expect(heard[1]).toEqual([true, ['w/r3']])
+    guard.noteShed(a)
+    for (let i = 0; i < 200 && heard.at(-1)![0]; i++) tick(1, 40)
+    expect(heard.at(-1)).toEqual([false, []])
+  })
+
   it('lets go once the talkers stop, even while the loop stays late (the lateness is not theirs any more)', () => {
     const { guard, flips, tick } = make()
     for (let i = 0; i < 30; i++) tick(100, 40)

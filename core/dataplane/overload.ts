@@ -15,7 +15,9 @@
  *   - `lagCreditMs` is what the uplink rate limit forgives: frames a terminal sent on time that
  *     arrive bunched because the engine was late are not the terminal's fault (no `rate` drops);
  *   - `degraded` flips on after shedding has lasted `degradeAfterMs` and off after `recoverAfterMs`
- *     without any: listeners (the hub: a `room.degraded` event to every open room) hear each flip.
+ *     without any: listeners (the hub: a `room.degraded` event) hear each flip, with the terminals
+ *     whose frames were shed (their rooms are the ones told, not every open room: telling 10k idle
+ *     rooms would be work at the worst moment), and, while it lasts, the terminals shed from since.
  *
  * The per-frame part is plain fields read by TerminalInput. The timer runs only while audio flows:
  * it stops itself after a second without frames, and the next frame starts it again.
@@ -45,6 +47,12 @@ export const DEFAULT_OVERLOAD: OverloadOptions = {
   recoverAfterMs: 1000,
 }
 
+/** A terminal whose frames were shed: where its room is told (a TerminalSession is one). */
+export interface ShedSource {
+  readonly workspaceId: string
+  readonly room: string | null
+}
+
 export interface OverloadState {
   readonly degraded: boolean
   /** Share of uplink frames shed now, 0–1. */
@@ -52,6 +60,9 @@ export interface OverloadState {
   /** How late the event loop was at the last tick (ms). */
   readonly lagMs: number
 }
+
+/** What a listener hears: the state, and the terminals shed from since it last heard (none on the flip back). */
+export type OverloadListener = (state: OverloadState, shedFrom: ReadonlyArray<ShedSource>) => void
 
 const TICK_MS = 20
 /** The timer stops after this long without an uplink frame. */
@@ -85,7 +96,9 @@ export class OverloadGuard {
   /** When `shed` last went from 0 to more (for degradeAfterMs), or last was > 0 (for recoverAfterMs). */
   private shedSince = 0
   private shedLastAt = 0
-  private readonly listeners = new Set<(state: OverloadState) => void>()
+  private readonly listeners = new Set<OverloadListener>()
+  /** Terminals shed from since the listeners last heard. */
+  private shedFrom = new Set<ShedSource>()
 
   constructor(
     readonly options: OverloadOptions = DEFAULT_OVERLOAD,
@@ -121,8 +134,16 @@ export class OverloadGuard {
     return { degraded: this.degraded, shed: this.shed, lagMs: this.lagMs }
   }
 
-  /** Hear each flip of `degraded`; returns the unsubscribe. */
-  onChange(listener: (state: OverloadState) => void): () => void {
+  /** A frame of `source` was shed (TerminalInput, only while shedding). */
+  noteShed(source: ShedSource): void {
+    this.shedFrom.add(source)
+  }
+
+  /**
+   * Hear each flip of `degraded`, and while degraded each tick that shed frames of terminals not
+   * heard of yet; returns the unsubscribe.
+   */
+  onChange(listener: OverloadListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
@@ -135,6 +156,7 @@ export class OverloadGuard {
     this.lagMs = 0
     this.recentLagMs = 0
     if (this.degraded) this.flip(false)
+    this.shedFrom.clear()
   }
 
   private schedule(): void {
@@ -185,14 +207,23 @@ export class OverloadGuard {
     }
     if (!this.degraded && this.shed > 0 && now - this.shedSince >= degradeAfterMs) this.flip(true)
     else if (this.degraded && this.shed === 0 && now - this.shedLastAt >= recoverAfterMs) this.flip(false)
+    else if (this.degraded && this.shedFrom.size > 0) this.tell()
+    else if (!this.degraded && this.shed === 0) this.shedFrom.clear()
   }
 
   private flip(degraded: boolean): void {
     this.degraded = degraded
+    if (!degraded) this.shedFrom.clear()
+    this.tell()
+  }
+
+  private tell(): void {
     const state = this.state()
+    const sources = [...this.shedFrom]
+    this.shedFrom.clear()
     for (const listener of this.listeners) {
       try {
-        listener(state)
+        listener(state, sources)
       } catch {
         // a listener's failure is its own; the guard goes on
       }
