@@ -5,7 +5,8 @@
  * `go` and `stop` messages, the same `connected` and `result` answers — over lines on its stdin
  * and JSON lines on its stdout instead of Node IPC. Its latency buckets have hdr-histogram-js's
  * layout and become an HDR histogram here, so the runner merges them like any other. Only it
- * speaks the reconnect phase (`reconnect`, `listening` → `reconnected`: generators/reconnect.ts).
+ * speaks the reconnect phase (`reconnect` → `watching`, `exited`, `listening` → `reconnected`:
+ * generators/reconnect.ts).
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -161,7 +162,13 @@ export interface RoomReconnect extends WorkerMessage {
   readonly deadlineMs: number
 }
 
-/** After `reconnect`: the instant (monotonic µs) the server listened again. */
+/** After `reconnect`: the instant (monotonic µs) the old server exited; attempts started before it do not tell that the new one listens. */
+export interface RoomExited extends WorkerMessage {
+  readonly type: 'exited'
+  readonly exitedUs: number
+}
+
+/** After `exited`: the instant (monotonic µs) the runner saw the new server listen. */
 export interface RoomListening extends WorkerMessage {
   readonly type: 'listening'
   readonly listenUs: number
@@ -180,12 +187,18 @@ export interface RoomReconnected extends WorkerMessage {
   readonly refused: number
   /** Attempts that failed otherwise (TLS, upgrade, CONNACK, session, timeout): the server's failures. */
   readonly attemptFailures: number
+  /** Of those, attempts given up after `attemptMs`. */
+  readonly timeouts: number
+  /** The instant the new server listened: the runner's, or the first TCP connect a terminal made to it when earlier. */
+  readonly listenUs: number
+  /** The first TCP connect established by an attempt started after `exited` (0: none). */
+  readonly firstConnectUs: number
   readonly firstDropUs: number
   readonly lastDropUs: number
   readonly firstBackUs: number
   readonly lastBackUs: number
   readonly firstError: string | null
-  /** Each terminal's time back after `listenUs`. */
+  /** Each terminal's time back after this generator's `listenUs`. */
   readonly histogram: string
 }
 
@@ -260,6 +273,7 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
         const g = message as RoomGo
         write(`go ${g.talkFromUs} ${g.warmupUntilUs} ${g.endUs} ${g.drainMs}\n`)
       } else if (message.type === 'reconnect') write(reconnectLine(message as RoomReconnect))
+      else if (message.type === 'exited') write(`exited ${(message as RoomExited).exitedUs.toFixed(1)}\n`)
       else if (message.type === 'listening') write(`listening ${(message as RoomListening).listenUs.toFixed(1)}\n`)
       else if (message.type === 'stop') {
         write('stop\n')

@@ -19,7 +19,7 @@ import { startWorker } from '../harness/worker.js'
 import type { MeasureContext } from '../scenario.js'
 import { protocols } from './generator.js'
 import { reconnectLine } from './native.js'
-import { reconnectFigures, runReconnect } from './reconnect.js'
+import { cpuAt, FLEET_BACKOFF, parseBackoff, reconnectFigures, runReconnect } from './reconnect.js'
 
 describe('reconnectFigures', () => {
   const base = { terminals: 4, back: 4, listenUs: 1_000_000, lastBackUs: 3_000_000, endUs: 3_010_000, serverCpuSeconds: 0.5 }
@@ -48,6 +48,35 @@ describe('reconnectFigures', () => {
     expect(() => reconnectFigures({ ...base, back: 5 })).toThrow(/5 back of 4/)
     expect(() => reconnectFigures({ ...base, terminals: 0, back: 0 })).toThrow(/not a count/)
     expect(() => reconnectFigures({ ...base, endUs: 0 })).toThrow(/before the server listened/)
+  })
+})
+
+describe('parseBackoff', () => {
+  it('defaults to the fleet backoff and reads FIRST,MAX[,ATTEMPT]', () => {
+    expect(parseBackoff(undefined)).toBe(FLEET_BACKOFF)
+    expect(parseBackoff(' ')).toBe(FLEET_BACKOFF)
+    expect(parseBackoff('250,30000')).toEqual({ firstMs: 250, maxMs: 30_000, attemptMs: FLEET_BACKOFF.attemptMs })
+    expect(parseBackoff('0, 500, 2000')).toEqual({ firstMs: 0, maxMs: 500, attemptMs: 2000 })
+  })
+
+  it('names the variable when the text is wrong', () => {
+    for (const bad of ['250', '500,100', 'a,b', '1,2,3,4', '-1,10', '1,2,0']) {
+      expect(() => parseBackoff(bad)).toThrow(/HARK_BENCH_RECONNECT_BACKOFF/)
+    }
+  })
+})
+
+describe('cpuAt', () => {
+  it('takes the last sample at or before the instant, else the first', () => {
+    const samples: [number, number][] = [
+      [100, 1.0],
+      [200, 1.5],
+      [300, 2.0],
+    ]
+    expect(cpuAt(samples, 250)).toBe(1.5)
+    expect(cpuAt(samples, 300)).toBe(2.0)
+    expect(cpuAt(samples, 50)).toBe(1.0)
+    expect(() => cpuAt([], 1)).toThrow(/no CPU sample/)
   })
 })
 
@@ -150,6 +179,8 @@ describe('reconnect through the uWS + jose peer', () => {
     expect(m.extra.notBack).toBe(0)
     expect(m.extra.drops).toBe(8)
     expect(m.extra.failedAttempts).toBe(0)
+    expect(m.extra.timedOutAttempts).toBe(0)
+    expect(m.extra.listenPollLagMs).toBeGreaterThanOrEqual(0)
     expect(m.extra.attempts).toBeGreaterThanOrEqual(8)
     expect(m.deliveryRatio).toBe(1)
     expect(m.latency).not.toBeNull()

@@ -5,9 +5,11 @@
  * spec/cluster.md ("Reconnecting: the terminal's contract"): a first attempt after a random delay
  * in [0, 250 ms], the bound doubling per failed attempt (full jitter; capped at 1 s here, see
  * FLEET_BACKOFF), no lanes, as a fleet does.
- * Measured from the instant the new process accepts TCP on the terminals' port ("listening",
- * polled every few ms) until the last terminal is back in its room: that time, the new server's
- * CPU-seconds over it, terminals back per server CPU-second, and the attempts that failed.
+ * Measured from the instant the new process accepts TCP on the terminals' port ("listening":
+ * the runner polls it every 5 ms, and the generator notes its terminals' first TCP connect to the
+ * new process, which is earlier when the runner's core is busy) until the last terminal is back in
+ * its room: that time, the new server's CPU-seconds over it (sampled at every poll, taken at the
+ * listening instant), terminals back per server CPU-second, and the attempts that failed.
  */
 import { connect } from 'node:net'
 import type { MeasureContext, Measurement } from '../scenario.js'
@@ -19,7 +21,7 @@ import type { ManagedProcess } from '../harness/processes.js'
 import { machineShares, type WindowFigures } from '../harness/window.js'
 import { connectAll, stopAll } from './connections.js'
 import { generatorFor, type ProtocolChoice } from './generator.js'
-import type { RoomListening, RoomReconnect, RoomReconnected } from './native.js'
+import type { RoomExited, RoomListening, RoomReconnect, RoomReconnected } from './native.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
 
 /** The terminals' backoff (ms), as spec/cluster.md gives it; `attemptMs` bounds one attempt. */
@@ -35,6 +37,29 @@ export interface Backoff {
  * the bounds already reach 8–16 s, and the last terminal comes back ~20 s after listening).
  */
 export const FLEET_BACKOFF: Backoff = { firstMs: 250, maxMs: 1000, attemptMs: 15_000 }
+
+/**
+ * A backoff from `FIRST_MS,MAX_MS[,ATTEMPT_MS]` (HARK_BENCH_RECONNECT_BACKOFF, e.g. `250,30000` for
+ * the contract's own cap); absent or empty: FLEET_BACKOFF. Bad text throws, naming the variable.
+ */
+export const parseBackoff = (text: string | undefined): Backoff => {
+  if (text === undefined || text.trim() === '') return FLEET_BACKOFF
+  const parts = text.split(',').map((p) => Number(p.trim()))
+  const [firstMs, maxMs, attemptMs = FLEET_BACKOFF.attemptMs] = parts
+  const ok = parts.length >= 2 && parts.length <= 3 && parts.every((n) => Number.isFinite(n))
+  if (!ok || firstMs! < 0 || maxMs! < firstMs! || attemptMs < 1) {
+    throw new Error(`HARK_BENCH_RECONNECT_BACKOFF="${text}": expected FIRST_MS,MAX_MS[,ATTEMPT_MS] with 0 ≤ FIRST_MS ≤ MAX_MS and ATTEMPT_MS ≥ 1`)
+  }
+  return { firstMs: firstMs!, maxMs: maxMs!, attemptMs }
+}
+
+/** The CPU-seconds of the last sample taken at or before `us` (the first sample when none is). */
+export const cpuAt = (samples: readonly (readonly [us: number, cpu: number])[], us: number): number => {
+  if (samples.length === 0) throw new Error('no CPU sample')
+  let cpu = samples[0]![1]
+  for (const [at, v] of samples) if (at <= us) cpu = v
+  return cpu
+}
 
 export interface RestartedServer {
   readonly proc: ManagedProcess
@@ -94,10 +119,14 @@ export const reconnectFigures = (r: {
 }
 
 /** Resolve with the instant a TCP connect to 127.0.0.1:port is first accepted, trying every `everyMs`. */
-export const waitListening = async (port: number, opts: { timeoutMs: number; everyMs?: number; signal?: AbortSignal; gaveUp?: () => string | null }): Promise<number> => {
+export const waitListening = async (
+  port: number,
+  opts: { timeoutMs: number; everyMs?: number; signal?: AbortSignal; gaveUp?: () => string | null; onTry?: () => void },
+): Promise<number> => {
   const every = opts.everyMs ?? 5
   const deadline = Date.now() + opts.timeoutMs
   for (let i = 0; i < Math.ceil(opts.timeoutMs / every) + 1 && Date.now() < deadline; i++) {
+    opts.onTry?.()
     const accepted = await new Promise<boolean>((resolve) => {
       const s = connect({ host: '127.0.0.1', port })
       s.once('connect', () => {
@@ -121,7 +150,7 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
   if (generatorFor(ctx, spec.protocol) !== 'native') {
     throw new Error('reconnect needs the native generator (bench/native: it alone speaks the reconnect phase); drop --generator node')
   }
-  const backoff = spec.backoff ?? FLEET_BACKOFF
+  const backoff = spec.backoff ?? parseBackoff(process.env.HARK_BENCH_RECONNECT_BACKOFF)
   const deadlineMs = spec.deadlineMs ?? 120_000
   const c = await connectAll(ctx, { protocol: spec.protocol, target: spec.target, members: spec.members, serverPids: [spec.server.pid] })
   try {
@@ -134,18 +163,24 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
     const termUs = monotonicUs()
     const exit = await spec.server.stop(spec.stopGraceMs ?? 30_000)
     const exitedUs = monotonicUs()
+    const exited: RoomExited = { type: 'exited', exitedUs }
+    for (const w of c.workers) w.send(exited)
     const next = await spec.restart()
     const spawnedUs = monotonicUs()
-    const listenUs = await waitListening(spec.listenPort, {
+    const pid = next.proc.pid
+    // The new server's CPU at every poll: the listening instant may turn out earlier than the poll's.
+    const samples: [number, number][] = []
+    const sample = () => void samples.push([monotonicUs(), cpuOf(pid)])
+    const polledUs = await waitListening(spec.listenPort, {
       timeoutMs: 60_000,
       signal: ctx.signal,
       gaveUp: () => (next.proc.hasExited ? `${next.proc.name} exited during its restart; see ${ctx.logFile(next.proc.name)}` : null),
+      onTry: sample,
     })
-    const pid = next.proc.pid
-    const cpu0 = cpuOf(pid)
+    sample()
     const gen0 = c.workers.map((w) => cpuOf(w.proc.pid))
     const stat0 = readMachineStat()
-    const listening: RoomListening = { type: 'listening', listenUs }
+    const listening: RoomListening = { type: 'listening', listenUs: polledUs }
     for (const w of c.workers) w.send(listening)
     ctx.phase(`${c.ok} terminals coming back`)
     const [results] = await Promise.all([Promise.all(c.workers.map((w) => w.next<RoomReconnected>('reconnected', deadlineMs + 15_000))), next.ready])
@@ -155,9 +190,12 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
     const stat1 = readMachineStat()
     const rssBytes = readMemory(pid)?.rssBytes ?? 0
 
-    const sum = (k: 'terminals' | 'back' | 'drops' | 'attempts' | 'refused' | 'attemptFailures') => results.reduce((s, r) => s + r[k], 0)
+    const sum = (k: 'terminals' | 'back' | 'drops' | 'attempts' | 'refused' | 'attemptFailures' | 'timeouts') => results.reduce((s, r) => s + r[k], 0)
     const terminals = sum('terminals')
     const back = sum('back')
+    // With several generator processes each measured from its own earliest sighting; the earliest of all is the instant.
+    const listenUs = Math.min(polledUs, ...results.map((r) => r.listenUs))
+    const cpu0 = cpuAt(samples, listenUs)
     const serverCpuSeconds = cpu1 - cpu0
     const lastBackUs = Math.max(...results.map((r) => r.lastBackUs))
     const firstBacks = results.map((r) => r.firstBackUs).filter((u) => u > 0)
@@ -193,6 +231,8 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
         attempts: sum('attempts'),
         refusedAttempts: sum('refused'),
         failedAttempts: sum('attemptFailures'),
+        timedOutAttempts: sum('timeouts'),
+        listenPollLagMs: (polledUs - listenUs) / 1000,
         shutdownMs: (exitedUs - termUs) / 1000,
         killedOnShutdown: exit.signal === 'SIGKILL' ? 1 : 0,
         startupMs: (listenUs - spawnedUs) / 1000,

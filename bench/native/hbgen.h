@@ -160,7 +160,11 @@ typedef struct worker {
   /* reconnect phase (`reconnect`): written by this worker only, read by main once it reported */
   int reconnecting;
   int refused_now; /* the failure being handled is ECONNREFUSED (nobody listening yet) */
-  uint64_t drops, attempts, refused, attempt_failures;
+  int timeout_now; /* the failure being handled is an attempt that took too long */
+  uint64_t drops, attempts, refused, attempt_failures, timeouts;
+  /* The first TCP connect established by an attempt started after the old server exited: the
+   * new one listens (seen by the terminals, which poll far more densely than the runner). */
+  double first_connect_us;
   double first_drop_us, last_drop_us;
   char reconnect_error[300]; /* the first failure other than a refused connect */
 } worker_t;
@@ -178,6 +182,9 @@ extern volatile int g_cmd;
 extern double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
 /* `reconnect`: the backoff (first bound, cap), the time one attempt may take, the phase's end. */
 extern double g_rc_first_ms, g_rc_max_ms, g_rc_attempt_ms, g_rc_deadline_us;
+/* `exited`: when the old server exited (us; +inf until told), written by main, read by workers. */
+double rc_exited_us(void);
+void set_rc_exited_us(double us);
 void report_done(void);
 /* Block until `n` workers reported (main thread). */
 void wait_all(int n);

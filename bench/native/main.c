@@ -18,8 +18,9 @@
  *                                        attempt up to MAX_MS, an attempt given up after
  *                                        ATTEMPT_MS, the phase after DEADLINE_MS) ->
  *                                        {"type":"watching"} once every thread watches
- *   listening LISTEN_US                  then: the instant the server listened again (CLOCK_MONOTONIC
- *                                        us); once all are back -> {"type":"reconnected",...}
+ *   exited EXITED_US                     then: the instant the old server exited (CLOCK_MONOTONIC us)
+ *   listening LISTEN_US                  and the instant the runner saw the new one listen; once
+ *                                        all are back -> {"type":"reconnected",...}
  *   stop (or end of input)               close everything and exit 0
  *
  * A bad line gets {"type":"error","message":...} and exit status 2.
@@ -170,11 +171,13 @@ static void print_buckets(const hist_t *h) {
 }
 
 /* The reconnect phase's figures: terminals back in their rooms (of those that were), when, and
- * what it took; `buckets` holds each one's time back after the server listened again. */
+ * what it took; `buckets` holds each one's time back after the server listened again — the
+ * runner's instant, or the first TCP connect a terminal made to the new server when earlier
+ * (`listenUs`: the runner's poll may lag on a busy core). */
 static void print_reconnected(worker_t *ws, int T, double listen_us) {
   int targets = 0, back = 0;
-  uint64_t drops = 0, attempts = 0, refused = 0, failures = 0;
-  double first_back = 0, last_back = 0, first_drop = 0, last_drop = 0;
+  uint64_t drops = 0, attempts = 0, refused = 0, failures = 0, timeouts = 0;
+  double first_back = 0, last_back = 0, first_drop = 0, last_drop = 0, first_connect = 0;
   const char *first_error = NULL;
   hist_t *h = calloc(1, sizeof *h);
   if (!h) fail("out of memory%s", "");
@@ -184,6 +187,8 @@ static void print_reconnected(worker_t *ws, int T, double listen_us) {
     attempts += w->attempts;
     refused += w->refused;
     failures += w->attempt_failures;
+    timeouts += w->timeouts;
+    if (w->first_connect_us > 0 && (first_connect == 0 || w->first_connect_us < first_connect)) first_connect = w->first_connect_us;
     if (!first_error && w->reconnect_error[0]) first_error = w->reconnect_error;
     if (w->first_drop_us > 0 && (first_drop == 0 || w->first_drop_us < first_drop)) first_drop = w->first_drop_us;
     if (w->last_drop_us > last_drop) last_drop = w->last_drop_us;
@@ -195,12 +200,17 @@ static void print_reconnected(worker_t *ws, int T, double listen_us) {
       back++;
       if (first_back == 0 || c->back_us < first_back) first_back = c->back_us;
       if (c->back_us > last_back) last_back = c->back_us;
-      hist_record(h, c->back_us - listen_us);
     }
   }
-  printf("{\"type\":\"reconnected\",\"terminals\":%d,\"back\":%d,\"drops\":%llu,\"attempts\":%llu,\"refused\":%llu,\"attemptFailures\":%llu,"
-         "\"firstDropUs\":%.1f,\"lastDropUs\":%.1f,\"firstBackUs\":%.1f,\"lastBackUs\":%.1f,\"firstError\":",
-         targets, back, (unsigned long long)drops, (unsigned long long)attempts, (unsigned long long)refused, (unsigned long long)failures, first_drop,
+  if (first_connect > 0 && first_connect < listen_us) listen_us = first_connect;
+  for (int t = 0; t < T; t++)
+    for (int i = 0; i < ws[t].nconns; i++) {
+      const conn_t *c = &ws[t].conns[i];
+      if (c->was_ready && c->came_back && c->state == S_READY) hist_record(h, c->back_us - listen_us);
+    }
+  printf("{\"type\":\"reconnected\",\"terminals\":%d,\"back\":%d,\"drops\":%llu,\"attempts\":%llu,\"refused\":%llu,\"attemptFailures\":%llu,\"timeouts\":%llu,"
+         "\"listenUs\":%.1f,\"firstConnectUs\":%.1f,\"firstDropUs\":%.1f,\"lastDropUs\":%.1f,\"firstBackUs\":%.1f,\"lastBackUs\":%.1f,\"firstError\":",
+         targets, back, (unsigned long long)drops, (unsigned long long)attempts, (unsigned long long)refused, (unsigned long long)failures, (unsigned long long)timeouts, listen_us, first_connect, first_drop,
          last_drop, first_back, last_back);
   if (first_error)
     json_string(stdout, first_error);
@@ -339,10 +349,11 @@ int main(void) {
       wait_all(T);
       puts("{\"type\":\"watching\"}");
       fflush(stdout);
-      double listen_us = -1;
+      double listen_us = -1, exited_us;
       while (listen_us < 0 && getline(&line, &linecap, stdin) > 0) {
         line[strcspn(line, "\r\n")] = 0;
-        if (sscanf(line, "listening %lf", &listen_us) == 1) number("listening LISTEN_US", listen_us, 0);
+        if (sscanf(line, "exited %lf", &exited_us) == 1) set_rc_exited_us(number("exited EXITED_US", exited_us, 0));
+        else if (sscanf(line, "listening %lf", &listen_us) == 1) number("listening LISTEN_US", listen_us, 0);
         else if (!strcmp(line, "stop")) break;
         else if (line[0]) fail("expected `listening LISTEN_US` or `stop`, not: %.200s", line);
       }

@@ -14,6 +14,15 @@ uint32_t *g_room_ok;
 volatile int g_cmd = CMD_NONE;
 double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
 double g_rc_first_ms, g_rc_max_ms, g_rc_attempt_ms, g_rc_deadline_us;
+static double g_rc_exited_us = 1e300;
+
+double rc_exited_us(void) {
+  double us;
+  __atomic_load(&g_rc_exited_us, &us, __ATOMIC_ACQUIRE);
+  return us;
+}
+
+void set_rc_exited_us(double us) { __atomic_store(&g_rc_exited_us, &us, __ATOMIC_RELEASE); }
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;

@@ -84,6 +84,7 @@ static void conn_lost(worker_t *w, conn_t *c, const char *why) {
       w->refused++;
     } else {
       w->attempt_failures++;
+      w->timeouts += w->timeout_now != 0;
       if (!w->reconnect_error[0]) snprintf(w->reconnect_error, sizeof w->reconnect_error, "%s: %s", c->m->client, why);
     }
     if (c->failed_attempts < 60) c->failed_attempts++;
@@ -561,6 +562,7 @@ static void on_event(worker_t *w, conn_t *c, uint32_t events) {
       return;
     }
     if (!(events & EPOLLOUT)) return;
+    if (w->reconnecting && w->first_connect_us == 0 && c->started_us >= rc_exited_us()) w->first_connect_us = mono_us();
     if (w->plan->tls) {
       c->ssl = SSL_new(g_ssl);
       if (!c->ssl) {
@@ -789,7 +791,9 @@ static void reconnect_phase(worker_t *w) {
         w->attempts++;
         conn_start(w, c);
       } else if (c->state != S_DEAD && now - c->started_us >= attempt_us) {
+        w->timeout_now = 1;
         conn_error(w, c, "reconnect attempt timed out");
+        w->timeout_now = 0;
       }
       double due = c->state == S_DEAD ? c->retry_at_us : c->started_us + attempt_us;
       if (due < next) next = due;
