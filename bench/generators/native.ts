@@ -189,6 +189,12 @@ export interface RoomReconnected extends WorkerMessage {
   readonly attemptFailures: number
   /** Of those, attempts given up after `attemptMs`. */
   readonly timeouts: number
+  /** Of those, connections reset by the server (e.g. its accept queue overflowed, or it closed with data unread). */
+  readonly resets: number
+  /** Of those, connections the server closed without a word. */
+  readonly closes: number
+  /** Of those, attempts the server answered with a no (HTTP status, CONNACK code, WebSocket close code). */
+  readonly rejections: number
   /** The instant the new server listened: the runner's, or the first TCP connect a terminal made to it when earlier. */
   readonly listenUs: number
   /** The first TCP connect established by an attempt started after `exited` (0: none). */

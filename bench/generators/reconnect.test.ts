@@ -180,6 +180,7 @@ describe('reconnect through the uWS + jose peer', () => {
     expect(m.extra.drops).toBe(8)
     expect(m.extra.failedAttempts).toBe(0)
     expect(m.extra.timedOutAttempts).toBe(0)
+    expect(m.extra.resetAttempts! + m.extra.closedAttempts! + m.extra.rejectedAttempts!).toBe(0)
     expect(m.extra.listenPollLagMs).toBeGreaterThanOrEqual(0)
     expect(m.extra.attempts).toBeGreaterThanOrEqual(8)
     expect(m.deliveryRatio).toBe(1)

@@ -190,7 +190,8 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
     const stat1 = readMachineStat()
     const rssBytes = readMemory(pid)?.rssBytes ?? 0
 
-    const sum = (k: 'terminals' | 'back' | 'drops' | 'attempts' | 'refused' | 'attemptFailures' | 'timeouts') => results.reduce((s, r) => s + r[k], 0)
+    type Count = 'terminals' | 'back' | 'drops' | 'attempts' | 'refused' | 'attemptFailures' | 'timeouts' | 'resets' | 'closes' | 'rejections'
+    const sum = (k: Count) => results.reduce((s, r) => s + r[k], 0)
     const terminals = sum('terminals')
     const back = sum('back')
     // With several generator processes each measured from its own earliest sighting; the earliest of all is the instant.
@@ -232,6 +233,9 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
         refusedAttempts: sum('refused'),
         failedAttempts: sum('attemptFailures'),
         timedOutAttempts: sum('timeouts'),
+        resetAttempts: sum('resets'),
+        closedAttempts: sum('closes'),
+        rejectedAttempts: sum('rejections'),
         listenPollLagMs: (polledUs - listenUs) / 1000,
         shutdownMs: (exitedUs - termUs) / 1000,
         killedOnShutdown: exit.signal === 'SIGKILL' ? 1 : 0,

@@ -162,6 +162,8 @@ typedef struct worker {
   int refused_now; /* the failure being handled is ECONNREFUSED (nobody listening yet) */
   int timeout_now; /* the failure being handled is an attempt that took too long */
   uint64_t drops, attempts, refused, attempt_failures, timeouts;
+  /* attempt failures by kind (the rest: other): a reset, a close, an answer saying no */
+  uint64_t resets, closes, rejections;
   /* The first TCP connect established by an attempt started after the old server exited: the
    * new one listens (seen by the terminals, which poll far more densely than the runner). */
   double first_connect_us;

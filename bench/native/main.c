@@ -176,7 +176,7 @@ static void print_buckets(const hist_t *h) {
  * (`listenUs`: the runner's poll may lag on a busy core). */
 static void print_reconnected(worker_t *ws, int T, double listen_us) {
   int targets = 0, back = 0;
-  uint64_t drops = 0, attempts = 0, refused = 0, failures = 0, timeouts = 0;
+  uint64_t drops = 0, attempts = 0, refused = 0, failures = 0, timeouts = 0, resets = 0, closes = 0, rejections = 0;
   double first_back = 0, last_back = 0, first_drop = 0, last_drop = 0, first_connect = 0;
   const char *first_error = NULL;
   hist_t *h = calloc(1, sizeof *h);
@@ -188,6 +188,9 @@ static void print_reconnected(worker_t *ws, int T, double listen_us) {
     refused += w->refused;
     failures += w->attempt_failures;
     timeouts += w->timeouts;
+    resets += w->resets;
+    closes += w->closes;
+    rejections += w->rejections;
     if (w->first_connect_us > 0 && (first_connect == 0 || w->first_connect_us < first_connect)) first_connect = w->first_connect_us;
     if (!first_error && w->reconnect_error[0]) first_error = w->reconnect_error;
     if (w->first_drop_us > 0 && (first_drop == 0 || w->first_drop_us < first_drop)) first_drop = w->first_drop_us;
@@ -208,9 +211,10 @@ static void print_reconnected(worker_t *ws, int T, double listen_us) {
       const conn_t *c = &ws[t].conns[i];
       if (c->was_ready && c->came_back && c->state == S_READY) hist_record(h, c->back_us - listen_us);
     }
-  printf("{\"type\":\"reconnected\",\"terminals\":%d,\"back\":%d,\"drops\":%llu,\"attempts\":%llu,\"refused\":%llu,\"attemptFailures\":%llu,\"timeouts\":%llu,"
+  printf("{\"type\":\"reconnected\",\"terminals\":%d,\"back\":%d,\"drops\":%llu,\"attempts\":%llu,\"refused\":%llu,\"attemptFailures\":%llu,\"timeouts\":%llu,\"resets\":%llu,\"closes\":%llu,\"rejections\":%llu,"
          "\"listenUs\":%.1f,\"firstConnectUs\":%.1f,\"firstDropUs\":%.1f,\"lastDropUs\":%.1f,\"firstBackUs\":%.1f,\"lastBackUs\":%.1f,\"firstError\":",
-         targets, back, (unsigned long long)drops, (unsigned long long)attempts, (unsigned long long)refused, (unsigned long long)failures, (unsigned long long)timeouts, listen_us, first_connect, first_drop,
+         targets, back, (unsigned long long)drops, (unsigned long long)attempts, (unsigned long long)refused, (unsigned long long)failures, (unsigned long long)timeouts, (unsigned long long)resets, (unsigned long long)closes,
+         (unsigned long long)rejections, listen_us, first_connect, first_drop,
          last_drop, first_back, last_back);
   if (first_error)
     json_string(stdout, first_error);

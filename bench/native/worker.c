@@ -85,6 +85,13 @@ static void conn_lost(worker_t *w, conn_t *c, const char *why) {
     } else {
       w->attempt_failures++;
       w->timeouts += w->timeout_now != 0;
+      /* By the message: connect errors come from strerror, refusals from the protocol's answer. */
+      if (strstr(why, "reset"))
+        w->resets++;
+      else if (strstr(why, "upgrade refused") || strstr(why, "CONNACK return code") || strstr(why, "closed by the server:"))
+        w->rejections++;
+      else if (strstr(why, "closed"))
+        w->closes++;
       if (!w->reconnect_error[0]) snprintf(w->reconnect_error, sizeof w->reconnect_error, "%s: %s", c->m->client, why);
     }
     if (c->failed_attempts < 60) c->failed_attempts++;

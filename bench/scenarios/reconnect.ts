@@ -83,7 +83,8 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] =>
     return [
       `${s.name}: ${n(m('back'))} of ${n(m('terminals'))} back in ${(m('allBackMs') / 1000).toFixed(2)} s after listening ` +
         `(first ${m('firstBackMs').toFixed(0)} ms), server ${m('serverCpuSeconds').toFixed(2)} CPU-s = ${n(m('backPerServerCpuSecond'))} per CPU-s; ` +
-        `${n(m('attempts'))} attempts (${n(m('refusedAttempts'))} refused before listening, ${n(m('failedAttempts'))} failed at the server, ${n(m('timedOutAttempts'))} of them timed out), ` +
+        `${n(m('attempts'))} attempts (${n(m('refusedAttempts'))} refused before listening, ${n(m('failedAttempts'))} failed at the server: ` +
+        `${n(m('timedOutAttempts'))} timed out, ${n(m('resetAttempts'))} reset, ${n(m('closedAttempts'))} closed, ${n(m('rejectedAttempts'))} rejected), ` +
         `shutdown ${n(m('shutdownMs'))} ms, start to listening ${n(m('startupMs'))} ms` +
         (runs.length > 1 ? ` (medians of ${runs.length} runs)` : ''),
     ]
