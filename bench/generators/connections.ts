@@ -33,7 +33,7 @@ export interface ConnectionLoadSpec {
   readonly heapSnapshot?: boolean
 }
 
-interface Connected {
+export interface Connected {
   readonly kind: GeneratorKind
   readonly threads: number
   readonly workers: readonly WorkerHandle[]
@@ -59,7 +59,8 @@ interface Connected {
 /** The servers' RSS now, bytes. */
 const serverRss = (pids: readonly number[]) => pids.reduce((s, pid) => s + (readMemory(pid)?.rssBytes ?? 0), 0)
 
-const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
+/** Connect every terminal of `spec` (generator processes started here, left running: stop them with `stopAll`). */
+export const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promise<Connected> => {
   const members = spec.members.map((m) => ({ ...m, talker: false }))
   const parts = splitByRoom(members, ctx.generatorProcesses)
   const connectTimeoutMs = spec.connectTimeoutMs ?? 120_000
@@ -114,7 +115,7 @@ const connectAll = async (ctx: MeasureContext, spec: ConnectionLoadSpec): Promis
   }
 }
 
-const stopAll = (workers: readonly WorkerHandle[]) => {
+export const stopAll = (workers: readonly WorkerHandle[]) => {
   for (const w of workers) w.send({ type: 'stop' })
 }
 

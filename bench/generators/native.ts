@@ -4,7 +4,9 @@
  * keyed by the hash of its sources and flags, and driven like a room worker — the same `start`,
  * `go` and `stop` messages, the same `connected` and `result` answers — over lines on its stdin
  * and JSON lines on its stdout instead of Node IPC. Its latency buckets have hdr-histogram-js's
- * layout and become an HDR histogram here, so the runner merges them like any other.
+ * layout and become an HDR histogram here, so the runner merges them like any other. Only it
+ * speaks the reconnect phase (`reconnect` → `watching`, `exited`, `listening` → `reconnected`:
+ * generators/reconnect.ts).
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -131,11 +133,79 @@ export const startLines = (native: NativeProtocol, s: RoomStart): string[] => {
   return lines
 }
 
+/** The `reconnect` line of a RoomReconnect (see bench/native/main.c); bad values throw. */
+export const reconnectLine = (r: Pick<RoomReconnect, 'firstMs' | 'maxMs' | 'attemptMs' | 'deadlineMs'>): string => {
+  const ok = (v: number, min: number) => Number.isFinite(v) && v >= min
+  if (!ok(r.firstMs, 0) || !ok(r.maxMs, r.firstMs) || !ok(r.attemptMs, 1) || !ok(r.deadlineMs, 1)) {
+    throw new Error(`reconnect: need 0 ≤ firstMs ≤ maxMs, attemptMs ≥ 1 and deadlineMs ≥ 1 (got ${JSON.stringify(r)})`)
+  }
+  return `reconnect ${r.firstMs} ${r.maxMs} ${r.attemptMs} ${r.deadlineMs}\n`
+}
+
 /** [value µs, count] pairs in hdr-histogram-js's bucket layout → an encoded HDR histogram. */
 export const bucketsToHistogram = (buckets: readonly (readonly [number, number])[]): string => {
   const h = createLatencyHistogram()
   for (const [value, count] of buckets) h.recordValueWithCount(value, count)
   return encodeHistogram(h)
+}
+
+/** Instead of `go`: watch the terminals lose their server and come back on their own backoff. */
+export interface RoomReconnect extends WorkerMessage {
+  readonly type: 'reconnect'
+  /** The first attempt after a drop waits a random delay in [0, firstMs]. */
+  readonly firstMs: number
+  /** Each failed attempt doubles the bound, up to this (full jitter). */
+  readonly maxMs: number
+  /** An attempt not in its room after this long is given up (and counts as failed). */
+  readonly attemptMs: number
+  /** The phase ends after this long, whoever is back. */
+  readonly deadlineMs: number
+}
+
+/** After `reconnect`: the instant (monotonic µs) the old server exited; attempts started before it do not tell that the new one listens. */
+export interface RoomExited extends WorkerMessage {
+  readonly type: 'exited'
+  readonly exitedUs: number
+}
+
+/** After `exited`: the instant (monotonic µs) the runner saw the new server listen. */
+export interface RoomListening extends WorkerMessage {
+  readonly type: 'listening'
+  readonly listenUs: number
+}
+
+/** The reconnect phase's figures (bench/native/main.c, print_reconnected). */
+export interface RoomReconnected extends WorkerMessage {
+  readonly type: 'reconnected'
+  /** Terminals that were in their rooms when the phase began. */
+  readonly terminals: number
+  /** Of those, back in their rooms at its end. */
+  readonly back: number
+  readonly drops: number
+  readonly attempts: number
+  /** Attempts refused at TCP (nobody listening yet). */
+  readonly refused: number
+  /** Attempts that failed otherwise (TLS, upgrade, CONNACK, session, timeout): the server's failures. */
+  readonly attemptFailures: number
+  /** Of those, attempts given up after `attemptMs`. */
+  readonly timeouts: number
+  /** Of those, connections reset by the server (e.g. its accept queue overflowed, or it closed with data unread). */
+  readonly resets: number
+  /** Of those, connections the server closed without a word. */
+  readonly closes: number
+  /** Of those, attempts the server answered with a no (HTTP status, CONNACK code, WebSocket close code). */
+  readonly rejections: number
+  /** The instant the new server listened: the runner's, or the first TCP connect a terminal made to it when earlier. */
+  readonly listenUs: number
+  /** The first TCP connect established by an attempt started after `exited` (0: none). */
+  readonly firstConnectUs: number
+  readonly firstDropUs: number
+  readonly lastDropUs: number
+  readonly firstBackUs: number
+  readonly lastBackUs: number
+  readonly firstError: string | null
+  /** Each terminal's time back after this generator's `listenUs`. */
+  readonly histogram: string
 }
 
 interface NativeConnected extends WorkerMessage {
@@ -189,6 +259,9 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
             histogram: bucketsToHistogram(c.buckets),
           }
           listener(out)
+        } else if (m.type === 'reconnected') {
+          const { buckets, ...rest } = m as WorkerMessage & { buckets: [number, number][] }
+          listener({ ...(rest as unknown as RoomReconnected), histogram: bucketsToHistogram(buckets) })
         } else if (m.type === 'result') {
           const { buckets, bucketsHome, bucketsAway, ...rest } = m as NativeResult
           listener({
@@ -205,7 +278,10 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
       else if (message.type === 'go') {
         const g = message as RoomGo
         write(`go ${g.talkFromUs} ${g.warmupUntilUs} ${g.endUs} ${g.drainMs}\n`)
-      } else if (message.type === 'stop') {
+      } else if (message.type === 'reconnect') write(reconnectLine(message as RoomReconnect))
+      else if (message.type === 'exited') write(`exited ${(message as RoomExited).exitedUs.toFixed(1)}\n`)
+      else if (message.type === 'listening') write(`listening ${(message as RoomListening).listenUs.toFixed(1)}\n`)
+      else if (message.type === 'stop') {
         write('stop\n')
         proc.child.stdin?.end()
       }

@@ -114,19 +114,33 @@ export interface HarkInstance {
   readonly restUrl: string
 }
 
+export interface StartHarkOptions {
+  readonly dataDir: string
+  readonly cpus: readonly number[] | null
+  readonly name?: string
+  readonly readyTimeoutMs?: number
+  /** More `hark start` flags, e.g. ['--rest-rate-limit-max', '1000000000'] for REST loads. */
+  readonly extraArgs?: readonly string[]
+  /** These ports instead of free ones (e.g. the same Hark started again: the reconnect scenario). */
+  readonly ports?: HarkInstance['ports']
+}
+
 /** `hark start` on free 127.0.0.1 ports, pinned to `cpus`; resolves once /healthz says 200. */
-export const startHark = async (
+export const startHark = async (ctx: Pick<SetupContext, 'procs' | 'logFile' | 'phase' | 'signal'>, opts: StartHarkOptions): Promise<HarkInstance> => {
+  const started = await spawnHark(ctx, opts)
+  await started.healthy
+  return started.instance
+}
+
+/**
+ * `hark start` as startHark does it, without waiting: the process at once (its PID, e.g. to read
+ * its CPU from the moment it listens), and `healthy`, which settles as startHark would.
+ */
+export const spawnHark = async (
   ctx: Pick<SetupContext, 'procs' | 'logFile' | 'phase' | 'signal'>,
-  opts: {
-    dataDir: string
-    cpus: readonly number[] | null
-    name?: string
-    readyTimeoutMs?: number
-    /** More `hark start` flags, e.g. ['--rest-rate-limit-max', '1000000000'] for REST loads. */
-    extraArgs?: readonly string[]
-  },
-): Promise<HarkInstance> => {
-  const [rest, gateway, mqtt] = (await freePorts(3)) as [number, number, number]
+  opts: StartHarkOptions,
+): Promise<{ instance: HarkInstance; healthy: Promise<void> }> => {
+  const [rest, gateway, mqtt] = opts.ports ? [opts.ports.rest, opts.ports.gateway, opts.ports.mqtt] : ((await freePorts(3)) as [number, number, number])
   const name = opts.name ?? 'hark'
   ctx.phase(`starting ${name}`)
   const proc = ctx.procs.spawn({
@@ -148,18 +162,23 @@ export const startHark = async (
   })
   const restUrl = `http://127.0.0.1:${rest}`
   const timeoutMs = opts.readyTimeoutMs ?? 30_000
-  const deadline = Date.now() + timeoutMs
-  // Bounded poll: one try per 50 ms until the deadline.
-  for (let i = 0; i < Math.ceil(timeoutMs / 50) && Date.now() < deadline; i++) {
-    if (proc.hasExited) throw new Error(`${name} exited during start; see ${ctx.logFile(name)}`)
-    if (ctx.signal.aborted) throw new Error('aborted')
-    try {
-      const r = await fetch(`${restUrl}/healthz`, { signal: AbortSignal.timeout(1000) })
-      if (r.status === 200) return { proc, ports: { rest, gateway, mqtt }, restUrl }
-    } catch {
-      // not listening yet
+  const healthy = (async () => {
+    const deadline = Date.now() + timeoutMs
+    // Bounded poll: one try per 50 ms until the deadline.
+    for (let i = 0; i < Math.ceil(timeoutMs / 50) && Date.now() < deadline; i++) {
+      if (proc.hasExited) throw new Error(`${name} exited during start; see ${ctx.logFile(name)}`)
+      if (ctx.signal.aborted) throw new Error('aborted')
+      try {
+        const r = await fetch(`${restUrl}/healthz`, { signal: AbortSignal.timeout(1000) })
+        if (r.status === 200) return
+      } catch {
+        // not listening yet
+      }
+      await delay(50, ctx.signal)
     }
-    await delay(50, ctx.signal)
-  }
-  throw new Error(`${name} was not healthy within ${timeoutMs} ms; see ${ctx.logFile(name)}`)
+    throw new Error(`${name} was not healthy within ${timeoutMs} ms; see ${ctx.logFile(name)}`)
+  })()
+  // Whoever awaits it sees the failure; an unawaited one must not crash the runner.
+  healthy.catch(() => {})
+  return { instance: { proc, ports: { rest, gateway, mqtt }, restUrl }, healthy }
 }

@@ -3,7 +3,8 @@
  * It drives the same room loads as generators/roomWorker.ts with the same bench frame
  * (generators/frame.ts) and reports the same counts, so the runner can use either. Driven over
  * stdin/stdout by generators/native.ts: plan lines then `start` -> one `connected` JSON line,
- * `go ...` -> one `result` JSON line, `stop` (or EOF) -> exit. See bench/README.md.
+ * `go ...` -> one `result` JSON line, or `reconnect ...` + `listening ...` -> one `reconnected`
+ * JSON line, `stop` (or EOF) -> exit. See bench/README.md.
  *
  * Protocols: hark-ws (Hark's terminal protocol over WSS), ws-pubsub (the bare uWS peer),
  * raw-mqtt with scheme hark (Hark's device topics) or pubsub (mosquitto, aedes: a room topic).
@@ -109,6 +110,12 @@ typedef struct conn {
   uint32_t seen_sender[TRACKED_SENDERS];
   uint32_t seen_seq[TRACKED_SENDERS];
   uint8_t nseen;
+  /* reconnect phase: failed attempts since the last drop, when the next attempt starts, when it
+   * was back in its room (monotonic us), whether it came back at all */
+  uint16_t failed_attempts;
+  uint8_t came_back;
+  double retry_at_us;
+  double back_us;
 } conn_t;
 
 typedef struct talker {
@@ -120,7 +127,7 @@ typedef struct talker {
   double next_due;
 } talker_t;
 
-enum cmd { CMD_NONE, CMD_GO, CMD_STOP };
+enum cmd { CMD_NONE, CMD_GO, CMD_RECONNECT, CMD_STOP };
 
 typedef struct worker {
   int id;
@@ -150,6 +157,18 @@ typedef struct worker {
    * in the same run. */
   hist_t hist_home, hist_away;
   uint8_t *scratch; /* one uplink payload */
+  /* reconnect phase (`reconnect`): written by this worker only, read by main once it reported */
+  int reconnecting;
+  int refused_now; /* the failure being handled is ECONNREFUSED (nobody listening yet) */
+  int timeout_now; /* the failure being handled is an attempt that took too long */
+  uint64_t drops, attempts, refused, attempt_failures, timeouts;
+  /* attempt failures by kind (the rest: other): a reset, a close, an answer saying no */
+  uint64_t resets, closes, rejections;
+  /* The first TCP connect established by an attempt started after the old server exited: the
+   * new one listens (seen by the terminals, which poll far more densely than the runner). */
+  double first_connect_us;
+  double first_drop_us, last_drop_us;
+  char reconnect_error[300]; /* the first failure other than a refused connect */
 } worker_t;
 
 /* shared between main and workers (run.c) */
@@ -163,6 +182,11 @@ static inline int member_port(const member_t *m, const plan_t *p) { return m->po
 extern uint32_t *g_room_ok;
 extern volatile int g_cmd;
 extern double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
+/* `reconnect`: the backoff (first bound, cap), the time one attempt may take, the phase's end. */
+extern double g_rc_first_ms, g_rc_max_ms, g_rc_attempt_ms, g_rc_deadline_us;
+/* `exited`: when the old server exited (us; +inf until told), written by main, read by workers. */
+double rc_exited_us(void);
+void set_rc_exited_us(double us);
 void report_done(void);
 /* Block until `n` workers reported (main thread). */
 void wait_all(int n);

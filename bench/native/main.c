@@ -12,6 +12,15 @@
  *                                        instead of the plan's port (a cluster: its own node)
  *   start                                connect them all -> {"type":"connected",...}
  *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS   talk -> {"type":"result",...}
+ *   reconnect FIRST_MS MAX_MS ATTEMPT_MS DEADLINE_MS  instead of `go`: watch the terminals lose
+ *                                        their server and come back on their own backoff (first
+ *                                        attempt in [0, FIRST_MS], the bound doubling per failed
+ *                                        attempt up to MAX_MS, an attempt given up after
+ *                                        ATTEMPT_MS, the phase after DEADLINE_MS) ->
+ *                                        {"type":"watching"} once every thread watches
+ *   exited EXITED_US                     then: the instant the old server exited (CLOCK_MONOTONIC us)
+ *   listening LISTEN_US                  and the instant the runner saw the new one listen; once
+ *                                        all are back -> {"type":"reconnected",...}
  *   stop (or end of input)               close everything and exit 0
  *
  * A bad line gets {"type":"error","message":...} and exit status 2.
@@ -148,12 +157,74 @@ static void wake(worker_t *ws, int n) {
     }
 }
 
+static double number(const char *what, double v, double min) {
+  if (!(v >= min)) fail("bad value for %s", what);
+  return v;
+}
+
 static char *g_json;
 static const size_t JSON_CAP = 2 << 20;
 
 static void print_buckets(const hist_t *h) {
   hist_json(h, g_json, JSON_CAP);
   fputs(g_json, stdout);
+}
+
+/* The reconnect phase's figures: terminals back in their rooms (of those that were), when, and
+ * what it took; `buckets` holds each one's time back after the server listened again — the
+ * runner's instant, or the first TCP connect a terminal made to the new server when earlier
+ * (`listenUs`: the runner's poll may lag on a busy core). */
+static void print_reconnected(worker_t *ws, int T, double listen_us) {
+  int targets = 0, back = 0;
+  uint64_t drops = 0, attempts = 0, refused = 0, failures = 0, timeouts = 0, resets = 0, closes = 0, rejections = 0;
+  double first_back = 0, last_back = 0, first_drop = 0, last_drop = 0, first_connect = 0;
+  const char *first_error = NULL;
+  hist_t *h = calloc(1, sizeof *h);
+  if (!h) fail("out of memory%s", "");
+  for (int t = 0; t < T; t++) {
+    worker_t *w = &ws[t];
+    drops += w->drops;
+    attempts += w->attempts;
+    refused += w->refused;
+    failures += w->attempt_failures;
+    timeouts += w->timeouts;
+    resets += w->resets;
+    closes += w->closes;
+    rejections += w->rejections;
+    if (w->first_connect_us > 0 && (first_connect == 0 || w->first_connect_us < first_connect)) first_connect = w->first_connect_us;
+    if (!first_error && w->reconnect_error[0]) first_error = w->reconnect_error;
+    if (w->first_drop_us > 0 && (first_drop == 0 || w->first_drop_us < first_drop)) first_drop = w->first_drop_us;
+    if (w->last_drop_us > last_drop) last_drop = w->last_drop_us;
+    for (int i = 0; i < w->nconns; i++) {
+      const conn_t *c = &w->conns[i];
+      if (!c->was_ready) continue;
+      targets++;
+      if (!c->came_back || c->state != S_READY) continue;
+      back++;
+      if (first_back == 0 || c->back_us < first_back) first_back = c->back_us;
+      if (c->back_us > last_back) last_back = c->back_us;
+    }
+  }
+  if (first_connect > 0 && first_connect < listen_us) listen_us = first_connect;
+  for (int t = 0; t < T; t++)
+    for (int i = 0; i < ws[t].nconns; i++) {
+      const conn_t *c = &ws[t].conns[i];
+      if (c->was_ready && c->came_back && c->state == S_READY) hist_record(h, c->back_us - listen_us);
+    }
+  printf("{\"type\":\"reconnected\",\"terminals\":%d,\"back\":%d,\"drops\":%llu,\"attempts\":%llu,\"refused\":%llu,\"attemptFailures\":%llu,\"timeouts\":%llu,\"resets\":%llu,\"closes\":%llu,\"rejections\":%llu,"
+         "\"listenUs\":%.1f,\"firstConnectUs\":%.1f,\"firstDropUs\":%.1f,\"lastDropUs\":%.1f,\"firstBackUs\":%.1f,\"lastBackUs\":%.1f,\"firstError\":",
+         targets, back, (unsigned long long)drops, (unsigned long long)attempts, (unsigned long long)refused, (unsigned long long)failures, (unsigned long long)timeouts, (unsigned long long)resets, (unsigned long long)closes,
+         (unsigned long long)rejections, listen_us, first_connect, first_drop,
+         last_drop, first_back, last_back);
+  if (first_error)
+    json_string(stdout, first_error);
+  else
+    fputs("null", stdout);
+  fputs(",\"buckets\":", stdout);
+  print_buckets(h);
+  fputs("}\n", stdout);
+  fflush(stdout);
+  free(h);
 }
 
 int main(void) {
@@ -271,7 +342,29 @@ int main(void) {
   while (getline(&line, &linecap, stdin) > 0) {
     line[strcspn(line, "\r\n")] = 0;
     double a, b, c, d;
-    if (!go_done && sscanf(line, "go %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
+    if (!go_done && sscanf(line, "reconnect %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
+      g_rc_first_ms = number("reconnect FIRST_MS", a, 0);
+      g_rc_max_ms = number("reconnect MAX_MS", b, g_rc_first_ms);
+      g_rc_attempt_ms = number("reconnect ATTEMPT_MS", c, 1);
+      g_rc_deadline_us = mono_us() + number("reconnect DEADLINE_MS", d, 1) * 1000.0;
+      __atomic_store_n(&g_cmd, CMD_RECONNECT, __ATOMIC_RELEASE);
+      wake(ws, T);
+      go_done = 1;
+      wait_all(T);
+      puts("{\"type\":\"watching\"}");
+      fflush(stdout);
+      double listen_us = -1, exited_us;
+      while (listen_us < 0 && getline(&line, &linecap, stdin) > 0) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (sscanf(line, "exited %lf", &exited_us) == 1) set_rc_exited_us(number("exited EXITED_US", exited_us, 0));
+        else if (sscanf(line, "listening %lf", &listen_us) == 1) number("listening LISTEN_US", listen_us, 0);
+        else if (!strcmp(line, "stop")) break;
+        else if (line[0]) fail("expected `listening LISTEN_US` or `stop`, not: %.200s", line);
+      }
+      if (listen_us < 0) break; /* stopped (or input closed) before the server listened again */
+      wait_all(T);
+      print_reconnected(ws, T, listen_us);
+    } else if (!go_done && sscanf(line, "go %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
       g_talk_from_us = a;
       g_warmup_until_us = b;
       g_end_us = c;

@@ -214,6 +214,9 @@ int mqtt_prepare_topics(conn_t *c, const plan_t *p, int payload_len) {
     memcpy(audio, pub, sizeof audio);
     events[0] = 0;
   }
+  /* A reconnect prepares them again: the old copies go. */
+  free(c->audio_topic);
+  free(c->events_topic);
   c->audio_topic = dupn(audio, &c->audio_topic_len);
   c->events_topic = dupn(events, &c->events_topic_len);
   if (!c->audio_topic || !c->events_topic) return -1;

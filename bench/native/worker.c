@@ -8,6 +8,12 @@
  * send time lies in the window is counted and its latency recorded. The drain after the window
  * ends early once every expected delivery has arrived.
  *
+ * Or, on `reconnect`, it watches its terminals lose their server and come back by themselves, each
+ * on its own backoff (spec/cluster.md, "Reconnecting: the terminal's contract"): the first attempt
+ * after a random delay in [0, first], then the bound doubles per failed attempt up to the cap,
+ * full jitter; no lanes, as in a fleet. The phase ends once every terminal that was in its room is
+ * back in it, or at the deadline.
+ *
  * Per frame: no allocation, one SSL_write (or send) of the bytes built in place in the
  * connection's own buffer; receipt parses frames in the connection's read buffer.
  */
@@ -60,9 +66,51 @@ static void conn_close(conn_t *c) {
   c->state = S_DEAD;
 }
 
-/* A connection failed: while connecting it counts as a failed connect, later as a dropped one. */
+static inline double rand01(worker_t *w) { return (double)next_rand(&w->rng) / 4294967296.0; }
+
+/* Reconnect phase: a terminal in its room lost it (a drop), or an attempt failed; either way the
+ * next attempt is scheduled on the terminal's backoff. */
+static void conn_lost(worker_t *w, conn_t *c, const char *why) {
+  double now = mono_us();
+  double bound_ms;
+  if (c->state == S_READY) {
+    w->drops++;
+    if (w->first_drop_us == 0) w->first_drop_us = now;
+    w->last_drop_us = now;
+    c->failed_attempts = 0;
+    bound_ms = g_rc_first_ms;
+  } else {
+    if (w->refused_now) {
+      w->refused++;
+    } else {
+      w->attempt_failures++;
+      w->timeouts += w->timeout_now != 0;
+      /* By the message: connect errors come from strerror, refusals from the protocol's answer. */
+      if (strstr(why, "reset"))
+        w->resets++;
+      else if (strstr(why, "upgrade refused") || strstr(why, "CONNACK return code") || strstr(why, "closed by the server:"))
+        w->rejections++;
+      else if (strstr(why, "closed"))
+        w->closes++;
+      if (!w->reconnect_error[0]) snprintf(w->reconnect_error, sizeof w->reconnect_error, "%s: %s", c->m->client, why);
+    }
+    if (c->failed_attempts < 60) c->failed_attempts++;
+    bound_ms = g_rc_first_ms * (double)(1ull << c->failed_attempts);
+    if (bound_ms > g_rc_max_ms) bound_ms = g_rc_max_ms;
+  }
+  c->retry_at_us = now + rand01(w) * bound_ms * 1000.0;
+  ERR_clear_error();
+  conn_close(c);
+}
+
+/* A connection failed: while connecting it counts as a failed connect, later as a dropped one
+ * (in the reconnect phase: conn_lost). */
 static void conn_error(worker_t *w, conn_t *c, const char *why) {
   if (c->state == S_DEAD) return;
+  if (w->reconnecting) {
+    conn_lost(w, c, why);
+    return;
+  }
   if (c->state < S_READY) {
     if (!w->first_error[0]) snprintf(w->first_error, sizeof w->first_error, "%s: %s", c->m->client, why);
     w->failed++;
@@ -74,7 +122,21 @@ static void conn_error(worker_t *w, conn_t *c, const char *why) {
   conn_close(c);
 }
 
+/* A socket call failed with `err`: a refused connect is told apart (nobody listening yet). */
+static void conn_errno(worker_t *w, conn_t *c, int err) {
+  w->refused_now = err == ECONNREFUSED;
+  conn_error(w, c, strerror(err));
+  w->refused_now = 0;
+}
+
 static void conn_ready(worker_t *w, conn_t *c) {
+  if (w->reconnecting) {
+    c->state = S_READY;
+    c->came_back = 1;
+    c->back_us = mono_us();
+    c->failed_attempts = 0;
+    return;
+  }
   c->state = S_READY;
   c->was_ready = 1;
   w->ok++;
@@ -448,7 +510,9 @@ static void tls_step(worker_t *w, conn_t *c) {
   else {
     char msg[200];
     unsigned long code = ERR_peek_last_error();
-    snprintf(msg, sizeof msg, "TLS handshake failed%s%s", code ? ": " : "", code ? ERR_reason_error_string(code) : "");
+    /* No OpenSSL reason: the socket failed or the server closed it mid-handshake. */
+    const char *why = code ? ERR_reason_error_string(code) : e == SSL_ERROR_SYSCALL ? (errno ? strerror(errno) : "closed by the server") : "";
+    snprintf(msg, sizeof msg, "TLS handshake failed%s%s", why && why[0] ? ": " : "", why ? why : "");
     conn_error(w, c, msg);
   }
 }
@@ -459,8 +523,13 @@ static void conn_start(worker_t *w, conn_t *c) {
   c->state = S_TCP;
   c->rcap = READ_BUFFER;
   c->wcap = c->m->talker ? (uint32_t)p->max_backlog + CONTROL_ROOM : CONTROL_ROOM;
-  c->rbuf = malloc(c->rcap);
-  c->wbuf = malloc(c->wcap);
+  /* A reconnect keeps the buffers of the first connect, emptied. */
+  if (!c->rbuf) c->rbuf = malloc(c->rcap);
+  if (!c->wbuf) c->wbuf = malloc(c->wcap);
+  c->rlen = c->woff = c->wlen = 0;
+  c->nseen = 0;
+  c->epoll_out = 0;
+  c->ssl = NULL;
   c->fd = -1;
   if (!c->rbuf || !c->wbuf) {
     conn_error(w, c, "out of memory");
@@ -468,7 +537,7 @@ static void conn_start(worker_t *w, conn_t *c) {
   }
   int fd = socket(g_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    conn_error(w, c, strerror(errno));
+    conn_errno(w, c, errno);
     return;
   }
   c->fd = fd;
@@ -481,7 +550,7 @@ static void conn_start(worker_t *w, conn_t *c) {
   else
     ((struct sockaddr_in *)&addr)->sin_port = port;
   if (connect(fd, (struct sockaddr *)&addr, g_addrlen) < 0 && errno != EINPROGRESS) {
-    conn_error(w, c, strerror(errno));
+    conn_errno(w, c, errno);
     return;
   }
   struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
@@ -496,10 +565,11 @@ static void on_event(worker_t *w, conn_t *c, uint32_t events) {
     socklen_t l = sizeof err;
     getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
     if (err) {
-      conn_error(w, c, strerror(err));
+      conn_errno(w, c, err);
       return;
     }
     if (!(events & EPOLLOUT)) return;
+    if (w->reconnecting && w->first_connect_us == 0 && c->started_us >= rc_exited_us()) w->first_connect_us = mono_us();
     if (w->plan->tls) {
       c->ssl = SSL_new(g_ssl);
       if (!c->ssl) {
@@ -704,6 +774,43 @@ static void talk_phase(worker_t *w) {
   w->counting = 0;
 }
 
+/* Start the attempts that are due, time out those that took too long, until every terminal that
+ * was in its room came back to it (or the deadline, or `stop`). */
+static void reconnect_phase(worker_t *w) {
+  const double attempt_us = g_rc_attempt_ms * 1000.0;
+  w->reconnecting = 1;
+  report_done(); /* watching: main says so, and the runner may stop the server */
+  for (;;) {
+    if (__atomic_load_n(&g_cmd, __ATOMIC_ACQUIRE) == CMD_STOP) break;
+    double now = mono_us();
+    if (now >= g_rc_deadline_us) break;
+    double next = g_rc_deadline_us;
+    int pending = 0;
+    for (int i = 0; i < w->nconns; i++) {
+      conn_t *c = &w->conns[i];
+      if (!c->was_ready) continue; /* never in its room: not part of the phase */
+      if (c->state == S_READY) {
+        pending += !c->came_back; /* its drop is still to come */
+        continue;
+      }
+      pending++;
+      if (c->state == S_DEAD && c->retry_at_us <= now) {
+        w->attempts++;
+        conn_start(w, c);
+      } else if (c->state != S_DEAD && now - c->started_us >= attempt_us) {
+        w->timeout_now = 1;
+        conn_error(w, c, "reconnect attempt timed out");
+        w->timeout_now = 0;
+      }
+      double due = c->state == S_DEAD ? c->retry_at_us : c->started_us + attempt_us;
+      if (due < next) next = due;
+    }
+    if (pending == 0) break;
+    poll_once(w, ms_until(next, now, 100));
+  }
+  w->reconnecting = 0;
+}
+
 static void wait_for(worker_t *w, int cmd) {
   while (__atomic_load_n(&g_cmd, __ATOMIC_ACQUIRE) < cmd) poll_once(w, 1000);
 }
@@ -720,8 +827,12 @@ void *worker_main(void *arg) {
   connect_phase(w);
   report_done();
   wait_for(w, CMD_GO);
-  if (__atomic_load_n(&g_cmd, __ATOMIC_ACQUIRE) == CMD_GO) {
-    talk_phase(w);
+  int cmd = __atomic_load_n(&g_cmd, __ATOMIC_ACQUIRE);
+  if (cmd == CMD_GO || cmd == CMD_RECONNECT) {
+    if (cmd == CMD_GO)
+      talk_phase(w);
+    else
+      reconnect_phase(w);
     report_done();
     wait_for(w, CMD_STOP);
   }

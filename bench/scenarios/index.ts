@@ -12,6 +12,7 @@ import idleMemory from './idleMemory.js'
 import idleMqtt from './idleMqtt.js'
 import localAgent from './localAgent.js'
 import mqttRooms from './mqttRooms.js'
+import reconnect from './reconnect.js'
 import recording from './recording.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -32,6 +33,7 @@ export const scenarios: readonly Scenario[] = [
   idleMemory,
   idleMqtt,
   connectStorm,
+  reconnect,
   churnMemory,
   webhooks,
   xiaozhiDevices,
