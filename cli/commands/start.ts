@@ -95,8 +95,9 @@ export const startCommand = (program: Command) => {
       const { superviseNodes } = await import('../nodes/supervisor.js')
       return superviseNodes({ count: nodes, settings, argv: process.argv.slice(2), stopBudgetMs: STOP_BUDGET_MS })
     }
-    // A node of `--nodes N`: its log lines carry its node id.
+    // A node of `--nodes N`: its log lines carry its node id; its UDP sockets are its own.
     const nodeId = cluster.isWorker ? settings.cluster.nodeId : null
+    if (nodeId !== null) (await import('../nodes/udp.js')).exclusiveUdpSockets()
     const logger = nodeId === null ? undefined : (await import('../../core/log.js')).createLogger(settings.log.level, undefined, settings.log.format).child({ node: nodeId })
     // The engine's modules load here, not with the CLI: the other commands never need them.
     const { createEngine } = await import('../../core/engine.js')

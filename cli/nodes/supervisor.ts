@@ -162,7 +162,8 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
         new Promise<boolean>((done) => {
           const w = slot.worker
           if (!w || w.isDead()) return done(true)
-          w.once('exit', (code) => done(code === 0))
+          // A node still starting has no handler for SIGTERM yet: it dies of it, and nothing was running.
+          w.once('exit', (code, signal) => done(code === 0 || (slot.ready === null && signal === 'SIGTERM')))
           w.process.kill('SIGTERM')
         }),
     )
@@ -205,5 +206,6 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
   const shown = Object.entries(first.ports).map(([k, v]) => `${k}=${v}`).join(' ')
   const database = settings.storage.url ? `; database at ${settings.storage.url}` : ''
   say(`running on ${settings.host} (${shown}); data in ${settings.dataDir}${database}`)
-  say(`${count} nodes in a cluster over NATS at ${natsUrl}${nats ? ' (started by hark)' : ''}: ${slots.map((s) => `${s.nodeId} (pid ${s.ready!.pid})`).join(', ')}`)
+  const server = nats ? ` (nats-server pid ${nats.pid}, started by hark)` : ''
+  say(`${count} nodes in a cluster over NATS at ${natsUrl}${server}: ${slots.map((s) => `${s.nodeId} (pid ${s.ready!.pid})`).join(', ')}`)
 }
