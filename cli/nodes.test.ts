@@ -2,7 +2,7 @@
  * `hark start --nodes 2` as a user runs it (the built CLI, one data dir, every port 0): two engine
  * processes behind the same ports, in a cluster over the NATS server hark starts itself. A WSS, an
  * MQTT and a WebRTC terminal land on different processes (read from /proc) and talk in one room;
- * a REST PATCH through the shared port moves terminals wherever they are; kill -9 of a process:
+ * /metrics through the shared port carries every node's series; a REST PATCH through the shared port moves terminals wherever they are; kill -9 of a process:
  * its terminal reconnects and talks again within 5 s, and the process comes back; SIGTERM: exit
  * 0, no process left. Waits are on events; elapsed times are printed.
  */
@@ -62,7 +62,9 @@ beforeAll(async () => {
     '--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0',
     ...(process.env.HARK_NODES_TEST_LOG ? ['--log-level', 'debug'] : []),
   ])
-  ports = await hark.running()
+  // Two engines and a NATS server starting on a shared 2-core machine: more than hark.running()'s 20 s may pass.
+  const running = await hark.line(/^hark: running on /, 50_000)
+  ports = Object.fromEntries([...running.matchAll(/(\w[\w-]*)=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]))
   const line = await hark.line(NODES_LINE)
   const [, nats, list] = NODES_LINE.exec(line)!
   natsPid = Number(nats)
@@ -110,6 +112,19 @@ const ws = (id: string) => () => WsTerminal.connect(ports.gateway!, tokens.get(i
 const api = <T = unknown>(method: string, path: string, body?: unknown) => restCall<T>(ports.rest!, apiKey, method, path, body)
 const since = (t0: number) => Math.round(performance.now() - t0)
 const payload = (length: number, seed: number) => Uint8Array.from({ length }, (_, i) => (i * seed + 3) & 0xff)
+/**
+ * Talk as a terminal does, a frame every 20 ms, until `heard` resolves: a frame sent before the
+ * listener's node has heard of the talker's membership (one NATS hop) is not relayed to it.
+ */
+const talkUntil = async <T>(heard: Promise<T>, talk: () => void): Promise<T> => {
+  talk()
+  const timer = setInterval(talk, 20)
+  try {
+    return await heard
+  } finally {
+    clearInterval(timer)
+  }
+}
 
 let page: WsTerminal
 let pagePid = 0
@@ -161,6 +176,18 @@ describe('hark start --nodes 2', () => {
     expect([...(await page.frames.next((f) => f.opus.length === 97, 5000, 'peer->page')).opus]).toEqual([...fromPeer])
   })
 
+  it('/metrics through the shared port answers for the machine: every node\'s series, labelled with its node', async () => {
+    // Scraped twice: the shared port hands each connection to a node in turn, and either answers the same.
+    for (const _ of [1, 2]) {
+      const text = await fetch(`http://127.0.0.1:${ports.rest}/metrics`, { headers: { connection: 'close' } }).then((r) => r.text())
+      const sessions = text.split('\n').filter((l) => l.startsWith('hark_sessions{'))
+      for (const id of pids.keys()) expect(sessions.some((l) => l.includes(`node="${id}"`))).toBe(true)
+      // ws1 on one node, mq1 and rtc1 on the other: three sessions on the machine.
+      expect(sessions.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)).toBe(3)
+      expect(text).toMatch(/^hark_process_process_start_time_seconds\{node="/m)
+    }
+  })
+
   it('a REST PATCH through the shared port moves each terminal, whichever process it is on', async () => {
     for (const [id, terminal] of [['ws1', page], ['mq1', device]] as const) {
       const t0 = performance.now()
@@ -169,8 +196,8 @@ describe('hark start --nodes 2', () => {
       console.log(`nodes: PATCH ${id} -> room.changed in ${since(t0)} ms`)
     }
     const fromDevice = payload(55, 13)
-    device.publishAudio(uplink(fromDevice, 0x80 | 30))
-    expect([...(await page.frames.next((f) => f.opus.length === 55, 5000, 'device->page in hall')).opus]).toEqual([...fromDevice])
+    const heard = page.frames.next((f) => f.opus.length === 55, 5000, 'device->page in hall')
+    expect([...(await talkUntil(heard, () => device.publishAudio(uplink(fromDevice, 0x80 | 30)))).opus]).toEqual([...fromDevice])
     for (const [id, terminal] of [['ws1', page], ['mq1', device]] as const) {
       expect((await api('PATCH', `/clients/${id}`, { room: 'lobby' })).status).toBe(200)
       expect(await terminal.event('room.changed', (e) => e.to === 'lobby')).toMatchObject({ from: 'hall', to: 'lobby' })
@@ -191,12 +218,10 @@ describe('hark start --nodes 2', () => {
     await back.event('session')
     const fromDevice = payload(47, 17)
     const heard = back.frames.next((f) => f.opus.length === 47, 5000, 'device->reconnected page')
-    // The device talks until the reconnected page hears it (its node takes the room over meanwhile).
-    const talking = setInterval(() => device.publishAudio(uplink(fromDevice, 0x80 | 30)), 20)
     try {
-      expect([...(await heard).opus]).toEqual([...fromDevice])
-    } finally {
-      clearInterval(talking)
+      expect([...(await talkUntil(heard, () => device.publishAudio(uplink(fromDevice, 0x80 | 30)))).opus]).toEqual([...fromDevice])
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; ws1 got ${JSON.stringify(back.events.items)}; mq1's last events ${JSON.stringify(device.events.items.slice(-6))}`)
     }
     const talkingAgain = since(t0)
     console.log(`nodes: kill -9 of ${victim} -> ws1 reconnected and heard mq1 in ${talkingAgain} ms`)
@@ -213,12 +238,7 @@ describe('hark start --nodes 2', () => {
     await late.event('session')
     const fromDevice2 = payload(44, 19)
     const heard2 = late.frames.next((f) => f.opus.length === 44, 5000, 'device->page on the restarted node')
-    const talking2 = setInterval(() => device.publishAudio(uplink(fromDevice2, 0x80 | 30)), 20)
-    try {
-      expect([...(await heard2).opus]).toEqual([...fromDevice2])
-    } finally {
-      clearInterval(talking2)
-    }
+    expect([...(await talkUntil(heard2, () => device.publishAudio(uplink(fromDevice2, 0x80 | 30)))).opus]).toEqual([...fromDevice2])
   })
 
   it('SIGTERM stops every node and the NATS server: exit 0, no process left', async () => {

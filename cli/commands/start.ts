@@ -99,9 +99,17 @@ export const startCommand = (program: Command) => {
     const nodeId = cluster.isWorker ? settings.cluster.nodeId : null
     if (nodeId !== null) (await import('../nodes/udp.js')).exclusiveUdpSockets()
     const logger = nodeId === null ? undefined : (await import('../../core/log.js')).createLogger(settings.log.level, undefined, settings.log.format).child({ node: nodeId })
+    // /metrics through any node answers for every node (each series labelled with its node).
+    const nodeMetrics = nodeId === null ? null : (await import('../nodes/nodeMetrics.js')).nodeMetricsLink(nodeId)
     // The engine's modules load here, not with the CLI: the other commands never need them.
     const { createEngine } = await import('../../core/engine.js')
-    const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source, ...(logger ? { logger } : {}) })
+    const engine = createEngine(loaded, {
+      env: process.env,
+      flags: allFlags,
+      configSource: source,
+      ...(logger ? { logger } : {}),
+      ...(nodeMetrics ? { scrape: () => nodeMetrics.scrape() } : {}),
+    })
     const hark = nodeId === null ? 'hark' : `hark: node ${nodeId}`
     let stopping = false
     const shutdown = (signal: string) => {
@@ -130,6 +138,7 @@ export const startCommand = (program: Command) => {
     stopWhenLauncherExits(shutdown)
     await engine.start()
     if (nodeId !== null) {
+      nodeMetrics?.attach(engine.host.metrics)
       const ready: NodeReady = { kind: 'ready', nodeId, pid: process.pid, ports: { ...engine.ports } }
       process.stderr.write(`${hark} running (pid ${process.pid})\n`)
       process.send!(ready)

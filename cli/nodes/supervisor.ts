@@ -21,7 +21,7 @@ import { loadMasterKey } from '../../core/security/masterKey.js'
 import { loadTls } from '../../core/tls.js'
 import { startNats, type NatsServer } from '../../servers/nats.js'
 import { CliError } from '../context.js'
-import { isNodeMessage, type NodeReady } from './messages.js'
+import { isFromNode, type NodeMetrics, type NodeReady, type ToNode } from './messages.js'
 
 /** The listeners the nodes share, by the setting holding each one's port (null: that listener is off). */
 export const SHARED_LISTENERS = ['rest.port', 'gateway.port', 'mqtt.port', 'mqtt.tlsPort', 'console.port', 'xiaozhi.plainPort'] as const
@@ -94,6 +94,36 @@ const prepareDataDir = async (settings: Settings): Promise<(nodeId: string) => s
   return (nodeId) => ['--data', join(settings.dataDir, 'nodes', nodeId), ...shared]
 }
 
+/** How long a scrape waits for each node's metrics; one that has not answered by then is left out. */
+const COLLECT_WAIT_MS = 2000
+
+const send = (worker: Worker, m: ToNode) => {
+  if (worker.isConnected()) worker.send(m)
+}
+
+/** Answers to collects in flight, by collect id. */
+const collected = new Map<number, (metrics: NodeMetrics) => void>()
+let lastCollect = 0
+
+/** Every running node's metrics (those that answer within COLLECT_WAIT_MS). */
+const scrape = async (slots: ReadonlyArray<Slot>): Promise<NodeMetrics[]> => {
+  const running = slots.flatMap((s) => (s.worker && s.ready ? [s.worker] : []))
+  const answers = await Promise.all(
+    running.map((worker) => {
+      const id = ++lastCollect
+      return new Promise<NodeMetrics | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), COLLECT_WAIT_MS)
+        collected.set(id, (metrics) => {
+          clearTimeout(timer)
+          resolve(metrics)
+        })
+        send(worker, { kind: 'collect', id })
+      }).finally(() => collected.delete(id))
+    }),
+  )
+  return answers.filter((a): a is NodeMetrics => a !== null)
+}
+
 interface Slot {
   readonly nodeId: string
   worker: Worker | null
@@ -137,7 +167,9 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
     slot.startedAt = performance.now()
     slot.ready = null
     worker.on('message', (m: unknown) => {
-      if (!isNodeMessage(m) || m.kind !== 'ready') return
+      if (!isFromNode(m)) return
+      if (m.kind === 'scrape') return void scrape(slots).then((nodes) => send(worker, { kind: 'scraped', id: m.id, nodes }))
+      if (m.kind === 'collected') return collected.get(m.id)?.(m.metrics)
       slot.ready = m
       if (allReady && slots.every((s) => s.ready)) allReady()
       else if (!allReady) say(`node ${slot.nodeId} running again (pid ${m.pid})`)
