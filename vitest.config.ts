@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config'
  * and barge-in timing must not share an event loop and heap with what earlier files left), the
  * multi-process cluster tests (and `hark start --nodes 2`'s), and churn.test, which counts the live objects of the whole process.
  */
-const OWN_PROCESS = ['agents/**/*.test.ts', 'cluster/**/*.test.ts', 'cli/nodes.test.ts', 'transports/churn.test.ts']
+const OWN_PROCESS = ['agents/**/*.test.ts', 'cluster/**/*.test.ts', 'cli/nodes*.test.ts', 'transports/churn.test.ts']
 
 export default defineConfig({
   test: {

@@ -91,7 +91,11 @@ const prepareDataDir = async (settings: Settings): Promise<(nodeId: string) => s
     '--tls-cert-file', resolve(tls.certFile), '--tls-key-file', resolve(tls.keyFile),
     '--recordings-dir', resolve(settings.recordings.dir ?? join(settings.dataDir, 'recordings')),
   ]
-  return (nodeId) => ['--data', join(settings.dataDir, 'nodes', nodeId), ...shared]
+  return (nodeId) => {
+    const own = join(settings.dataDir, 'nodes', nodeId)
+    mkdirSync(own, { recursive: true, mode: 0o700 })
+    return ['--data', own, ...shared]
+  }
 }
 
 /** How long a scrape waits for each node's metrics; one that has not answered by then is left out. */
