@@ -137,17 +137,19 @@ export const startCommand = (program: Command) => {
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     stopWhenLauncherExits(shutdown)
     await engine.start()
-    if (nodeId !== null) {
+    if (nodeId === null) {
+      const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
+      const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
+      process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
+    } else {
       nodeMetrics?.attach(engine.host.metrics)
-      const ready: NodeReady = { kind: 'ready', nodeId, pid: process.pid, ports: { ...engine.ports } }
       process.stderr.write(`${hark} running (pid ${process.pid})\n`)
+      const ready: NodeReady = { kind: 'ready', nodeId, pid: process.pid, ports: { ...engine.ports } }
       process.send!(ready)
-      return
     }
-    const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
-    const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
-    process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
-    // What each agent provider found on this machine (the local provider: pocketsphinx, flite).
+    // What each agent provider found on this machine (the local provider: pocketsphinx, flite); with
+    // --nodes, said once, by the first node (the machine is the same for all).
+    if (nodeId !== null && process.env.HARK_NODE_SLOT !== '1') return
     for (const { name } of engine.host.agents.providers()) {
       const check = engine.host.resolve<AgentProvider>('agentProvider', name).hostCheck?.()
       if (check) process.stderr.write(`hark: agent provider ${name}: ${check.summary}\n`)

@@ -129,6 +129,8 @@ const scrape = async (slots: ReadonlyArray<Slot>): Promise<NodeMetrics[]> => {
 }
 
 interface Slot {
+  /** 1 … N */
+  readonly index: number
   readonly nodeId: string
   worker: Worker | null
   startedAt: number
@@ -159,14 +161,14 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
   }
   const base = nodeIdOf(settings.cluster.nodeId, settings.dataDir)
   const common = [...withoutNodesFlag(argv), ...ports, '--cluster-nats-url', natsUrl]
-  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ nodeId: `${base}-${i + 1}`, worker: null, startedAt: 0, ready: null }))
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ index: i + 1, nodeId: `${base}-${i + 1}`, worker: null, startedAt: 0, ready: null }))
   let stopping = false
   let allReady: (() => void) | null = null
   let startFailed: ((e: Error) => void) | null = null
 
   const fork = (slot: Slot) => {
     cluster.setupPrimary({ exec: process.argv[1], args: [...common, '--cluster-node-id', slot.nodeId, ...nodeArgs(slot.nodeId)] })
-    const worker = cluster.fork({ HARK_NODE_ID: slot.nodeId })
+    const worker = cluster.fork({ HARK_NODE_SLOT: String(slot.index) })
     slot.worker = worker
     slot.startedAt = performance.now()
     slot.ready = null
