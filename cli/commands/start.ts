@@ -93,6 +93,8 @@ export const startCommand = (program: Command) => {
     const { source, config: loaded, flags: allFlags, settings } = await settingsFor(opts, flags)
     if (nodes > 1) {
       const { superviseNodes } = await import('../nodes/supervisor.js')
+      // Under npm, npm's going away stops the nodes as a SIGTERM to hark would (each node watches hark).
+      stopWhenLauncherExits(() => process.kill(process.pid, 'SIGTERM'))
       return superviseNodes({ count: nodes, settings, argv: process.argv.slice(2), stopBudgetMs: STOP_BUDGET_MS })
     }
     // A node of `--nodes N`: its log lines carry its node id; its UDP sockets are its own.

@@ -214,19 +214,7 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
     return clean
   }
 
-  try {
-    await new Promise<void>((done, fail) => {
-      allReady = done
-      startFailed = fail
-      for (const slot of slots) fork(slot)
-    })
-  } catch (e) {
-    await stopAll()
-    throw e
-  }
-  allReady = null
-  startFailed = null
-
+  // From the first fork on: a signal while the nodes start stops those that started.
   let shutdown: Promise<void> | null = null
   const onSignal = (signal: string) => {
     shutdown ??= (async () => {
@@ -239,6 +227,19 @@ export const superviseNodes = async ({ count, settings, argv, stopBudgetMs }: Su
   }
   process.on('SIGINT', () => onSignal('SIGINT'))
   process.on('SIGTERM', () => onSignal('SIGTERM'))
+
+  try {
+    await new Promise<void>((done, fail) => {
+      allReady = done
+      startFailed = fail
+      for (const slot of slots) fork(slot)
+    })
+  } catch (e) {
+    await stopAll()
+    throw e
+  }
+  allReady = null
+  startFailed = null
 
   const first = slots[0]!.ready!
   const shown = Object.entries(first.ports).map(([k, v]) => `${k}=${v}`).join(' ')
