@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config'
 /**
  * Files that need a process of their own: agents with real audio and provider workers (their start
  * and barge-in timing must not share an event loop and heap with what earlier files left), the
- * multi-process cluster tests, and churn.test, which counts the live objects of the whole process.
+ * multi-process cluster tests (and `hark start --nodes 2`'s), and churn.test, which counts the live objects of the whole process.
  */
-const OWN_PROCESS = ['agents/**/*.test.ts', 'cluster/**/*.test.ts', 'transports/churn.test.ts']
+const OWN_PROCESS = ['agents/**/*.test.ts', 'cluster/**/*.test.ts', 'cli/nodes*.test.ts', 'transports/churn.test.ts']
 
 export default defineConfig({
   test: {

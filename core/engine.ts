@@ -54,6 +54,8 @@ export interface EngineOptions {
   readonly flags?: SettingsLayers['flags']
   /** Name of the config's origin in error messages. */
   readonly configSource?: string
+  /** What /metrics answers instead of this engine's registry (`hark start --nodes N`: every node's metrics). */
+  readonly scrape?: () => Promise<string>
 }
 
 export interface Engine {
@@ -241,9 +243,9 @@ const serving = (settings: Settings) =>
  * workers, the dispatcher, the room default agents, room recordings, the extensions' registry, the HTTP server
  * (listening), the cluster; then `serving`.
  */
-const engineLayers = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>) =>
+const engineLayers = (settings: Settings, extensions: ReadonlyArray<Extension>, ports: Record<string, number>, scrape?: () => Promise<string>) =>
   clusterLayer(settings, ports).pipe(
-    Layer.provideMerge(httpServerLayer(settings)),
+    Layer.provideMerge(httpServerLayer(settings, scrape)),
     Layer.provideMerge(extensionsLayer(settings, extensions, ports)),
     Layer.provideMerge(recordingsLayer(settings)),
     Layer.provideMerge(roomDefaultAgentsLayer(settings)),
@@ -298,7 +300,7 @@ export const createEngine = <const X extends ReadonlyArray<Extension> = []>(
   /** The whole engine: its services, the chores, its own layers, then what serves (built at start: the settings and extensions are final then). */
   const serverLayer = (settings: Settings, all: ReadonlyArray<Extension>) =>
     Layer.effect(Server, Effect.map(serving(settings), (host): Running => ({ host, ports }))).pipe(
-      Layer.provideMerge(engineLayers(settings, all, ports)),
+      Layer.provideMerge(engineLayers(settings, all, ports, options.scrape)),
       Layer.provideMerge(prepared),
       Layer.provideMerge(services),
     )

@@ -86,7 +86,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 
 const draining = new WeakMap<FastifyInstance, { closed: Promise<void>; deadline: number }>()
 
-export const createHttpServer = (settings: Settings, metrics: Registry, isReady: () => boolean): FastifyInstance => {
+/** `scrape`: what /metrics answers instead of the engine's own registry (`hark start --nodes N`: every node's). */
+export const createHttpServer = (settings: Settings, metrics: Registry, isReady: () => boolean, scrape: () => Promise<string> = () => metrics.metrics()): FastifyInstance => {
   checkTimeouts(settings)
   const { rest } = settings
   warmSchemaCompilers()
@@ -140,7 +141,7 @@ export const createHttpServer = (settings: Settings, metrics: Registry, isReady:
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' })
   })
   app.get('/metrics', async (_req, reply) => {
-    return reply.type(metrics.contentType).send(await metrics.metrics())
+    return reply.type(metrics.contentType).send(await scrape())
   })
   return app
 }
@@ -178,14 +179,14 @@ export class HttpServer extends Context.Service<HttpServer, HttpServerShape>()('
  * the requests still in flight for the rest of the drain budget, then cuts them; the drain itself
  * begins first thing in a stop (`beginHttpDrain`, the engine's last finalizer).
  */
-export const makeHttpServer = (settings: Settings) =>
+export const makeHttpServer = (settings: Settings, scrape?: () => Promise<string>) =>
   Effect.gen(function* () {
     const log = yield* Log
     const { registry, services } = yield* Extensions
     const metrics = yield* Metrics
     let ready = false
     const app = yield* Effect.acquireRelease(
-      Effect.try({ try: () => createHttpServer(settings, metrics, () => ready), catch: (e) => e as ConfigError }),
+      Effect.try({ try: () => createHttpServer(settings, metrics, () => ready, scrape), catch: (e) => e as ConfigError }),
       (app) => Effect.promise(() => finishHttpDrain(app)),
     )
     // Every plugin is built before any registers its routes: one may add a resource to another's API (ApiRoutes) when built.
@@ -204,4 +205,4 @@ export const makeHttpServer = (settings: Settings) =>
     return { app, setReady: (value) => void (ready = value) } satisfies HttpServerShape
   })
 
-export const httpServerLayer = (settings: Settings) => Layer.effect(HttpServer, makeHttpServer(settings))
+export const httpServerLayer = (settings: Settings, scrape?: () => Promise<string>) => Layer.effect(HttpServer, makeHttpServer(settings, scrape))

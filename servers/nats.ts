@@ -1,5 +1,5 @@
 /**
- * Run a NATS server for tests, the bench and `npm run cluster:demo`: Debian's `nats-server`
+ * Run a NATS server for tests, the bench, `npm run cluster:demo` and `hark start --nodes N`: Debian's `nats-server`
  * (installed by `.ci/system-deps`), on 127.0.0.1, a free port it picks itself (`-p -1`, read back
  * from its log), JetStream on with its store in a temporary dir (the lease bucket survives a
  * restart), stopped by PID. `restart` brings it back on the same port and store, as an operator's
@@ -38,9 +38,9 @@ const READY = /Server is ready/
 const LISTENING = /Listening for client connections on [^\s]*:(\d+)/
 
 /** Start nats-server; resolves once it accepts clients. */
-const launch = (binary: string, port: number, store: string): Promise<{ child: ChildProcess; port: number }> =>
+const launch = (binary: string, port: number, store: string, name: string): Promise<{ child: ChildProcess; port: number }> =>
   new Promise((resolve, reject) => {
-    const child = spawnTied(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '-n', `hark-test-${process.pid}`], {
+    const child = spawnTied(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '-n', name], {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let log = ''
@@ -73,10 +73,11 @@ const stopChild = (child: ChildProcess, signal: NodeJS.Signals): Promise<void> =
     child.kill(signal)
   })
 
-export const startNats = async (): Promise<NatsServer> => {
+/** `name`: the server's name in its logs and monitoring (default: `hark-test-<pid>`). */
+export const startNats = async ({ name = `hark-test-${process.pid}` }: { name?: string } = {}): Promise<NatsServer> => {
   const binary = natsServerBinary()
   const store = mkdtempSync(join(tmpdir(), 'hark-nats-'))
-  let { child, port } = await launch(binary, -1, store)
+  let { child, port } = await launch(binary, -1, store, name)
   let stopped = false
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -87,7 +88,7 @@ export const startNats = async (): Promise<NatsServer> => {
     dataDir: store,
     async restart() {
       await stopChild(child, 'SIGTERM')
-      ;({ child } = await launch(binary, port, store))
+      ;({ child } = await launch(binary, port, store, name))
     },
     async stop() {
       if (stopped) return

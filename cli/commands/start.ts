@@ -2,12 +2,16 @@
  * `hark start`: run the engine in the foreground. Every setting has a flag (`--rest-port`),
  * derived from the settings of the core and of the config's extensions (so a flag exists only
  * once the config is loaded: `hark settings` lists them); SIGINT/SIGTERM stop it gracefully (exit 0).
+ * `--nodes N` (N > 1) runs N engines in a cluster behind the same ports instead (../nodes/).
  */
+import cluster from 'node:cluster'
 import { setFlagsFromString } from 'node:v8'
 import type { Command } from 'commander'
 import type { AgentProvider } from '../../core/agentProvider.js'
 import { SettingsSchema } from '../../core/config.js'
 import { CliError, COMMON_SETTINGS, loadConfig, settingsFor, settingsSchemaFor, withCommon, type CommonOptions } from '../context.js'
+import type { NodeReady } from '../nodes/messages.js'
+import { parseNodeCount } from '../nodes/nodeCount.js'
 
 /** How long a graceful stop may take before the process gives up on it. */
 const STOP_BUDGET_MS = 4500
@@ -71,9 +75,12 @@ export const startCommand = (program: Command) => {
       .command('start')
       .description('run the engine (REST, gateway, MQTT) in the foreground; every setting has a flag (see hark settings)')
       .argument('[--<setting> <value>...]', 'settings, e.g. --rest-port 9000 --mqtt-port 0')
+      .option('--nodes <n>', 'engine processes on this machine, in a cluster behind the same ports: a number, or auto (one per CPU this process may use)', '1')
       .allowUnknownOption(true),
   )
-  cmd.action(async (_settings: string[], opts: CommonOptions) => {
+  cmd.action(async (_settings: string[], opts: CommonOptions & { nodes?: string }) => {
+    // A node of `--nodes N` is forked with the command line of its supervisor, minus --nodes.
+    const nodes = cluster.isWorker ? 1 : parseNodeCount(opts.nodes)
     setFlagsFromString(ENGINE_V8_FLAGS)
     const { source: configSource, config } = await loadConfig(opts.config)
     // --data, --database-url and --database-token are options of every command (withCommon).
@@ -83,28 +90,47 @@ export const startCommand = (program: Command) => {
     // --agents-provider-modules itself) are known.
     const known = settingFlags(cmd.args, byFlag(new SettingsSchema(config.extensions ?? [])), true)
     const flags = settingFlags(cmd.args, byFlag(await settingsSchemaFor(config, configSource, known)))
-    const { source, config: loaded, flags: allFlags } = await settingsFor(opts, flags)
+    const { source, config: loaded, flags: allFlags, settings } = await settingsFor(opts, flags)
+    if (nodes > 1) {
+      const { superviseNodes } = await import('../nodes/supervisor.js')
+      // Under npm, npm's going away stops the nodes as a SIGTERM to hark would (each node watches hark).
+      stopWhenLauncherExits(() => process.kill(process.pid, 'SIGTERM'))
+      return superviseNodes({ count: nodes, settings, argv: process.argv.slice(2), stopBudgetMs: STOP_BUDGET_MS })
+    }
+    // A node of `--nodes N`: its log lines carry its node id; its UDP sockets are its own.
+    const nodeId = cluster.isWorker ? settings.cluster.nodeId : null
+    if (nodeId !== null) (await import('../nodes/udp.js')).exclusiveUdpSockets()
+    const logger = nodeId === null ? undefined : (await import('../../core/log.js')).createLogger(settings.log.level, undefined, settings.log.format).child({ node: nodeId })
+    // /metrics through any node answers for every node (each series labelled with its node).
+    const nodeMetrics = nodeId === null ? null : (await import('../nodes/nodeMetrics.js')).nodeMetricsLink(nodeId)
     // The engine's modules load here, not with the CLI: the other commands never need them.
     const { createEngine } = await import('../../core/engine.js')
-    const engine = createEngine(loaded, { env: process.env, flags: allFlags, configSource: source })
+    const engine = createEngine(loaded, {
+      env: process.env,
+      flags: allFlags,
+      configSource: source,
+      ...(logger ? { logger } : {}),
+      ...(nodeMetrics ? { scrape: () => nodeMetrics.scrape() } : {}),
+    })
+    const hark = nodeId === null ? 'hark' : `hark: node ${nodeId}`
     let stopping = false
     const shutdown = (signal: string) => {
       if (stopping) return
       stopping = true
       const watchdog = setTimeout(() => {
-        process.stderr.write(`hark: graceful stop exceeded ${STOP_BUDGET_MS} ms after ${signal}; exiting\n`)
+        process.stderr.write(`${hark}: graceful stop exceeded ${STOP_BUDGET_MS} ms after ${signal}; exiting\n`)
         process.exit(1)
       }, STOP_BUDGET_MS)
       watchdog.unref()
       const began = performance.now()
-      process.stderr.write(`hark: ${signal}: stopping\n`)
+      process.stderr.write(`${hark}: ${signal}: stopping\n`)
       engine.stop().then(
         () => {
-          process.stderr.write(`hark: stopped in ${Math.round(performance.now() - began)} ms\n`)
+          process.stderr.write(`${hark}: stopped in ${Math.round(performance.now() - began)} ms\n`)
           process.exit(0)
         },
         (e: unknown) => {
-          process.stderr.write(`hark: stop failed: ${(e as Error).message}\n`)
+          process.stderr.write(`${hark}: stop failed: ${(e as Error).message}\n`)
           process.exit(1)
         },
       )
@@ -113,10 +139,19 @@ export const startCommand = (program: Command) => {
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     stopWhenLauncherExits(shutdown)
     await engine.start()
-    const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
-    const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
-    process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
-    // What each agent provider found on this machine (the local provider: pocketsphinx, flite).
+    if (nodeId === null) {
+      const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
+      const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
+      process.stderr.write(`hark: running on ${engine.settings.host} (${ports}); data in ${engine.settings.dataDir}${database}\n`)
+    } else {
+      nodeMetrics?.attach(engine.host.metrics)
+      process.stderr.write(`${hark} running (pid ${process.pid})\n`)
+      const ready: NodeReady = { kind: 'ready', nodeId, pid: process.pid, ports: { ...engine.ports } }
+      process.send!(ready)
+    }
+    // What each agent provider found on this machine (the local provider: pocketsphinx, flite); with
+    // --nodes, said once, by the first node (the machine is the same for all).
+    if (nodeId !== null && process.env.HARK_NODE_SLOT !== '1') return
     for (const { name } of engine.host.agents.providers()) {
       const check = engine.host.resolve<AgentProvider>('agentProvider', name).hostCheck?.()
       if (check) process.stderr.write(`hark: agent provider ${name}: ${check.summary}\n`)
