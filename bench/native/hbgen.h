@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- the bench frame (generators/frame.ts) ---- */
 #define FRAME_MAGIC 0x31464248u /* "HBF1" as u32 LE */
@@ -122,6 +123,15 @@ typedef struct talker {
 
 enum cmd { CMD_NONE, CMD_GO, CMD_STOP };
 
+/* One slice of the timeline (go's BUCKET_MS > 0): what happened to the frames whose send time
+ * (or slot, for frames not sent) falls in it. The histogram is allocated on first use. */
+typedef struct tl_bucket {
+  uint64_t sent, expected, received, skipped_backlog, missed_late;
+  hist_t *hist;
+} tl_bucket_t;
+
+#define TL_MAX_BUCKETS 4096
+
 typedef struct worker {
   int id;
   pthread_t thread;
@@ -150,6 +160,8 @@ typedef struct worker {
    * in the same run. */
   hist_t hist_home, hist_away;
   uint8_t *scratch; /* one uplink payload */
+  /* Time-resolved figures of the window (timeline.c); NULL without a bucket width. */
+  tl_bucket_t *timeline;
 } worker_t;
 
 /* shared between main and workers (run.c) */
@@ -163,6 +175,8 @@ static inline int member_port(const member_t *m, const plan_t *p) { return m->po
 extern uint32_t *g_room_ok;
 extern volatile int g_cmd;
 extern double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
+/* Timeline of `go`: bucket width (0 = none) and the instant bucket 0 starts (monotonic us). */
+extern double g_bucket_us, g_timeline_from_us;
 void report_done(void);
 /* Block until `n` workers reported (main thread). */
 void wait_all(int n);
@@ -170,6 +184,14 @@ void wait_all(int n);
 double mono_us(void);
 void frames_init(void);
 void *worker_main(void *arg);
+
+/* timeline.c */
+int tl_count(void);
+/* The bucket of instant `us`, or NULL (no timeline, or outside it). */
+tl_bucket_t *tl_at(worker_t *w, double us);
+void tl_init(worker_t *w);
+/* Print `[{"index":i,...,"buckets":[[v,c],...]},...]` merged over the workers' timelines. */
+void tl_print(FILE *out, worker_t *ws, int n, char *scratch, size_t cap);
 
 /* wire.c */
 void ws_handshake_request(conn_t *c, const plan_t *p, uint32_t *rng);

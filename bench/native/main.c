@@ -11,7 +11,10 @@
  *                                        one terminal (CRED "-" for none); PORT: connect it there
  *                                        instead of the plan's port (a cluster: its own node)
  *   start                                connect them all -> {"type":"connected",...}
- *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS   talk -> {"type":"result",...}
+ *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS [BUCKET_MS TIMELINE_FROM_US]
+ *                                        talk -> {"type":"result",...}; with BUCKET_MS > 0 the
+ *                                        result also holds "timeline": the window's frames per
+ *                                        bucket of send time from TIMELINE_FROM_US (timeline.c)
  *   stop (or end of input)               close everything and exit 0
  *
  * A bad line gets {"type":"error","message":...} and exit status 2.
@@ -270,8 +273,12 @@ int main(void) {
   int go_done = 0;
   while (getline(&line, &linecap, stdin) > 0) {
     line[strcspn(line, "\r\n")] = 0;
-    double a, b, c, d;
-    if (!go_done && sscanf(line, "go %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
+    double a, b, c, d, e = 0, f = 0;
+    int nf = go_done ? 0 : sscanf(line, "go %lf %lf %lf %lf %lf %lf", &a, &b, &c, &d, &e, &f);
+    if (nf == 4 || nf == 6) {
+      if (e < 0) fail("bad bucket width in: %.200s", line);
+      g_bucket_us = e * 1000.0;
+      g_timeline_from_us = f;
       g_talk_from_us = a;
       g_warmup_until_us = b;
       g_end_us = c;
@@ -303,6 +310,10 @@ int main(void) {
       print_buckets(home);
       fputs(",\"bucketsAway\":", stdout);
       print_buckets(away);
+      if (g_bucket_us > 0) {
+        fputs(",\"timeline\":", stdout);
+        tl_print(stdout, ws, T, g_json, JSON_CAP);
+      }
       fputs("}\n", stdout);
       fflush(stdout);
       free(h);

@@ -12,6 +12,7 @@ socklen_t g_addrlen;
 uint32_t *g_room_ok;
 volatile int g_cmd = CMD_NONE;
 double g_talk_from_us, g_warmup_until_us, g_end_us, g_drain_ms;
+double g_bucket_us, g_timeline_from_us;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
