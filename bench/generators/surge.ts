@@ -183,8 +183,8 @@ export const runSurgeLoad = async (ctx: MeasureContext, spec: SurgeLoadSpec): Pr
       surgeFromBucket: f.buckets.pre,
       surgeToBucket: f.buckets.surgeEnd,
       normalP99Ms: f.normalP99Ms,
-      all: { p99Ms: bucketP99s(allTimeline, 0, f.buckets.end), delivered: ratios(allTimeline, f.buckets.end) },
-      base: { p99Ms: bucketP99s(baseTimeline, 0, f.buckets.end), delivered: ratios(baseTimeline, f.buckets.end) },
+      all: series(allTimeline, f.buckets.end),
+      base: series(baseTimeline, f.buckets.end),
     }) + '\n',
   )
 
@@ -247,10 +247,16 @@ export const runSurgeLoad = async (ctx: MeasureContext, spec: SurgeLoadSpec): Pr
   })
 }
 
-const ratios = (buckets: readonly MergedBucket[], end: number): (number | null)[] => {
+/** Per bucket 0..end-1: deliveries expected, the share received (null: none expected), p99 ms. */
+const series = (buckets: readonly MergedBucket[], end: number) => {
   const byIndex = new Map(buckets.map((b) => [b.index, b]))
-  return Array.from({ length: end }, (_, i) => {
-    const b = byIndex.get(i)
-    return b && b.expected > 0 ? b.received / b.expected : null
-  })
+  const at = (i: number) => byIndex.get(i)
+  return {
+    expected: Array.from({ length: end }, (_, i) => at(i)?.expected ?? 0),
+    delivered: Array.from({ length: end }, (_, i) => {
+      const b = at(i)
+      return b && b.expected > 0 ? b.received / b.expected : null
+    }),
+    p99Ms: bucketP99s(buckets, 0, end),
+  }
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { promSamples } from './prometheus.js'
-import { groupRooms, harkReadings } from '../scenarios/overload.js'
 
 const text = [
   '# HELP hark_audio_frames_dropped_total Audio frames not delivered, by transport and reason',
@@ -22,20 +21,5 @@ describe('Prometheus text', () => {
     expect(promSamples(text, 'hark_audio_overload_shed_ratio')).toEqual([{ labels: {}, value: 0.25 }])
     expect(promSamples(text, 'hark_other')).toEqual([{ labels: { a: 'quoted "b"' }, value: 1 }])
     expect(promSamples(text, 'absent')).toEqual([])
-  })
-
-  it('gives the overload scenario every drop reason and the shed gauge', () => {
-    expect(harkReadings(text)).toEqual({
-      counters: { 'dropped:websocket:rate': 12, 'dropped:mqtt:overload': 3500 },
-      gauges: { overloadShedRatio: 0.25 },
-    })
-  })
-})
-
-describe('overload groups', () => {
-  it('puts 0.5× the knee in the base group and the rest of 2× in the surge, in whole rooms of 4', () => {
-    expect(groupRooms(400)).toEqual({ base: 50, surge: 150 })
-    expect(groupRooms(10)).toEqual({ base: 1, surge: 4 })
-    expect(groupRooms(1)).toEqual({ base: 1, surge: 1 })
   })
 })
