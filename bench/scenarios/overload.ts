@@ -150,8 +150,12 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
     if (!s.runs.some((r) => r.measurement)) continue
     const x = (k: string) => medianExtra(s, k)
     const rec = x('recoveryMs')
+    const scheduled = x('framesScheduled')
+    const late = x('framesMissedLate')
+    // Slots the generator itself ran too late to send: terminals then did not send at their nominal rate.
+    const onTime = scheduled !== null && late !== null && scheduled > 0 ? (1 - late / scheduled) * 100 : null
     out.push(
-      `${s.name}: surge ${fmt(x('baseTalkers'), 0)} + ${fmt(x('surgeTalkers'), 0)} talkers (server CPU ${fmt(x('serverCpuPercentSurge'), 0, '%')}, its core ${fmt(x('serverCoreBusyPercentSurge'), 0, '%')} busy, generator ${fmt(x('generatorCpuPercentSurge'), 0, '%')}): ` +
+      `${s.name}: surge ${fmt(x('baseTalkers'), 0)} + ${fmt(x('surgeTalkers'), 0)} talkers (server CPU ${fmt(x('serverCpuPercentSurge'), 0, '%')}, its core ${fmt(x('serverCoreBusyPercentSurge'), 0, '%')} busy, generator ${fmt(x('generatorCpuPercentSurge'), 0, '%')}, ${fmt(onTime, 1, '%')} of its slots sent): ` +
         `delivered ${fmt(x('deliveredPctSurge'), 2, '%')} (base group ${fmt(x('deliveredPctSurgeBase'), 2, '%')}), p50 ${fmt(x('p50MsSurge'), 1, ' ms')}, p99 ${fmt(x('p99MsSurge'), 1, ' ms')} (goal ≤ 250 ms); ` +
         `before p99 ${fmt(x('p99MsBefore'), 1, ' ms')}, after p99 ${fmt(x('p99MsAfter'), 1, ' ms')}; overall delivered ${fmt(x('deliveredPctOverall'), 2, '%')}; ` +
         `recovery ${rec === null ? '—' : rec < 0 ? 'not within the run' : `${(rec / 1000).toFixed(2)} s`} (normal: p99 ≤ ${fmt(x('normalP99Ms'), 1, ' ms')}, ≥ 99% delivered; goal ≤ 2 s)`,
@@ -179,7 +183,7 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
       const word = (ok: boolean) => (ok ? 'met' : 'not met')
       out.push(
         `${s.name}: goal p99 ≤ ${GOAL_P99_MS} ms in the surge ${word(p99 !== null && p99 >= 0 && p99 <= GOAL_P99_MS)}; ` +
-          `no rate drops ${drops.length === 0 ? 'not judged (no /metrics)' : word(rateDrops === 0)}; recovery ≤ ${GOAL_RECOVERY_MS / 1000} s ${word(rec !== null && rec >= 0 && rec <= GOAL_RECOVERY_MS)}`,
+          `no rate drops ${drops.length === 0 ? 'not judged (no /metrics)' : onTime !== null && onTime < 99 ? 'not judged (the generator fell behind its schedule)' : word(rateDrops === 0)}; recovery ≤ ${GOAL_RECOVERY_MS / 1000} s ${word(rec !== null && rec >= 0 && rec <= GOAL_RECOVERY_MS)}`,
       )
     }
   }
