@@ -21,19 +21,21 @@
  * TLS, so it cannot offer 2× what a whole server core carries (ws-rooms at 1500 talkers: server
  * 99%, generator 95%). So the server's core is shared with `OVERLOAD_BURNERS` busy-looping
  * processes pinned to it (harness/burner.ts): with 2 the server gets about a third of its core,
- * its knee falls to about a third, and 2× that knee stays well inside what the generator's core
- * can offer (the report gives the generator's CPU during the surge to check it). The knee is
- * the load level (`--load N`, talkers; the default below is an estimate for 2 burners, not a
- * measurement: measure it, e.g. with `--load` steps at `HARK_BENCH_OVERLOAD_BURNERS=2`, and set
- * KNEE_TALKERS); `HARK_BENCH_OVERLOAD_BURNERS=0` runs without burners (then --load must stay
- * below what the generator can offer at 2×). The same knee serves every side, so each side gets
- * the same offered load: Hark's WSS and MQTT transports, bare uWS (WSS) and mosquitto (MQTT,
- * full runs only).
+ * its knee falls with it, and 2× that knee stays inside what the generator's core can offer (the
+ * lines below the table give the generator's CPU and on-time share during the surge to check it).
+ * The knee is the load level (`--load N`, talkers). KNEE_TALKERS is an estimate for 2 burners, not
+ * a measurement: measure the knee under the same burners with the existing sweep,
+ * `HARK_BENCH_BURNERS=2 npm run bench -- --sweep ws-rooms mqtt-rooms` (room loads start the
+ * burners too when the variable is set), and set it. `HARK_BENCH_BURNERS=0` runs without burners
+ * (then 2× the knee must stay under what the generator can offer). The same knee serves every
+ * side, so each side gets the same offered load: Hark's WSS and MQTT transports, bare uWS (WSS)
+ * and mosquitto (MQTT, full runs only).
  * Run: npm run bench -- --quick overload   (or --load N to set the knee)
  */
 import { join } from 'node:path'
 import { defineScenario, type ComparedSide, type MeasureContext } from '../scenario.js'
 import { loadTls, type TlsMaterial } from '../../core/tls.js'
+import { burnersFromEnv } from '../harness/burner.js'
 import { median } from '../harness/stats.js'
 import { serverCpus } from '../harness/cores.js'
 import { seededClient, seedHark, startHark, type HarkSeed } from '../harness/hark.js'
@@ -48,7 +50,7 @@ import { startPeer } from '../peers/start.js'
 const ROOM_SIZE = 4
 /** Talkers at the knee with the default burners (an estimate: 2 burners leave the server ~⅓ of its core; set after measuring). */
 export const KNEE_TALKERS = 400
-/** Busy loops sharing the server's core (HARK_BENCH_OVERLOAD_BURNERS overrides). */
+/** Busy loops sharing the server's core (HARK_BENCH_BURNERS overrides). */
 export const OVERLOAD_BURNERS = 2
 const BASE_FACTOR = 0.5
 const SURGE_FACTOR = 2
@@ -69,14 +71,6 @@ export const groupRooms = (knee: number): { base: number; surge: number } => {
   const base = Math.max(1, Math.round((knee * BASE_FACTOR) / ROOM_SIZE))
   const total = Math.max(base + 1, Math.round((knee * SURGE_FACTOR) / ROOM_SIZE))
   return { base, surge: total - base }
-}
-
-const burners = (): number => {
-  const v = process.env.HARK_BENCH_OVERLOAD_BURNERS
-  if (v === undefined || v === '') return OVERLOAD_BURNERS
-  const n = Number(v)
-  if (!Number.isInteger(n) || n < 0 || n > 8) throw new Error(`HARK_BENCH_OVERLOAD_BURNERS must be 0..8, not ${v}`)
-  return n
 }
 
 const phases = (ctx: MeasureContext): SurgePhases => ({
@@ -116,7 +110,7 @@ const run = (ctx: MeasureContext, p: { protocol: ProtocolChoice; target: RoomTar
     surge: p.members.surge,
     serverPids: [p.pid],
     phases: phases(ctx),
-    burners: burners(),
+    burners: burnersFromEnv(OVERLOAD_BURNERS),
     ...(p.metricsUrl
       ? {
           readServer: async () => {
