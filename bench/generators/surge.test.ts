@@ -10,8 +10,7 @@ import { startPeer } from '../peers/start.js'
 import type { GeneratorKind, MeasureContext } from '../scenario.js'
 import { protocols } from './generator.js'
 import { roomMembers } from './rooms.js'
-import { runSurgeLoad } from './surge.js'
-import { surgeFigures } from './surge.js'
+import { runSurgeLoad, surgeFigures } from './surge.js'
 import { mergeTimelines, type MergedBucket, type TimelineBucket } from './timeline.js'
 
 const shipped = (index: number, expected: number, received: number, latencyMs: number): TimelineBucket => {
