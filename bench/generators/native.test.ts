@@ -19,13 +19,16 @@ import { monotonicUs } from '../harness/clock.js'
 import { planCores } from '../harness/cores.js'
 import { seedHark, startHark, type HarkInstance, type HarkSeed } from '../harness/hark.js'
 import { decodeHistogram } from '../harness/histogram.js'
+import { benchModule } from '../harness/paths.js'
 import { freePort } from '../harness/ports.js'
+import { startWorker, type WorkerHandle } from '../harness/worker.js'
 import { ProcessGroup } from '../harness/processes.js'
 import { startPeer } from '../peers/start.js'
 import { FRAME_MAGIC } from './frame.js'
 import { explainBuildFailure, NATIVE_APT_COMMAND, nativeGeneratorBinary, startLines, startNativeGenerator, type NativeProtocol } from './native.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
-import type { RoomConnected, RoomResult, RoomStart } from './roomWorker.js'
+import type { RoomConnected, RoomGo, RoomResult, RoomStart } from './roomWorker.js'
+import { mergeTimelines } from './timeline.js'
 
 const FRAME_BYTES = 100
 const LEVEL = 0x94
@@ -250,6 +253,38 @@ describe('native generator', () => {
     })
     expect(mq.connected.ok).toBe(5)
     expectAllDelivered(mq.connected, mq.result, 4)
+  }, 60_000)
+
+  it('reports the window bucket by bucket of send time when go asks for a timeline (native and Node generators alike)', async () => {
+    built()
+    const tls = await loadTls({ certFile: null, keyFile: null, dataDir: dir, host: '127.0.0.1' })
+    const uws = await startPeer(ctx(), { name: 'uws-timeline', module: 'peers/uwsFanout', args: ['--cert', tls.certFile, '--key', tls.keyFile] })
+    const target: RoomTarget = { host: '127.0.0.1', port: uws.port, options: { tls: true, path: '/v1/connect' } }
+    const members = [0, 1, 2, 3].map((i): RoomMember => ({ index: i, clientId: `tl-${i}`, room: 'tl', talker: true, credential: null }))
+    const gens: [string, WorkerHandle, string][] = [
+      ['native', startNativeGenerator(procs, { name: 'gen-tl-native', binary, protocol: 'ws-pubsub', cpus: null, logFile: ctx().logFile('gen-tl-native') }), 'ws-pubsub'],
+      ['node', startWorker(procs, { name: 'gen-tl-node', module: benchModule('generators/roomWorker'), cpus: null, logFile: ctx().logFile('gen-tl-node') }), benchModule('generators/protocols/wsPubSub')],
+    ]
+    for (const [kind, gen, protocol] of gens) {
+      gen.send({ type: 'start', protocol, target, members, frameBytes: FRAME_BYTES, framesPerSecond: 50, connectConcurrency: 4, connectTimeoutMs: 20_000, maxBacklogBytes: 64 * 1024, threads: 1 } satisfies RoomStart)
+      expect((await gen.next<RoomConnected>('connected', 30_000)).ok, kind).toBe(4)
+      const talkFromUs = monotonicUs() + 100_000
+      const warmupUntilUs = talkFromUs + 200_000
+      const endUs = warmupUntilUs + 600_000
+      // Buckets of 100 ms from the window's start: 6 of them.
+      gen.send({ type: 'go', talkFromUs, warmupUntilUs, endUs, drainMs: 2000, timeline: { fromUs: warmupUntilUs, bucketMs: 100 } } satisfies RoomGo)
+      const r = await gen.next<RoomResult>('result', 30_000)
+      gen.send({ type: 'stop' })
+      expect(r.timeline, kind).toBeDefined()
+      const buckets = mergeTimelines([r.timeline!])
+      expect(buckets.every((b) => b.index >= 0 && b.index < 6), kind).toBe(true)
+      expect(buckets.length, kind).toBeGreaterThanOrEqual(5)
+      const sum = (k: 'sent' | 'expected' | 'received' | 'skippedBacklog' | 'missedLate') => buckets.reduce((n, b) => n + b[k], 0)
+      // The window's frames, all in some bucket: the timeline adds up to the totals.
+      expect([sum('sent'), sum('expected'), sum('received'), sum('skippedBacklog'), sum('missedLate')], kind).toEqual([r.sent, r.expected, r.received, r.skippedBacklog, r.missedLate])
+      expect(buckets.reduce((n, b) => n + b.histogram.totalCount, 0), kind).toBe(r.received)
+      expect(r.received, kind).toBeGreaterThan(0)
+    }
   }, 60_000)
 
   it('reports refusals as connect failures with the server\'s answer', async () => {

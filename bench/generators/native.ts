@@ -18,6 +18,7 @@ import { repoRoot } from '../harness/paths.js'
 import type { ProcessGroup } from '../harness/processes.js'
 import { WorkerHandle, type MessageChannel, type WorkerMessage } from '../harness/worker.js'
 import type { RoomConnected, RoomGo, RoomResult, RoomStart } from './roomWorker.js'
+import type { TimelineBucket } from './timeline.js'
 
 /** Wire formats the native generator speaks (the Node hooks of the same names: protocols/*.ts). */
 export type NativeProtocol = 'hark-ws' | 'ws-pubsub' | 'raw-mqtt'
@@ -223,6 +224,8 @@ interface NativeResult extends WorkerMessage {
   /** The same deliveries, to terminals on the plan's port (home) and on a port of their own (away). */
   readonly bucketsHome: [number, number][]
   readonly bucketsAway: [number, number][]
+  /** With a bucket width on `go`: per bucket of send time, its latency as buckets like the others. */
+  readonly timeline?: (Omit<TimelineBucket, 'histogram'> & { readonly buckets: [number, number][] })[]
 }
 
 /** Lines on the child's stdin and JSON lines from its stdout, as room-worker messages. */
@@ -263,12 +266,13 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
           const { buckets, ...rest } = m as WorkerMessage & { buckets: [number, number][] }
           listener({ ...(rest as unknown as RoomReconnected), histogram: bucketsToHistogram(buckets) })
         } else if (m.type === 'result') {
-          const { buckets, bucketsHome, bucketsAway, ...rest } = m as NativeResult
+          const { buckets, bucketsHome, bucketsAway, timeline, ...rest } = m as NativeResult
           listener({
             ...(rest as unknown as RoomResult),
             histogram: bucketsToHistogram(buckets),
             histogramHome: bucketsToHistogram(bucketsHome),
             histogramAway: bucketsToHistogram(bucketsAway),
+            ...(timeline ? { timeline: timeline.map(({ buckets: b, ...counts }) => ({ ...counts, histogram: bucketsToHistogram(b) })) } : {}),
           })
         } else listener(m)
       })
@@ -277,7 +281,8 @@ const lineChannel = (proc: WorkerHandle['proc'], native: NativeProtocol): Messag
       if (message.type === 'start') write(startLines(native, message as RoomStart).join('\n') + '\n')
       else if (message.type === 'go') {
         const g = message as RoomGo
-        write(`go ${g.talkFromUs} ${g.warmupUntilUs} ${g.endUs} ${g.drainMs}\n`)
+        const tl = g.timeline && g.timeline.bucketMs > 0 ? ` ${g.timeline.bucketMs} ${g.timeline.fromUs}` : ''
+        write(`go ${g.talkFromUs} ${g.warmupUntilUs} ${g.endUs} ${g.drainMs}${tl}\n`)
       } else if (message.type === 'reconnect') write(reconnectLine(message as RoomReconnect))
       else if (message.type === 'exited') write(`exited ${(message as RoomExited).exitedUs.toFixed(1)}\n`)
       else if (message.type === 'listening') write(`listening ${(message as RoomListening).listenUs.toFixed(1)}\n`)

@@ -9,6 +9,7 @@ import { monotonicUs, until } from '../harness/clock.js'
 import { createLatencyHistogram, encodeHistogram, recordUs } from '../harness/histogram.js'
 import { serveWorker, type WorkerMessage } from '../harness/worker.js'
 import { encodeFrame, frameSender, frameSentUs, frameTemplate, isFrame } from './frame.js'
+import { TimelineRecorder, type TimelineBucket, type TimelineSpec } from './timeline.js'
 import type { RoomConnection, RoomMember, RoomProtocol, RoomTarget } from './roomProtocol.js'
 
 export interface RoomStart extends WorkerMessage {
@@ -48,6 +49,8 @@ export interface RoomGo extends WorkerMessage {
   readonly warmupUntilUs: number
   readonly endUs: number
   readonly drainMs: number
+  /** Also report the window bucket by bucket of send time (generators/timeline.ts). */
+  readonly timeline?: TimelineSpec
 }
 
 export interface RoomResult extends WorkerMessage {
@@ -81,6 +84,8 @@ export interface RoomResult extends WorkerMessage {
    */
   readonly histogramHome?: string
   readonly histogramAway?: string
+  /** With `go.timeline`: the window's frames per bucket of send time (buckets where something happened). */
+  readonly timeline?: readonly TimelineBucket[]
 }
 
 interface Talker {
@@ -109,6 +114,7 @@ let window = { from: Infinity, to: -Infinity }
 const histogram = createLatencyHistogram()
 let received = 0
 let foreign = 0
+let timeline: TimelineRecorder | null = null
 
 const onFrameFor = (self: number | null) => (frame: Buffer) => {
   if (!isFrame(frame)) {
@@ -119,7 +125,9 @@ const onFrameFor = (self: number | null) => (frame: Buffer) => {
   const sentUs = frameSentUs(frame)
   if (sentUs < window.from || sentUs >= window.to) return
   received++
-  recordUs(histogram, monotonicUs() - sentUs)
+  const latencyUs = monotonicUs() - sentUs
+  recordUs(histogram, latencyUs)
+  timeline?.received(sentUs, latencyUs)
 }
 
 /** Connects started more than this late count against the generator (open-loop connects). */
@@ -187,6 +195,8 @@ const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {
   const periodUs = 1e6 / s.framesPerSecond
   const template = frameTemplate(s.frameBytes)
   window = { from: g.warmupUntilUs, to: g.endUs }
+  timeline = g.timeline && g.timeline.bucketMs > 0 ? new TimelineRecorder(g.timeline, g.endUs) : null
+  const slot = (us: number) => timeline?.at(us) ?? null
   // Spread the talkers evenly over one period so their frames do not leave in bursts.
   talkers.forEach((t, i) => (t.nextDueUs = g.talkFromUs + (i / Math.max(1, talkers.length)) * periodUs))
   let scheduled = 0
@@ -212,6 +222,8 @@ const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {
             if (inWindow(due)) {
               missedLate++
               scheduled++
+              const b = slot(due)
+              if (b) b.missedLate++
             }
           }
           t.nextDueUs += late * periodUs
@@ -223,6 +235,11 @@ const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {
           if (win) {
             skippedBacklog++
             expected += t.fanout
+            const b = slot(t.nextDueUs)
+            if (b) {
+              b.skippedBacklog++
+              b.expected += t.fanout
+            }
           }
         } else {
           const sentUs = monotonicUs()
@@ -230,6 +247,11 @@ const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {
           if (inWindow(sentUs)) {
             sent++
             expected += t.fanout
+            const b = slot(sentUs)
+            if (b) {
+              b.sent++
+              b.expected += t.fanout
+            }
           }
         }
         t.seq++
@@ -254,6 +276,7 @@ const talk = async (s: RoomStart, g: RoomGo): Promise<RoomResult> => {
     received,
     foreign,
     histogram: encodeHistogram(histogram),
+    ...(timeline ? { timeline: timeline.encode() } : {}),
   }
 }
 

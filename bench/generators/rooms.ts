@@ -5,10 +5,12 @@
  * window, merge the histograms, and return one Measurement (headline: deliveries per second).
  */
 import type { MeasureContext, Measurement } from '../scenario.js'
+import { burnersFromEnv, startCpuBurners } from '../harness/burner.js'
 import { monotonicUs } from '../harness/clock.js'
+import { serverCpus } from '../harness/cores.js'
 import { decodeHistogram, mergeHistograms, summarize } from '../harness/histogram.js'
 import { measurement } from '../harness/measurement.js'
-import { measureWindow } from '../harness/window.js'
+import { measureWindow, total } from '../harness/window.js'
 import { startRoomGenerators, type ProtocolChoice } from './generator.js'
 import type { RoomConnected, RoomResult, RoomStart } from './roomWorker.js'
 import type { RoomMember, RoomTarget } from './roomProtocol.js'
@@ -92,13 +94,16 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
   const connected = await Promise.all(workers.map((w) => w.next<RoomConnected>('connected', connectTimeoutMs + 15_000)))
   const connectFailures = connected.reduce((s, c) => s + c.failed, 0)
   if (connected.every((c) => c.ok === 0)) throw new Error(`no terminal connected: ${connected[0]?.firstError ?? 'unknown'}`)
+  // HARK_BENCH_BURNERS=N: the server shares its core with N busy loops (harness/burner.ts), e.g. to find the overload scenario's knee.
+  const burners = startCpuBurners(ctx, burnersFromEnv(0), serverCpus(ctx.cores))
   const talkFromUs = monotonicUs() + 200_000
   const warmupUntilUs = talkFromUs + ctx.warmupMs * 1000
   const endUs = warmupUntilUs + ctx.durationMs * 1000
   for (const w of workers) w.send({ type: 'go', talkFromUs, warmupUntilUs, endUs, drainMs })
   ctx.phase(`talking: ${(ctx.warmupMs / 1000).toFixed(0)} s warm-up + ${(ctx.durationMs / 1000).toFixed(0)} s measured`)
   const genPids = workers.map((w) => w.proc.pid)
-  const window = await measureWindow([...spec.serverPids, ...genPids], warmupUntilUs, endUs, { signal: ctx.signal })
+  const burnerPids = burners.map((b) => b.pid)
+  const window = await measureWindow([...spec.serverPids, ...genPids, ...burnerPids], warmupUntilUs, endUs, { signal: ctx.signal })
   const waitMs = (endUs - monotonicUs()) / 1000 + drainMs + 30_000
   const results = await Promise.all(workers.map((w) => w.next<RoomResult>('result', waitMs)))
   for (const w of workers) w.send({ type: 'stop' })
@@ -153,6 +158,7 @@ export const runRoomLoad = async (ctx: MeasureContext, spec: RoomLoadSpec): Prom
       ),
       ...(gens.kind === 'native' ? { corruptFrames: sum('corrupt'), duplicateFrames: sum('duplicate'), connectionsDropped: sum('dropped') } : {}),
       ...homeAway,
+      ...(burners.length > 0 ? { burners: burners.length, burnerCpuPercent: total(window.processes.filter((p) => burnerPids.includes(p.pid))).cpuPercent } : {}),
     },
   })
 }

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- the bench frame (generators/frame.ts) ---- */
 #define FRAME_MAGIC 0x31464248u /* "HBF1" as u32 LE */
@@ -129,6 +130,15 @@ typedef struct talker {
 
 enum cmd { CMD_NONE, CMD_GO, CMD_RECONNECT, CMD_STOP };
 
+/* One slice of the timeline (go's BUCKET_MS > 0): what happened to the frames whose send time
+ * (or slot, for frames not sent) falls in it. The histogram is allocated on first use. */
+typedef struct tl_bucket {
+  uint64_t sent, expected, received, skipped_backlog, missed_late;
+  hist_t *hist;
+} tl_bucket_t;
+
+#define TL_MAX_BUCKETS 4096
+
 typedef struct worker {
   int id;
   pthread_t thread;
@@ -169,6 +179,8 @@ typedef struct worker {
   double first_connect_us;
   double first_drop_us, last_drop_us;
   char reconnect_error[300]; /* the first failure other than a refused connect */
+  /* Time-resolved figures of the window (timeline.c); NULL without a bucket width. */
+  tl_bucket_t *timeline;
 } worker_t;
 
 /* shared between main and workers (run.c) */
@@ -187,6 +199,8 @@ extern double g_rc_first_ms, g_rc_max_ms, g_rc_attempt_ms, g_rc_deadline_us;
 /* `exited`: when the old server exited (us; +inf until told), written by main, read by workers. */
 double rc_exited_us(void);
 void set_rc_exited_us(double us);
+/* Timeline of `go`: bucket width (0 = none) and the instant bucket 0 starts (monotonic us). */
+extern double g_bucket_us, g_timeline_from_us;
 void report_done(void);
 /* Block until `n` workers reported (main thread). */
 void wait_all(int n);
@@ -194,6 +208,14 @@ void wait_all(int n);
 double mono_us(void);
 void frames_init(void);
 void *worker_main(void *arg);
+
+/* timeline.c */
+int tl_count(void);
+/* The bucket of instant `us`, or NULL (no timeline, or outside it). */
+tl_bucket_t *tl_at(worker_t *w, double us);
+void tl_init(worker_t *w);
+/* Print `[{"index":i,...,"buckets":[[v,c],...]},...]` merged over the workers' timelines. */
+void tl_print(FILE *out, worker_t *ws, int n, char *scratch, size_t cap);
 
 /* wire.c */
 void ws_handshake_request(conn_t *c, const plan_t *p, uint32_t *rng);

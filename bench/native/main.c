@@ -11,7 +11,10 @@
  *                                        one terminal (CRED "-" for none); PORT: connect it there
  *                                        instead of the plan's port (a cluster: its own node)
  *   start                                connect them all -> {"type":"connected",...}
- *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS   talk -> {"type":"result",...}
+ *   go TALK_FROM_US WARMUP_UNTIL_US END_US DRAIN_MS [BUCKET_MS TIMELINE_FROM_US]
+ *                                        talk -> {"type":"result",...}; with BUCKET_MS > 0 the
+ *                                        result also holds "timeline": the window's frames per
+ *                                        bucket of send time from TIMELINE_FROM_US (timeline.c)
  *   reconnect FIRST_MS MAX_MS ATTEMPT_MS DEADLINE_MS  instead of `go`: watch the terminals lose
  *                                        their server and come back on their own backoff (first
  *                                        attempt in [0, FIRST_MS], the bound doubling per failed
@@ -341,7 +344,8 @@ int main(void) {
   int go_done = 0;
   while (getline(&line, &linecap, stdin) > 0) {
     line[strcspn(line, "\r\n")] = 0;
-    double a, b, c, d;
+    double a, b, c, d, e = 0, f = 0;
+    int nf = go_done ? 0 : sscanf(line, "go %lf %lf %lf %lf %lf %lf", &a, &b, &c, &d, &e, &f);
     if (!go_done && sscanf(line, "reconnect %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
       g_rc_first_ms = number("reconnect FIRST_MS", a, 0);
       g_rc_max_ms = number("reconnect MAX_MS", b, g_rc_first_ms);
@@ -364,7 +368,10 @@ int main(void) {
       if (listen_us < 0) break; /* stopped (or input closed) before the server listened again */
       wait_all(T);
       print_reconnected(ws, T, listen_us);
-    } else if (!go_done && sscanf(line, "go %lf %lf %lf %lf", &a, &b, &c, &d) == 4) {
+    } else if (nf == 4 || nf == 6) {
+      if (e < 0) fail("bad bucket width in: %.200s", line);
+      g_bucket_us = e * 1000.0;
+      g_timeline_from_us = f;
       g_talk_from_us = a;
       g_warmup_until_us = b;
       g_end_us = c;
@@ -396,6 +403,10 @@ int main(void) {
       print_buckets(home);
       fputs(",\"bucketsAway\":", stdout);
       print_buckets(away);
+      if (g_bucket_us > 0) {
+        fputs(",\"timeline\":", stdout);
+        tl_print(stdout, ws, T, g_json, JSON_CAP);
+      }
       fputs("}\n", stdout);
       fflush(stdout);
       free(h);

@@ -23,6 +23,7 @@ double rc_exited_us(void) {
 }
 
 void set_rc_exited_us(double us) { __atomic_store(&g_rc_exited_us, &us, __ATOMIC_RELEASE); }
+double g_bucket_us, g_timeline_from_us;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;

@@ -230,6 +230,12 @@ static inline void on_frame(worker_t *w, conn_t *c, const uint8_t *f, size_t len
   }
   w->received++;
   hist_record(&w->hist, now - sent);
+  tl_bucket_t *b = tl_at(w, sent);
+  if (b) {
+    b->received++;
+    if (!b->hist) b->hist = calloc(1, sizeof *b->hist); /* once per bucket, not per frame */
+    if (b->hist) hist_record(b->hist, now - sent);
+  }
   hist_record(member_port(c->m, w->plan) == w->plan->port ? &w->hist_home : &w->hist_away, now - sent);
 }
 
@@ -707,6 +713,7 @@ static void talk_phase(worker_t *w) {
   const double from = g_talk_from_us, warm = g_warmup_until_us, end = g_end_us;
   const double stop_at = end + g_drain_ms * 1000.0;
   build_talkers(w);
+  tl_init(w);
   const int n = w->ntalkers;
   for (int i = 0; i < n; i++)
     w->talkers[i].next_due = from + ((double)i + (double)w->id / p->threads) / (n > 0 ? n : 1) * period;
@@ -739,6 +746,8 @@ static void talk_phase(worker_t *w) {
           if (IN_WINDOW(due)) {
             w->missed_late++;
             w->scheduled++;
+            tl_bucket_t *b = tl_at(w, due);
+            if (b) b->missed_late++;
           }
         }
         t->next_due += late * period;
@@ -751,6 +760,11 @@ static void talk_phase(worker_t *w) {
         if (win) {
           w->skipped_backlog++;
           w->expected += t->fanout;
+          tl_bucket_t *b = tl_at(w, t->next_due);
+          if (b) {
+            b->skipped_backlog++;
+            b->expected += t->fanout;
+          }
         }
       } else {
         double sent_us = mono_us();
@@ -758,6 +772,11 @@ static void talk_phase(worker_t *w) {
         if (IN_WINDOW(sent_us)) {
           w->sent++;
           w->expected += t->fanout;
+          tl_bucket_t *b = tl_at(w, sent_us);
+          if (b) {
+            b->sent++;
+            b->expected += t->fanout;
+          }
         }
       }
       t->seq++;

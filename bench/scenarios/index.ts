@@ -13,6 +13,7 @@ import idleMqtt from './idleMqtt.js'
 import localAgent from './localAgent.js'
 import mqttRooms from './mqttRooms.js'
 import reconnect from './reconnect.js'
+import overload from './overload.js'
 import recording from './recording.js'
 import { restDetail, restToken } from './rest.js'
 import tokenVerify from './tokenVerify.js'
@@ -39,6 +40,7 @@ export const scenarios: readonly Scenario[] = [
   xiaozhiDevices,
   cluster,
   recording,
+  overload,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)
