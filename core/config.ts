@@ -179,6 +179,11 @@ export const coreSettings = {
       40,
       'how late (ms) the event loop may run while audio flows before the engine sheds a share of uplink frames, the same share of every talker, so the audio it delivers stays fresh (counted `overload`; rooms told with room.degraded)',
     ),
+    staleMs: setting(
+      intBetween(50, 5000),
+      200,
+      'with at least minTalkers talking, an uplink frame read while the event loop is this much later than its timer has waited about as long: it is dropped (counted `stale`) instead of delivered late',
+    ),
     minTalkers: setting(
       PositiveInt,
       20,

@@ -60,7 +60,7 @@ export interface TerminalInputOptions {
    * The engine's overload guard (core/dataplane/overload.ts): uplink frames it says to shed are
    * dropped and counted in `overloadDrops`, and the rate limit forgives the lateness it measures.
    */
-  readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell }
+  readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell; readonly stale?: DropCell }
 }
 
 /** Where answers to a control message go: the terminal's own link (TerminalLink has sendEvent). */
@@ -134,6 +134,12 @@ export class TerminalInput {
     // Frames the engine read late arrive bunched: forgive as many as its lateness explains.
     if (!rate.take(now) && !rate.take(now, (guard.lagCreditMs(now) * rate.ratePerSecond) / 1000)) {
       this.options.rateDrops.count++
+      return null
+    }
+    if (now > guard.staleAfter) {
+      if (overload.stale !== undefined) overload.stale.count++
+      else overload.drops.count++
+      guard.noteShed(session)
       return null
     }
     if (guard.shed > 0) {

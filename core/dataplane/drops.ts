@@ -7,7 +7,8 @@
  * Reasons: `backpressure` (the receiver's socket is backed up), `rate` (a sender exceeded the
  * frame-rate limit), `closed` (a frame raced the connection's close), `early` (an uplink frame of a
  * session whose `session` event had not gone out yet: core/session.ts IntroductionGate), `overload`
- * (an uplink frame shed because the engine is behind: core/dataplane/overload.ts).
+ * (an uplink frame shed because the engine is behind: core/dataplane/overload.ts), `stale` (an
+ * uplink frame read when the loaded engine was more than overload.staleMs behind: it waited as long).
  */
 import { createRequire } from 'node:module'
 import type { Registry } from 'prom-client'
@@ -18,7 +19,7 @@ import type { Registry } from 'prom-client'
  */
 const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
 
-export type DropReason = 'backpressure' | 'rate' | 'closed' | 'early' | 'overload'
+export type DropReason = 'backpressure' | 'rate' | 'closed' | 'early' | 'overload' | 'stale'
 
 export interface DropCell {
   count: number
@@ -57,7 +58,7 @@ export const audioDrops = (registry: Registry): AudioDrops => {
   byRegistry.set(registry, created)
   new (promClient().Counter)({
     name: 'hark_audio_frames_dropped_total',
-    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed, early, overload)',
+    help: 'Audio frames not delivered, by transport and reason (backpressure, rate, closed, early, overload, stale)',
     labelNames: ['transport', 'reason'],
     registers: [registry],
     collect() {

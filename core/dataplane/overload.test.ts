@@ -24,6 +24,12 @@ const make = (options: Partial<OverloadOptions> = {}) => {
   return { guard, flips, tick }
 }
 
+const session = () => {
+  let pushed = 0
+  const s = { pushAudio: () => void pushed++ } as unknown as TerminalSession
+  return { s, pushed: () => pushed }
+}
+
 beforeEach(() => {
   now = 1000
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
@@ -102,6 +108,29 @@ describe('the overload guard', () => {
     expect(guard.idle).toBe(true)
   })
 
+  it('jumps at once to the share that would have kept a late tick on time', () => {
+    const { guard, tick } = make()
+    tick(0, 40)
+    tick(460, 40) // 480 ms for a 20 ms tick, 40 ms allowed: (460 - 40) / 480 of the work was too much
+    expect(guard.shed).toBeCloseTo(420 / 480)
+  })
+
+  it('under load, calls a frame stale when the loop is staleMs past its timer; with few talkers, never', () => {
+    const loaded = make()
+    loaded.tick(0, 40)
+    expect(loaded.guard.staleAfter).toBe(now + 20 + DEFAULT_OVERLOAD.staleMs)
+    const light = make()
+    light.tick(0, 3)
+    expect(light.guard.staleAfter).toBe(Number.POSITIVE_INFINITY)
+    const stale = { count: 0 }
+    const shed = { count: 0 }
+    const s = session()
+    const input = new TerminalInput({ clock: new ManualClock(0), rateDrops: { count: 0 }, overload: { guard: loaded.guard, drops: shed, stale } })
+    expect(input.audio(s.s, uplink([1]), now + 100)).toBeNull()
+    expect(input.audio(s.s, uplink([2]), now + 221)).toBeNull() // 201 ms past the tick that was due
+    expect([s.pushed(), stale.count, shed.count]).toEqual([1, 1, 0])
+  })
+
   it('forgives the lateness it measured, and the wait of a turn of the loop that has not reached the timer yet', () => {
     const { guard, tick } = make()
     expect(guard.lagCreditMs(now)).toBe(0)
@@ -128,12 +157,6 @@ describe('the overload guard', () => {
 })
 
 describe('terminal input with the overload guard', () => {
-  const session = () => {
-    let pushed = 0
-    const s = { pushAudio: () => void pushed++ } as unknown as TerminalSession
-    return { s, pushed: () => pushed }
-  }
-
   it('takes frames bunched by the engine’s own lateness without rate drops; the same burst with no lateness is cut to the burst', () => {
     const options = (rateDrops: { count: number }) => ({ clock: new ManualClock(0), rateDrops, overload: { guard: make().guard, drops: { count: 0 } } })
     // A terminal at 50 frames/s whose 75 frames of 1.5 s arrive together after the loop was stuck that long.

@@ -12,6 +12,9 @@
  *     the loop keeps up;
  *   - every terminal loses the same share of its frames (its TerminalInput keeps its own
  *     remainder), counted `overload` in hark_audio_frames_dropped_total;
+ *   - under the same load, a frame read while the loop is more than `staleMs` behind its timer
+ *     has waited about that long already: it is dropped (`stale`), so a backlog drains at the
+ *     cost of reading it, and what is delivered stays within the bound;
  *   - `lagCreditMs` is what the uplink rate limit forgives: frames a terminal sent on time that
  *     arrive bunched because the engine was late are not the terminal's fault (no `rate` drops);
  *   - `degraded` flips on after shedding has lasted `degradeAfterMs` and off after `recoverAfterMs`
@@ -33,6 +36,8 @@ export interface OverloadOptions {
   readonly minTalkers: number
   /** Largest share of frames shed. */
   readonly maxShed: number
+  /** Under load, frames read when the loop is this much later than its timer (ms) are dropped (`stale`). */
+  readonly staleMs: number
   /** Shedding must last this long before rooms are told they are degraded. */
   readonly degradeAfterMs: number
   /** No shedding for this long before rooms are told it is over. */
@@ -43,6 +48,7 @@ export const DEFAULT_OVERLOAD: OverloadOptions = {
   targetLagMs: 40,
   minTalkers: 20,
   maxShed: 0.9,
+  staleMs: 200,
   degradeAfterMs: 500,
   recoverAfterMs: 1000,
 }
@@ -71,13 +77,19 @@ const IDLE_STOP_MS = 1000
 const MAX_CREDIT_MS = 2000
 /** Talkers are counted over windows of this many ticks (a 60 ms frame comes every third tick). */
 const WINDOW_TICKS = 10
-/** How fast `shed` moves per tick: up in proportion to how late the loop is, down by a fixed step. */
+/** How fast `shed` moves: up by at least a step per late tick, down by a step per 20 ms on time. */
 const SHED_UP = 0.04
 const SHED_DOWN = 0.02
 
 export class OverloadGuard {
   /** Share of uplink frames to drop now (TerminalInput reads it per frame). */
   shed = 0
+  /**
+   * A frame read after this instant (performance.now()) is stale: the loop has not reached the
+   * timer for `staleMs` past its tick, so what it reads now waited in the kernel about as long.
+   * Infinity unless enough terminals talk (minTalkers): a pause of a lightly loaded engine drops nothing.
+   */
+  staleAfter = Number.POSITIVE_INFINITY
   /** Uplink frames seen since the last tick (TerminalInput counts them). */
   frames = 0
   /** The talker-counting window now: a TerminalInput that has not sent in it yet counts itself in `talkersNow`. */
@@ -115,6 +127,7 @@ export class OverloadGuard {
     if (this.timer !== null) return
     this.lastTickAt = now
     this.lastFrameAt = now
+    this.staleAfter = Number.POSITIVE_INFINITY
     this.schedule()
   }
 
@@ -155,6 +168,7 @@ export class OverloadGuard {
     this.shed = 0
     this.lagMs = 0
     this.recentLagMs = 0
+    this.staleAfter = Number.POSITIVE_INFINITY
     if (this.degraded) this.flip(false)
     this.shedFrom.clear()
   }
@@ -181,25 +195,31 @@ export class OverloadGuard {
       this.ticksInWindow = 0
       this.window++
     }
-    this.steer(now)
+    const loaded = this.steer(now, elapsed)
+    this.staleAfter = loaded ? now + TICK_MS + this.options.staleMs : Number.POSITIVE_INFINITY
     if (this.shed === 0 && !this.degraded && now - this.lastFrameAt >= IDLE_STOP_MS) {
       this.timer = null
       this.recentLagMs = 0
+      this.staleAfter = Number.POSITIVE_INFINITY
       return
     }
     this.schedule()
   }
 
-  private steer(now: number): void {
+  /** Adjust `shed` after a tick `elapsed` ms after the last; true when enough terminals talk to shed at all. */
+  private steer(now: number, elapsed: number): boolean {
     const { targetLagMs, minTalkers, maxShed, degradeAfterMs, recoverAfterMs } = this.options
     // Both windows: the last whole one, and the one filling now (the load may have just begun).
     const loaded = Math.max(this.talkers, this.talkersNow) >= Math.max(1, minTalkers)
     const before = this.shed
     if (loaded && this.lagMs > targetLagMs) {
-      const step = SHED_UP * Math.min(4, this.lagMs / targetLagMs)
-      this.shed = Math.min(maxShed, this.shed + step)
+      // At once to the share that would have kept this tick on time (the loop needed lag more ms
+      // per tick than it had, if shed frames cost nothing), and up by a step at least.
+      const wanted = (this.lagMs - targetLagMs) / (this.lagMs + TICK_MS)
+      this.shed = Math.min(maxShed, Math.max(this.shed + SHED_UP, wanted))
     } else if (!loaded || this.lagMs < targetLagMs / 2) {
-      this.shed = Math.max(0, this.shed - SHED_DOWN)
+      // Down by a step per 20 ms that passed (ticks come late while the loop is busy).
+      this.shed = Math.max(0, this.shed - (SHED_DOWN * Math.max(elapsed, TICK_MS)) / TICK_MS)
     }
     if (this.shed > 0) {
       if (before === 0) this.shedSince = now
@@ -209,6 +229,7 @@ export class OverloadGuard {
     else if (this.degraded && this.shed === 0 && now - this.shedLastAt >= recoverAfterMs) this.flip(false)
     else if (this.degraded && this.shedFrom.size > 0) this.tell()
     else if (!this.degraded && this.shed === 0) this.shedFrom.clear()
+    return loaded
   }
 
   private flip(degraded: boolean): void {
@@ -265,7 +286,11 @@ export const overloadGuard = (registry: Registry, options?: Partial<OverloadOpti
 }
 
 /** What a transport puts in its TerminalInputOptions: the engine's guard and its own `overload` drop cell. */
-export const overloadInput = (registry: Registry, transport: string): { readonly guard: OverloadGuard; readonly drops: DropCell } => ({
+export const overloadInput = (
+  registry: Registry,
+  transport: string,
+): { readonly guard: OverloadGuard; readonly drops: DropCell; readonly stale: DropCell } => ({
   guard: overloadGuard(registry),
   drops: audioDrops(registry).cell(transport, 'overload'),
+  stale: audioDrops(registry).cell(transport, 'stale'),
 })
