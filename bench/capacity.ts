@@ -43,23 +43,27 @@ export interface UnitCosts {
   readonly checkpointMs: number
 }
 
-/** The figures of spec/cluster.md's table (2-core machine shared with other work; see there). */
+/**
+ * The figures of spec/cluster.md's tables: the 2026-12-03 08:10–08:14 UTC run of clusterOverhead.js
+ * (the least loaded, load average 3.6–6.8) where it has them, the bench sample's full run for audio
+ * and memory, the 400-room runs for leases (2-core machine shared with other work; see there).
+ */
 export const MEASURED: UnitCosts = {
   deliveriesPerCore: 82_800,
   crossNodeFactor: 1.12,
   idleKBPerDevice: 9.88,
   processBaseMB: 170,
-  nodeConnectUs: 3360,
-  nodeUsPerRoomSecond: 87,
-  natsUsPerRenewal: 57,
-  natsUsPerRelayMessage: 100,
-  framesPerRelayMessage: 42,
-  primaryRowsPerSecond: 1086,
+  nodeConnectUs: 2151,
+  nodeUsPerRoomSecond: 57,
+  natsUsPerRenewal: 30,
+  natsUsPerRelayMessage: 110,
+  framesPerRelayMessage: 4,
+  primaryRowsPerSecond: 799,
   statementsPerConnect: 1.55,
-  checkpointWallUsPerSession: 4.1,
-  checkpointCpuUsPerSession: 2.1,
-  orphanScanWallUsPerSession: 11.6,
-  orphanScanCpuUsPerSession: 3.9,
+  checkpointWallUsPerSession: 4.3,
+  checkpointCpuUsPerSession: 2.2,
+  orphanScanWallUsPerSession: 15.2,
+  orphanScanCpuUsPerSession: 4.1,
   checkpointMs: 5000,
 }
 
@@ -103,6 +107,8 @@ export interface Projection {
   readonly natsRenewalsPerSecond: number
   readonly natsRelayMessagesPerSecond: number
   readonly natsCores: number
+  /** The share of one core the lease renewals take (one KV stream). */
+  readonly natsLeaseShare: number
   /** Node processes: one per core of every machine (`hark start --nodes auto`). */
   readonly nodes: number
   /**
@@ -148,13 +154,15 @@ export const project = (fleet: Fleet, c: UnitCosts = MEASURED): Projection => {
   const primaryConnectsPerSecond = c.primaryRowsPerSecond * Math.max(0, 1 - primaryCheckpointLockShare)
   const rate = Math.min(nodeConnectsPerSecond, primaryConnectsPerSecond)
   const reconnectSeconds = rate > 0 ? fleet.devices / rate : Infinity
-  // Nodes scale out (add machines); the NATS server and the primary are one each: the one with the
-  // larger share of its ceiling is the first to saturate as the fleet grows.
+  // Nodes scale out (add machines). The primary is one write lock; NATS relays on as many cores as
+  // its machine has, but the room leases are one KV stream, whose updates take one core at most.
+  // Of those two single-threaded ceilings, the one with the larger share saturates first.
   const primaryShare = Math.max(primaryCheckpointLockShare, primaryCheckpointCpuShare)
-  const saturatesFirst = primaryShare >= natsCores ? 'primary' : 'nats'
+  const natsLeaseShare = (natsRenewalsPerSecond * c.natsUsPerRenewal) / 1e6
+  const saturatesFirst = primaryShare >= natsLeaseShare ? 'primary' : 'nats'
   return {
     devices: fleet.devices, rooms, talkers, deliveriesPerSecond, nodeCoresAudio, nodeCoresLeases, nodeCores, memoryGB, machines, nodes,
-    natsRenewalsPerSecond, natsRelayMessagesPerSecond, natsCores, primaryCheckpointLockShare, primaryCheckpointCpuShare,
+    natsRenewalsPerSecond, natsRelayMessagesPerSecond, natsCores, natsLeaseShare, primaryCheckpointLockShare, primaryCheckpointCpuShare,
     nodeConnectsPerSecond, primaryConnectsPerSecond, reconnectSeconds, saturatesFirst,
   }
 }
@@ -163,10 +171,10 @@ const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? (Math.abs(x) >= 100
 
 /** One markdown row per fleet size: what spec/cluster.md's projection table holds. */
 export const projectionTable = (sizes: readonly number[], base: Omit<Fleet, 'devices'> = DEFAULT_FLEET, c: UnitCosts = MEASURED): string => {
-  const head = '| devices | rooms | talkers | node cores (audio + leases) | machines × cores | memory GB | NATS cores (renewals/s) | primary lock · CPU (checkpoints + orphan scans) | connects/s (nodes · primary) | reconnect after full restart | first to saturate |'
+  const head = '| devices | rooms | talkers | node cores (audio + leases) | machines × cores | memory GB | NATS cores (of which leases, one stream) | primary lock · CPU (checkpoints + orphan scans) | connects/s (nodes · primary) | reconnect after full restart | first to saturate |'
   const rows = sizes.map((devices) => {
     const p = project({ ...base, devices }, c)
-    return `| ${fmt(devices)} | ${fmt(p.rooms)} | ${fmt(p.talkers)} | ${p.nodeCores} (${fmt(p.nodeCoresAudio)} + ${fmt(p.nodeCoresLeases)}) | ${p.machines} × ${base.coresPerMachine} | ${fmt(p.memoryGB)} | ${fmt(p.natsCores, 2)} (${fmt(p.natsRenewalsPerSecond)}) | ${fmt(p.primaryCheckpointLockShare * 100)}% · ${fmt(p.primaryCheckpointCpuShare * 100)}% | ${fmt(p.nodeConnectsPerSecond)} · ${fmt(p.primaryConnectsPerSecond)} | ${p.reconnectSeconds === Infinity ? 'never (primary full)' : `${fmt(p.reconnectSeconds / 60)} min`} | ${p.saturatesFirst} |`
+    return `| ${fmt(devices)} | ${fmt(p.rooms)} | ${fmt(p.talkers)} | ${p.nodeCores} (${fmt(p.nodeCoresAudio)} + ${fmt(p.nodeCoresLeases)}) | ${p.machines} × ${base.coresPerMachine} | ${fmt(p.memoryGB)} | ${fmt(p.natsCores, 2)} (${fmt(p.natsLeaseShare, 2)}) | ${fmt(p.primaryCheckpointLockShare * 100)}% · ${fmt(p.primaryCheckpointCpuShare * 100)}% | ${fmt(p.nodeConnectsPerSecond)} · ${fmt(p.primaryConnectsPerSecond)} | ${p.reconnectSeconds === Infinity ? 'never (primary full)' : `${fmt(p.reconnectSeconds / 60)} min`} | ${p.saturatesFirst} |`
   })
   return [head, `|${'---|'.repeat(11)}`, ...rows].join('\n')
 }

@@ -10,23 +10,28 @@
  *    2 of their own node. Nobody talks. Over an idle window of `--window` seconds (default 10) it
  *    reads each node's CPU (utime + stime from /proc/<pid>/stat), NATS's and sqld's, NATS's
  *    messages and bytes in and out (/varz), and sqld's statement counters (`query_count`,
- *    `rows_written_count`, `write_requests_delegated` from /v1/namespaces/default/stats).
+ *    `rows_written_count`, `rows_read_count` from /v1/namespaces/default/stats).
  * 2. **The primary's writes per connect, disconnect and checkpoint** (with the smallest N): then
  *    `--connects` more terminals (default 300, 64 at a time) connect to node 1 and later close;
  *    sqld's counters and CPU across each phase, less the idle rate, give statements and rows per
  *    connect and per disconnect, and sqld CPU µs per connect. Usage checkpoints: the idle window's
  *    statements ÷ (nodes × window ÷ usage.checkpointMs).
- * 3. **The primary's ceiling** (`--primary`, default on): the usage writes a connect storm makes
+ * 3. **The primary's ceiling** (on unless `--no-primary`): the usage writes a connect storm makes
  *    (group commit: one transaction of k `usage_sessions` inserts), driven serially from an
  *    embedded replica as a node drives them, for k = 1, 8, 64: wall ms per transaction (the primary
  *    runs one write transaction at a time, so 1 ÷ that is its ceiling in transactions per second)
- *    and sqld CPU µs per transaction and per row.
+ *    and sqld CPU µs per transaction and per row. Then a usage checkpoint and an orphan recovery
+ *    (the two writes of every node's checkpoint tick) over 1k, 10k and 50k open sessions: write-lock
+ *    time and sqld CPU per open session.
+ * 4. **CPU per connect, file against sqld** (`--connect-cpu N`, default 300; 0 skips): connectCost.js's
+ *    measure (the engine in this process, real `ws` clients in a child) with the engine's database
+ *    on its file, then on sqld, with sqld's CPU and statements per connect and per disconnect.
  *
  * Prints one JSON line per phase and a summary line. The machine's load average is in every line:
  * on a shared machine, prefer the figures per CPU-second and the counts (statements, messages),
  * which other load does not change.
- * Usage: node dist/bench/clusterOverhead.js [--nodes 2,4,8,16] [--terminals 10] [--window 10]
- *        [--connects 300] [--no-primary]
+ * Usage: node dist/bench/clusterOverhead.js [--nodes 2,4,8,16|none] [--terminals 10] [--window 10]
+ *        [--connects 300] [--connect-cpu 300] [--no-primary]
  */
 import { randomBytes } from 'node:crypto'
 import { fork, type ChildProcess } from 'node:child_process'
