@@ -176,12 +176,12 @@ export const coreSettings = {
   overload: {
     targetLagMs: setting(
       intBetween(5, 1000),
-      40,
+      25,
       'how late (ms) the event loop may run while audio flows before the engine sheds a share of uplink frames, the same share of every talker, so the audio it delivers stays fresh (counted `overload`; rooms told with room.degraded)',
     ),
     staleMs: setting(
       intBetween(50, 5000),
-      200,
+      100,
       'with at least minTalkers talking, an uplink frame read while the event loop is this much later than its timer has waited about as long: it is dropped (counted `stale`) instead of delivered late',
     ),
     minTalkers: setting(

@@ -45,10 +45,10 @@ export interface OverloadOptions {
 }
 
 export const DEFAULT_OVERLOAD: OverloadOptions = {
-  targetLagMs: 40,
+  targetLagMs: 25,
   minTalkers: 20,
   maxShed: 0.9,
-  staleMs: 200,
+  staleMs: 100,
   degradeAfterMs: 500,
   recoverAfterMs: 1000,
 }
@@ -79,7 +79,7 @@ const MAX_CREDIT_MS = 2000
 const WINDOW_TICKS = 10
 /** How fast `shed` moves: up by at least a step per late tick, down by a step per 20 ms on time. */
 const SHED_UP = 0.04
-const SHED_DOWN = 0.02
+const SHED_DOWN = 0.1
 
 export class OverloadGuard {
   /** Share of uplink frames to drop now (TerminalInput reads it per frame). */
