@@ -23,10 +23,11 @@
  * processes pinned to it (harness/burner.ts): with 2 the server gets about a third of its core,
  * its knee falls with it, and 2× that knee stays inside what the generator's core can offer (the
  * lines below the table give the generator's CPU and on-time share during the surge to check it).
- * The knee is the load level (`--load N`, talkers). KNEE_TALKERS is an estimate for 2 burners, not
- * a measurement: measure the knee under the same burners with the existing sweep,
- * `HARK_BENCH_BURNERS=2 npm run bench -- --sweep ws-rooms mqtt-rooms` (room loads start the
- * burners too when the variable is set), and set it. `HARK_BENCH_BURNERS=0` runs without burners
+ * The knee is the load level (`--load N`, talkers). KNEE_TALKERS is Hark's WSS knee under 2 burners,
+ * measured on a quiet machine with the existing sweep (2026-12-03, load 3.4,
+ * `HARK_BENCH_BURNERS=2 npm run bench -- --sweep --quick ws-rooms`: Hark held 200 talkers, broke
+ * at 280 with p99 21.2 ms > 15 ms; bare uWS held 392); room loads start the burners too when the
+ * variable is set. Remeasure after data-plane changes. `HARK_BENCH_BURNERS=0` runs without burners
  * (then 2× the knee must stay under what the generator can offer). The same knee serves every
  * side, so each side gets the same offered load: Hark's WSS and MQTT transports, bare uWS (WSS)
  * and mosquitto (MQTT, full runs only).
@@ -48,8 +49,8 @@ import { ensureMosquitto, mosquittoVersion, startMosquitto } from '../peers/mosq
 import { startPeer } from '../peers/start.js'
 
 const ROOM_SIZE = 4
-/** Talkers at the knee with the default burners (an estimate: 2 burners leave the server ~⅓ of its core; set after measuring). */
-export const KNEE_TALKERS = 400
+/** Talkers at Hark's knee with the default burners (2 burners leave the server ~⅓ of its core; measured, above). */
+export const KNEE_TALKERS = 200
 /** Busy loops sharing the server's core (HARK_BENCH_BURNERS overrides). */
 export const OVERLOAD_BURNERS = 2
 const BASE_FACTOR = 0.5
