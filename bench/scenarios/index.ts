@@ -12,6 +12,7 @@ import idleMemory from './idleMemory.js'
 import idleMqtt from './idleMqtt.js'
 import localAgent from './localAgent.js'
 import mqttRooms from './mqttRooms.js'
+import nodes from './nodes.js'
 import reconnect from './reconnect.js'
 import overload from './overload.js'
 import recording from './recording.js'
@@ -41,6 +42,7 @@ export const scenarios: readonly Scenario[] = [
   cluster,
   recording,
   overload,
+  nodes,
 ]
 
 export const findScenario = (name: string): Scenario | undefined => scenarios.find((s) => s.name === name)
