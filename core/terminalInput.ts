@@ -5,7 +5,8 @@
  * The transport only frames and unframes; what is fatal comes back as the error to close the
  * connection with (the transport says `session.closing` with it), everything else is handled here:
  *
- *   - audio: empty or oversized → fatal; over the frame rate → dropped and counted (`rate`).
+ *   - audio: empty or oversized → fatal; over the frame rate → dropped and counted (`rate`); shed
+ *     while the engine is behind → dropped and counted (`overload`, `stale`: core/dataplane/overload.ts).
  *   - control: over the message rate → fatal (rate_limited); oversized, not UTF-8, not a JSON
  *     object with a string `type` → fatal; a known message with a bad field, or one the transport
  *     refuses → an `error` event, the session goes on; a good one is answered (core/clientMessages.ts).
@@ -58,7 +59,8 @@ export interface TerminalInputOptions {
   readonly refuse?: (message: ClientMessage) => HarkError | null
   /**
    * The engine's overload guard (core/dataplane/overload.ts): uplink frames it says to shed are
-   * dropped and counted in `overloadDrops`, and the rate limit forgives the lateness it measures.
+   * dropped and counted in `drops` (those read too late, in `stale`), and the rate limit forgives
+   * the lateness it measures.
    */
   readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell; readonly stale?: DropCell }
 }
