@@ -62,7 +62,7 @@ export interface TerminalInputOptions {
    * dropped and counted in `drops` (those read too late, in `stale`), and the rate limit forgives
    * the lateness it measures.
    */
-  readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell; readonly stale?: DropCell }
+  readonly overload?: { readonly guard: OverloadGuard; readonly drops: DropCell; readonly stale: DropCell }
 }
 
 /** Where answers to a control message go: the terminal's own link (TerminalLink has sendEvent). */
@@ -139,8 +139,7 @@ export class TerminalInput {
       return null
     }
     if (now > guard.staleAfter) {
-      if (overload.stale !== undefined) overload.stale.count++
-      else overload.drops.count++
+      overload.stale.count++
       guard.noteShed(session)
       return null
     }

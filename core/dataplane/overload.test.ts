@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ManualClock } from '../clock.js'
+import { resolveSettings } from '../config.js'
 import type { TerminalSession } from '../session.js'
 import { TerminalInput } from '../terminalInput.js'
 import { uplink } from '../test/helpers.js'
@@ -37,6 +38,11 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers())
 
 describe('the overload guard', () => {
+  it('has the defaults of the overload settings (a guard made without the engine’s settings behaves the same)', () => {
+    const { targetLagMs, staleMs, minTalkers } = DEFAULT_OVERLOAD
+    expect(resolveSettings({}, []).overload).toEqual({ targetLagMs, staleMs, minTalkers })
+  })
+
   it('sheds nothing while the loop keeps up, however many frames come in', () => {
     const { guard, flips, tick } = make()
     for (let i = 0; i < 100; i++) tick(5, 200)
@@ -158,7 +164,7 @@ describe('the overload guard', () => {
 
 describe('terminal input with the overload guard', () => {
   it('takes frames bunched by the engine’s own lateness without rate drops; the same burst with no lateness is cut to the burst', () => {
-    const options = (rateDrops: { count: number }) => ({ clock: new ManualClock(0), rateDrops, overload: { guard: make().guard, drops: { count: 0 } } })
+    const options = (rateDrops: { count: number }) => ({ clock: new ManualClock(0), rateDrops, overload: { guard: make().guard, drops: { count: 0 }, stale: { count: 0 } } })
     // A terminal at 50 frames/s whose 75 frames of 1.5 s arrive together after the loop was stuck that long.
     const late = { count: 0 }
     const a = session()
@@ -180,7 +186,7 @@ describe('terminal input with the overload guard', () => {
     const { guard } = make()
     guard.shed = 0.25
     const shed = { count: 0 }
-    const options = { clock: new ManualClock(0), rateDrops: { count: 0 }, overload: { guard, drops: shed } }
+    const options = { clock: new ManualClock(0), rateDrops: { count: 0 }, overload: { guard, drops: shed, stale: { count: 0 } } }
     const terminals = [session(), session(), session()]
     const inputs = terminals.map(() => new TerminalInput(options))
     for (let i = 0; i < 40; i++) inputs.forEach((input, k) => input.audio(terminals[k]!.s, uplink([i]), now + i * 20))
