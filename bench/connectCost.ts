@@ -6,7 +6,8 @@
  * time, each opening WSS with its own token, waiting for its `session` event, and later closing.
  * A round is N connects (CPU → `connectUs` per connect) then N disconnects until every session
  * ended on the server (→ `cycleUs` per connect + disconnect); the first round warms up. Prints one
- * JSON line with the medians and every round. Compare builds by running each build's copy in turn.
+ * JSON line with the medians and every round, and `retries`: connects that failed (a handshake a
+ * loaded machine lost) and were made again, their cost counted in the round. Compare builds by running each build's copy in turn.
  * Usage: node dist/bench/connectCost.js [N per round, default 500] [rounds, default 4]
  */
 import { fork } from 'node:child_process'
@@ -45,9 +46,16 @@ terminals.on('session.ended', () => {
   if (waiting !== null && ended >= waiting.until) waiting.resolve()
 })
 const child = fork(new URL('./workers/connectCostClients.js', import.meta.url), [], { stdio: 'inherit', execArgv: [] })
+let retries = 0
 const ask = (request: ClientsRequest) =>
-  new Promise<void>((resolve) => {
-    child.once('message', () => resolve())
+  new Promise<void>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the clients' process exited (${code}) during ${request.type}`))
+    child.once('exit', onExit)
+    child.once('message', (m: { retries: number }) => {
+      child.off('exit', onExit)
+      retries = m.retries
+      resolve()
+    })
     child.send(request)
   })
 const cpuMs = () => {
@@ -70,5 +78,5 @@ child.kill()
 await engine.stop()
 rmSync(dir, { recursive: true, force: true })
 const median = (k: 'connectUs' | 'cycleUs') => runs.map((x) => x[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)]
-console.log(JSON.stringify({ N, rounds, connectUs: median('connectUs'), cycleUs: median('cycleUs'), runs, load: loadavg()[0] }))
+console.log(JSON.stringify({ N, rounds, connectUs: median('connectUs'), cycleUs: median('cycleUs'), runs, retries, load: loadavg()[0] }))
 process.exit(0)

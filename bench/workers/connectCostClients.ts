@@ -14,14 +14,37 @@ const LANES = 64
 let config: Extract<ClientsRequest, { type: 'init' }> | null = null
 let open: WebSocket[] = []
 
-const connectOne = (url: string, ca: string) =>
+/** Connects that failed (a socket error or a close before `session`) and were made again. */
+let retries = 0
+const MAX_ATTEMPTS = 5
+
+const attempt = (url: string, ca: string) =>
   new Promise<WebSocket>((resolve, reject) => {
     const ws = new WebSocket(url, { ca, perMessageDeflate: false })
+    let session = false
     ws.on('message', (data: Buffer, isBinary: boolean) => {
-      if (!isBinary && (JSON.parse(data.toString()) as { type: string }).type === 'session') resolve(ws)
+      if (!isBinary && (JSON.parse(data.toString()) as { type: string }).type === 'session') {
+        session = true
+        resolve(ws)
+      }
     })
     ws.on('error', reject)
+    ws.on('close', (code: number, reason: Buffer) => {
+      if (!session) reject(new Error(`closed before session: ${code} ${reason.toString()}`))
+    })
   })
+
+/** One terminal's connect; on a loaded machine a handshake may fail, and the terminal tries again. */
+const connectOne = async (url: string, ca: string): Promise<WebSocket> => {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(url, ca)
+    } catch (e) {
+      if (n >= MAX_ATTEMPTS) throw e
+      retries++
+    }
+  }
+}
 
 process.on('message', (request: ClientsRequest) => {
   void (async () => {
@@ -40,6 +63,6 @@ process.on('message', (request: ClientsRequest) => {
       })))
       open = []
     }
-    process.send!('done')
+    process.send!({ retries })
   })()
 })
