@@ -227,7 +227,8 @@ describe('hark start --nodes 2', () => {
     console.log(`nodes: kill -9 of ${victim} -> ws1 reconnected and heard mq1 in ${talkingAgain} ms`)
     expect(talkingAgain).toBeLessThan(5000)
 
-    const again = await hark.line(new RegExp(`^hark: node ${victim} running again \\(pid (\\d+)\\)`))
+    // The restart is an engine's start-up: 3–11 s seen on this 2-core machine at load 5–13.
+    const again = await hark.line(new RegExp(`^hark: node ${victim} running again \\(pid (\\d+)\\)`), 45_000)
     const newPid = Number(/\(pid (\d+)\)/.exec(again)![1])
     console.log(`nodes: ${victim} running again as pid ${newPid}, ${since(t0)} ms after the kill`)
     expect(newPid).not.toBe(pagePid)
@@ -239,7 +240,7 @@ describe('hark start --nodes 2', () => {
     const fromDevice2 = payload(44, 19)
     const heard2 = late.frames.next((f) => f.opus.length === 44, 5000, 'device->page on the restarted node')
     expect([...(await talkUntil(heard2, () => device.publishAudio(uplink(fromDevice2, 0x80 | 30)))).opus]).toEqual([...fromDevice2])
-  })
+  }, 75_000)
 
   it('SIGTERM stops every node and the NATS server: exit 0, no process left', async () => {
     const before = [...nodePids(), natsPid]
