@@ -152,6 +152,12 @@ export class Session implements TerminalSession, RoomMember {
   readonly sessionId = randomBase62(16, 'ses_')
   readonly connectedAt: number
   audioMode: AudioMode
+  /**
+   * The change id (the change log's sequence) of the last room move applied to it: moves reach a
+   * node by three paths (its own commits, other nodes' messages, the change poll) in no common
+   * order, and one older than this is stale (TerminalHub.applyChange).
+   */
+  roomChangeId = 0
   /** Where its frames go: the port its room issued, kept after a leave to name the room it left. */
   private port: SourcePort | null = null
   /** Where its own frames go: its port once its `session` is out (null while the introduction gate holds it). */

@@ -3,6 +3,7 @@ import { parseDownlink } from './dataplane/frame.js'
 import type { Engine } from './engine.js'
 import { roomOf } from './actors/workspace.js'
 import type { Session } from './session.js'
+import type { Change } from './storage/changes.js'
 import { RecordingLink, seedWorkspace, startTestEngine, uplink } from './test/helpers.js'
 
 let t: Awaited<ReturnType<typeof startTestEngine>>
@@ -79,6 +80,25 @@ describe('terminal hub', () => {
     expect([...parseDownlink(await y.link.frames.next())!.opus]).toEqual([42])
     expect(x.link.frames.items).toHaveLength(0)
     expect(engine.host.presence.get(seed.workspaceId, 'mover')?.room).toBe('r2')
+  })
+
+  it('ignores a room move older than the last one applied (a node\'s poll reading another node\'s earlier write late)', async () => {
+    seed.addClient('m', 'r1')
+    const m = await connect('m')
+    await m.link.event('session')
+    const moves: Change[] = []
+    const off = engine.host.storage.feed.on('client.updated', (c) => void moves.push(c))
+    seed.moveClient('m', 'r2')
+    expect(await m.link.event('room.changed', (e) => e.to === 'r2')).toMatchObject({ from: 'r1' })
+    seed.moveClient('m', 'r3')
+    expect(await m.link.event('room.changed', (e) => e.to === 'r3')).toMatchObject({ from: 'r2' })
+    off()
+    // The move to r2 arrives again, after the newer one: as another node's row read by the poll.
+    engine.host.terminals.applyChange(moves[0]!)
+    seed.moveClient('m', 'r4')
+    // The next move the terminal hears is r3 -> r4: the stale r2 was never applied.
+    expect(await m.link.event('room.changed', (e) => e.from === 'r3')).toMatchObject({ to: 'r4' })
+    expect(engine.host.presence.get(seed.workspaceId, 'm')?.room).toBe('r4')
   })
 
   it('reads membership from the room actor alone: a change made there is what presence, listings and counts show', async () => {

@@ -251,14 +251,20 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
   /**
    * A committed change (from this process, another one, or another node) as an event to its
    * workspace. A room change moves the client to the room the change carries (as its writer
-   * wrote it), never one read here: a replica that has not caught up yet would move it back.
+   * wrote it), never one read here: a replica that has not caught up yet would move it back; and
+   * only when it is newer (by change id) than the last move applied to the session.
    * Other kinds are not the hub's.
    */
   applyChange(change: Change): void {
     switch (change.kind) {
       case 'client.updated': {
-        const { workspaceId, subject, after } = change
-        if (!this.session(workspaceId, subject)) return
+        const { workspaceId, subject, after, id } = change
+        const context = this.context(workspaceId)
+        const session = context && liveSession(context, subject)
+        // A move older than one already applied is stale (e.g. the poll reading another node's
+        // earlier write after this node's later one): applying it would move the terminal back.
+        if (!session || id <= session.roomChangeId) return
+        session.roomChangeId = id
         return this.send(workspaceId, { type: 'CLIENT_ROOM_CHANGED', clientId: subject, room: after.room })
       }
       case 'client.deleted':
