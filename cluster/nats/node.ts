@@ -153,7 +153,14 @@ export class NatsClusterNode implements ClusterNode {
     )
     hub.attachRemote(directory)
     void this.watchStatus()
-    if (o.relayLinkHost) link.relayAddress = await relay.listen(o.relayLinkHost)
+    if (o.relayLinkHost) {
+      try {
+        link.relayAddress = await relay.listen(o.relayLinkHost)
+      } catch (e) {
+        // Audio still flows, over NATS: a node without a link is a slower node, not a failed one.
+        log.warn({ err: e, host: o.relayLinkHost }, 'cluster: cannot listen for relay links; audio to this node goes over NATS')
+      }
+    }
     peers.beat()
     link.publish(S.sync, { node: link.nodeId })
     await nc.flush()

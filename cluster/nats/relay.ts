@@ -120,7 +120,13 @@ export class Relay implements LinkSink {
   /** Hot path: a message on a link from `from` (relayLink.ts). */
   linkIn(from: string, message: Uint8Array): void {
     this.stats.linkMessagesIn++
-    this.relayIn(from, message)
+    try {
+      this.relayIn(from, message)
+    } catch (e) {
+      // A socket's data handler has no caller to catch for it (NATS's client catches its callbacks'):
+      // the message is lost, not the process.
+      this.link.o.log.warn({ err: e, from }, 'cluster: a relay link message could not be delivered; dropped')
+    }
   }
 
   /** A link sent bytes that are not a hello or a message: it was closed. */
