@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { connect } from '@nats-io/transport-node'
-import { readRelayMessage, RelayOutbox } from '../cluster/nats/wire.js'
+import { readRelayMessage, RELAY_LENGTH_BYTES, RelayOutbox } from '../cluster/nats/wire.js'
 import { WriteBatch } from '../core/dataplane/writeBatch.js'
 import { startNats } from '../servers/nats.js'
 
@@ -46,7 +46,7 @@ rx.subscribe('hark.audio.b.a', {
 await rx.flush()
 
 const batch = new WriteBatch()
-const outbox = new RelayOutbox((m) => tx.publish('hark.audio.b.a', m), batch)
+const outbox = new RelayOutbox((framed) => tx.publish('hark.audio.b.a', framed.subarray(RELAY_LENGTH_BYTES)), batch)
 const uplink = new Uint8Array(100).fill(7)
 uplink[0] = 0x80 | 20
 

@@ -241,6 +241,69 @@ describe('relay counters on /metrics', () => {
   })
 })
 
+describe('the relay link', () => {
+  /** Resolves once node i's link to `peer` is up (or down: `up` false). */
+  const linkIs = (i: number, peer: string, up: boolean) =>
+    new Promise<void>((resolve) => {
+      const relay = node(i).cluster.relay
+      if (relay.linkState().up.includes(peer) === up) return resolve()
+      const watch = (p: string, u: boolean) => {
+        if (p !== peer || u !== up) return
+        relay.linkWatchers.delete(watch)
+        resolve()
+      }
+      relay.linkWatchers.add(watch)
+    })
+  const totals = (i: number) => node(i).cluster.relay.totals()
+  /** Frame number k: its 2nd and 3rd Opus bytes. */
+  const numberOf = (opus: Uint8Array) => (opus[1]! << 8) | opus[2]!
+  /** `n` frames (within the uplink's burst of 50) from `from`, numbered from `first`; resolves once `to` got each, with the numbers it got in that range, in order. */
+  const talk = async (from: WsTerminal, to: WsTerminal, sourceId: number, first: number, n: number) => {
+    for (let k = first; k < first + n; k++) from.sendAudio(uplink([0x78, k >> 8, k & 0xff], 0x80 | 20))
+    for (let k = first; k < first + n; k++) await to.frames.next((f) => f.sourceId === sourceId && numberOf(f.opus) === k, 5000, `frame ${k} across`)
+    return to.frames.items.filter((f) => f.sourceId === sourceId && numberOf(f.opus) >= first && numberOf(f.opus) < first + n).map((f) => numberOf(f.opus))
+  }
+  const range = (first: number, n: number) => Array.from({ length: n }, (_, k) => first + k)
+
+  it('carries the frames between two nodes, in order and complete; cut, they go over NATS; dialled again at the next tick, over the link again', async () => {
+    const { a, b } = await acrossNodes('m', 'n')
+    try {
+      await linkIs(1, 'n2', true)
+      // m's source id on node 2, from a first frame.
+      a.sendAudio(uplink([0x78, 0xff, 0xff], 0x80 | 20))
+      const id = (await b.frames.next((f) => f.opus[1] === 0xff && f.opus[2] === 0xff, 5000, 'a first frame across')).sourceId
+      const droppedOn2 = totals(2).dropped
+
+      const before = totals(1)
+      expect(await talk(a, b, id, 0, 20)).toEqual(range(0, 20))
+      const over = totals(1)
+      expect(over.linkMessagesOut - before.linkMessagesOut).toBeGreaterThan(0)
+      expect(over.linkMessagesOut - before.linkMessagesOut).toBe(over.messagesOut - before.messagesOut)
+
+      // Node 2 cuts the links in: node 1's frames for it go over NATS, none lost, none out of order.
+      const down = linkIs(1, 'n2', false)
+      node(2).cluster.relay.dropLinksIn()
+      await down
+      const cut = totals(1)
+      expect(await talk(a, b, id, 20, 20)).toEqual(range(20, 20))
+      const overNats = totals(1)
+      expect(overNats.linkMessagesOut).toBe(cut.linkMessagesOut)
+      expect(overNats.messagesOut - cut.messagesOut).toBeGreaterThan(0)
+      expect(overNats.dropped.publish_failed).toBe(cut.dropped.publish_failed)
+
+      // The next lease tick dials again.
+      await linkIs(1, 'n2', true)
+      const back = totals(1)
+      expect(await talk(a, b, id, 40, 20)).toEqual(range(40, 20))
+      expect(totals(1).linkMessagesOut - back.linkMessagesOut).toBe(totals(1).messagesOut - back.messagesOut)
+      expect(totals(2).dropped).toEqual(droppedOn2)
+    } finally {
+      a.close()
+      b.close()
+    }
+  })
+})
+
 describe('room lease', () => {
   it('a node with members in a room whose live owner announced its lease does not try to take it every tick', async () => {
     const { a, b } = await acrossNodes('c', 'd')

@@ -28,6 +28,7 @@ describe('settings', () => {
     expect(sectionOf(s, limitSettings)).toEqual({ rateLimitMax: 1200 })
     expect(s.agents.maxPerRoom).toBe(4)
     expect(s.cluster.relayBatchMs).toBe(0)
+    expect(s.cluster.relayLink).toBe(true)
   })
 
   it("derives one env variable and one flag per setting, the extensions' included", () => {

@@ -210,6 +210,11 @@ export const coreSettings = {
       0,
       'latency budget of audio to other nodes: 0 (default): the frames of one event-loop turn for a node leave in one NATS message at the end of the turn; N: the first frame queued for a node waits N to N+1 ms more (a Node timer) for others to share its message: fewer messages, that much added latency',
     ),
+    relayLink: setting(
+      Schema.Boolean,
+      true,
+      "audio to another node over a direct TCP link (one per node pair and direction, on `host` at a port the kernel picks, advertised in the heartbeat), NATS only while a link is down; false, or a wildcard `host`: audio over NATS only (spec/cluster.md, The relay link)",
+    ),
   },
   agents: {
     defaultProvider: setting(Text, 'echo', 'provider of the platform default agent (a dispatch without presetId), at its config defaults'),

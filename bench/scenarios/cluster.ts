@@ -129,6 +129,7 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
   const [ofA, ofB] = await Promise.all([scrape(a.restUrl), scrape(b.restUrl)])
   const framesOut = ofA('hark_cluster_relay_frames_total{direction="out"}')
   const messagesOut = ofA('hark_cluster_relay_messages_total{direction="out"}')
+  const linkMessagesOut = ofA('hark_cluster_relay_link_messages_total{direction="out"}')
   const dropped = ['unknown_node', 'unknown_source', 'malformed', 'publish_failed'].map((reason) => ofB(`hark_cluster_relay_frames_dropped_total{reason="${reason}"}`))
   return {
     ...m,
@@ -136,6 +137,7 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
       ...m.extra,
       // Left out when a node did not answer its /metrics in time (a loaded machine).
       ...(Number.isFinite(framesOut) && Number.isFinite(messagesOut) ? { relayFramesOut: framesOut, relayMessagesOut: messagesOut } : {}),
+      ...(Number.isFinite(linkMessagesOut) ? { relayLinkMessagesOut: linkMessagesOut } : {}),
       ...(dropped.every(Number.isFinite) ? { relayFramesDroppedOnB: dropped.reduce((x, y) => x + y, 0) } : {}),
       serverCpuUsPerDelivery: cpuUs(m.server.cpuPercent),
       nodeACpuUsPerDelivery: cpuUs(m.extra.nodeACpuPercent ?? 0),
@@ -148,7 +150,8 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
 /** The relay window the nodes ran with (they inherit the runner's environment). */
 const relayWindow = (): string => {
   const ms = process.env.HARK_CLUSTER_RELAY_BATCH_MS
-  return ms && ms !== '0' ? `cluster.relayBatchMs ${ms} ms (HARK_CLUSTER_RELAY_BATCH_MS)` : 'cluster.relayBatchMs 0: relay messages leave at the end of the event-loop turn'
+  const link = process.env.HARK_CLUSTER_RELAY_LINK === 'false' ? '; relay link off (HARK_CLUSTER_RELAY_LINK=false): all audio over NATS' : '; over the direct relay link'
+  return (ms && ms !== '0' ? `cluster.relayBatchMs ${ms} ms (HARK_CLUSTER_RELAY_BATCH_MS)` : 'cluster.relayBatchMs 0: relay messages leave at the end of the event-loop turn') + link
 }
 
 /** The median of the runs' `extra[key]` (null when no run has it). */
@@ -211,7 +214,10 @@ const compareSides = (sides: ReadonlyArray<ComparedSide>): string[] => {
   const frames = us(cross, 'relayFramesOut')
   const messages = us(cross, 'relayMessagesOut')
   if (messages > 0 && frames > 0) {
-    out.push(`relay A→B: ${frames.toFixed(0)} frames in ${messages.toFixed(0)} NATS messages (${(frames / messages).toFixed(1)} frames per message), ${us(cross, 'relayFramesDroppedOnB').toFixed(0)} dropped on B`)
+    const viaLink = us(cross, 'relayLinkMessagesOut')
+    out.push(
+      `relay A→B: ${frames.toFixed(0)} frames in ${messages.toFixed(0)} messages (${(frames / messages).toFixed(1)} frames per message; ${viaLink.toFixed(0)} on the direct link, ${(messages - viaLink).toFixed(0)} on NATS), ${us(cross, 'relayFramesDroppedOnB').toFixed(0)} dropped on B`,
+    )
   }
   const sameCpuShare = medianExtra(same, 'nodeACpuPercent')
   const talkers = medianExtra(same, 'talkers')

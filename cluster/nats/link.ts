@@ -13,6 +13,8 @@ export class Link {
   readonly incarnation = randomUUID()
   /** Set once connected (NatsClusterNode.start). */
   nc!: NatsConnection
+  /** `host:port` of this node's relay link listener, advertised in its heartbeats (null: none). */
+  relayAddress: string | null = null
   stopped = false
 
   constructor(readonly o: ClusterOptions) {

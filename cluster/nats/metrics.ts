@@ -21,7 +21,8 @@ export const installRelayMetrics = (registry: Registry, totals: () => RelayTotal
       },
     })
   byDirection('hark_cluster_relay_frames_total', 'Audio frames relayed to other nodes (out) and received from them (in)', (t) => [t.framesOut, t.framesIn])
-  byDirection('hark_cluster_relay_messages_total', 'NATS messages of relayed audio sent to other nodes (out) and received (in)', (t) => [t.messagesOut, t.messagesIn])
+  byDirection('hark_cluster_relay_messages_total', 'Messages of relayed audio sent to other nodes (out) and received (in), on NATS and on the direct links', (t) => [t.messagesOut, t.messagesIn])
+  byDirection('hark_cluster_relay_link_messages_total', 'Of those, the messages the direct relay links carried (the rest went over NATS)', (t) => [t.linkMessagesOut, t.linkMessagesIn])
   new Counter({
     name: 'hark_cluster_relay_frames_dropped_total',
     help: 'Relayed audio frames dropped: from an unknown node, for an unknown source, malformed, or not published',

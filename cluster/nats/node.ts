@@ -126,7 +126,10 @@ export class NatsClusterNode implements ClusterNode {
         },
       }),
     )
-    on(S.heartbeat, (m) => peers.heard(m as Heartbeat))
+    on(S.heartbeat, (m) => {
+      const peer = peers.heard(m as Heartbeat)
+      if (peer !== null) relay.linkTo(peer)
+    })
     on(S.bye, (m) => {
       const { node } = m as { node: string }
       if (node !== link.nodeId) peers.forget(node)
@@ -150,6 +153,14 @@ export class NatsClusterNode implements ClusterNode {
     )
     hub.attachRemote(directory)
     void this.watchStatus()
+    if (o.relayLinkHost) {
+      try {
+        link.relayAddress = await relay.listen(o.relayLinkHost)
+      } catch (e) {
+        // Audio still flows, over NATS: a node without a link is a slower node, not a failed one.
+        log.warn({ err: e, host: o.relayLinkHost }, 'cluster: cannot listen for relay links; audio to this node goes over NATS')
+      }
+    }
     peers.beat()
     link.publish(S.sync, { node: link.nodeId })
     await nc.flush()
@@ -207,6 +218,7 @@ export class NatsClusterNode implements ClusterNode {
     this.timer = clock.setTimeout(() => {
       if (this.link.stopped) return
       this.peers.tick(clock.now() - this.lastTickAt)
+      for (const peer of this.peers.all.values()) this.relay.linkTo(peer)
       this.roomLeases.tick()
       this.leases.tick()
       this.arm()

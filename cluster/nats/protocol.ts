@@ -25,12 +25,14 @@ export const LEASE_BUCKET = 'hark-room-owners'
 /** Leases on webhook endpoints: the node holding one delivers its events (spec/cluster.md). */
 export const WEBHOOK_LEASE_BUCKET = 'hark-webhook-owners'
 
-/** `hark.hb`: alive, its listeners, its storage origin. */
+/** `hark.hb`: alive, its listeners, its storage origin, the address of its relay link listener. */
 export interface Heartbeat {
   readonly node: string
   readonly incarnation: string
   readonly origin?: string
   readonly endpoints?: Record<string, number>
+  /** `host:port` where it accepts relay links (relayLink.ts); absent: audio to it goes over NATS only. */
+  readonly relay?: string
 }
 
 /** `hark.dir.<node>`, a room unit: a node's own members in one room (none: it left the room). */

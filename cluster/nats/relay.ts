@@ -1,8 +1,9 @@
 /**
  * Audio between nodes (spec/cluster.md, Frames between nodes): an outbox per other node, filled by
- * the rooms' remote sinks and published once per event-loop turn (wire.ts, a WriteBatch), and the
- * receiving side, which walks a message and pushes each frame into the relayed member it belongs
- * to. It keeps the relay's counters for /metrics (metrics.ts), the bench and tests.
+ * the rooms' remote sinks and sent once per event-loop turn (wire.ts, a WriteBatch) on the direct
+ * link to that node when it is up (relayLink.ts), else published on NATS; and the receiving side,
+ * which walks a message from either and pushes each frame into the relayed member it belongs to.
+ * It keeps the relay's counters for /metrics (metrics.ts), the bench and tests.
  *
  * The per-frame path is `RelayOutbox.append` on the sending node and `relayIn` on the receiving
  * one (a DataView walk, a Map lookup, the room router): no actor, no Effect, no JSON, no closure
@@ -13,7 +14,8 @@ import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 import type { Link } from './link.js'
 import type { Peer } from './peers.js'
 import { S } from './protocol.js'
-import { readRelayMessage, RelayOutbox } from './wire.js'
+import { LinkListener, LinkSender, type LinkSink } from './relayLink.js'
+import { readRelayMessage, RELAY_LENGTH_BYTES, RelayOutbox } from './wire.js'
 
 /** What the relay has carried, as /metrics reports it. */
 export interface RelayTotals {
@@ -21,19 +23,26 @@ export interface RelayTotals {
   readonly framesOut: number
   readonly messagesIn: number
   readonly framesIn: number
+  /** Of the messages out and in, those the direct links carried (the rest went over NATS). */
+  readonly linkMessagesOut: number
+  readonly linkMessagesIn: number
   readonly dropped: { readonly unknown_node: number; readonly unknown_source: number; readonly malformed: number; readonly publish_failed: number }
 }
 
-export class Relay {
+export class Relay implements LinkSink {
   private readonly batch: WriteBatch
+  /** The sending end of the link to each peer (by node id), made with its outbox. */
+  private readonly links = new Map<string, LinkSender>()
+  /** The listener for the other nodes' links (null: `cluster.relayLink` off, or not listening yet). */
+  private listener: LinkListener | null = null
   /**
    * Frames dropped on receipt: from a node this one does not know (`unknownNode`), for a source
    * that is not one of its relayed members here (`unknownSource`), the rest of a malformed
    * message (`malformed`).
    */
-  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, unknownNode: 0, unknownSource: 0, malformed: 0 }
+  readonly stats = { relayMessagesIn: 0, relayFramesIn: 0, linkMessagesIn: 0, unknownNode: 0, unknownSource: 0, malformed: 0 }
   /** Frames of peers this node forgot (their outboxes are gone with them), for /metrics. */
-  private readonly retiredOut = { messages: 0, frames: 0, dropped: 0 }
+  private readonly retiredOut = { messages: 0, frames: 0, dropped: 0, linkMessages: 0 }
   private publishFailedLogged = false
 
   constructor(
@@ -43,23 +52,87 @@ export class Relay {
     this.batch = new WriteBatch(link.o.relayBatchMs ?? 0, (e) => this.publishFailed(e))
   }
 
-  /** The outbox of frames for a node newly heard: one NATS message per turn, on `hark.audio.<to>.<from>`. */
+  /**
+   * The outbox of frames for a node newly heard: one message per turn, on the link to it when up,
+   * else on NATS (`hark.audio.<to>.<from>`, the message without its length).
+   */
   outboxFor(node: string): RelayOutbox {
     const subject = S.audio(node, this.link.nodeId)
-    return new RelayOutbox((message) => this.link.nc.publish(subject, message), this.batch)
+    const sender = new LinkSender(this.link.nodeId, node, this.link.o.log, (peer, up) => {
+      for (const watch of this.linkWatchers) watch(peer, up)
+    })
+    const former = this.links.get(node)
+    if (former !== undefined) {
+      this.retiredOut.linkMessages += former.messages
+      former.close()
+    }
+    this.links.set(node, sender)
+    return new RelayOutbox((framed) => {
+      if (!sender.send(framed)) this.link.nc.publish(subject, framed.subarray(RELAY_LENGTH_BYTES))
+    }, this.batch)
   }
 
-  /** A peer was forgotten: its outbox's counts stay in the totals. */
+  /** Listen for the other nodes' links on `host`; resolves with the address to advertise. */
+  async listen(host: string): Promise<string> {
+    this.listener = new LinkListener(this)
+    return this.listener.listen(host)
+  }
+
+  /** Dial the link to `peer` if it advertises one and the link is down (at its heartbeats and each tick). */
+  linkTo(peer: Peer): void {
+    this.links.get(peer.node)?.dial(peer.relay)
+  }
+
+  /** The links this node sends on, and the one it listens with (tests). */
+  linkState(): { up: string[]; accepted: number } {
+    return { up: [...this.links].flatMap(([node, l]) => (l.isUp ? [node] : [])), accepted: this.listener?.accepted ?? 0 }
+  }
+
+  /** Told when a link of this node comes up or goes down (tests). */
+  readonly linkWatchers = new Set<(peer: string, up: boolean) => void>()
+
+  /** Cut every link in (tests: the senders fall back to NATS, and dial again at their next tick). */
+  dropLinksIn(): void {
+    this.listener?.dropAll()
+  }
+
+  /** A peer was forgotten: its outbox's counts stay in the totals, its link is closed. */
   retire(peer: Peer): void {
     this.retiredOut.messages += peer.outbox.messages
     this.retiredOut.frames += peer.outbox.frames
     this.retiredOut.dropped += peer.outbox.dropped
+    const sender = this.links.get(peer.node)
+    if (sender !== undefined) {
+      this.retiredOut.linkMessages += sender.messages
+      sender.close()
+      this.links.delete(peer.node)
+    }
   }
 
-  /** Send what is queued and stop batching (the node is stopping). */
+  /** Send what is queued and stop batching and linking (the node is stopping). */
   stop(): void {
     for (const peer of this.peers.values()) peer.outbox.flush()
     this.batch.stop()
+    for (const sender of this.links.values()) sender.close()
+    this.listener?.close()
+  }
+
+  /** Hot path: a message on a link from `from` (relayLink.ts). */
+  linkIn(from: string, message: Uint8Array): void {
+    this.stats.linkMessagesIn++
+    try {
+      this.relayIn(from, message)
+    } catch (e) {
+      // A socket's data handler has no caller to catch for it (NATS's client catches its callbacks'):
+      // the message is lost, not the process.
+      this.link.o.log.warn({ err: e, from }, 'cluster: a relay link message could not be delivered; dropped')
+    }
+  }
+
+  /** A link sent bytes that are not a hello or a message: it was closed. */
+  linkMalformed(from: string | null): void {
+    this.stats.malformed++
+    this.link.o.log.warn({ from }, 'cluster: a malformed relay link stream; the link was closed')
   }
 
   /** A relay message could not be published (its frames are counted as dropped): logged once per process; the counter keeps counting. */
@@ -77,12 +150,16 @@ export class Relay {
       out.frames += peer.outbox.frames
       out.dropped += peer.outbox.dropped
     }
+    let linkMessagesOut = this.retiredOut.linkMessages
+    for (const sender of this.links.values()) linkMessagesOut += sender.messages
     const s = this.stats
     return {
       messagesOut: out.messages,
       framesOut: out.frames,
       messagesIn: s.relayMessagesIn,
       framesIn: s.relayFramesIn,
+      linkMessagesOut,
+      linkMessagesIn: s.linkMessagesIn,
       dropped: { unknown_node: s.unknownNode, unknown_source: s.unknownSource, malformed: s.malformed, publish_failed: out.dropped },
     }
   }

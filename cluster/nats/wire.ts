@@ -7,19 +7,23 @@
  *   length bytes: the uplink frame as the terminal sent it (V|level byte, then Opus, untouched)
  *
  * big-endian. No JSON, no per-frame object: a frame is appended into the outbox's buffer, and the
- * receiver walks the message with one DataView.
+ * receiver walks the message with one DataView. The outbox writes the message's length (u32) in
+ * front of it, as the direct relay link carries it (relayLink.ts); NATS gets the message without it.
  */
 import type { Flushable, WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 export const RELAY_HEADER_BYTES = 8
 /** An outbox is published when it would grow past this (and at the end of every turn). */
 export const RELAY_MESSAGE_BYTES = 60 * 1024
+/** The length of a message (u32, big-endian) in front of it, on the relay link. */
+export const RELAY_LENGTH_BYTES = 4
 
 /** The frames of one turn for one remote node. */
 export class RelayOutbox implements Flushable {
   queued = false
-  private readonly buffer = new Uint8Array(RELAY_MESSAGE_BYTES)
+  private readonly buffer = new Uint8Array(RELAY_LENGTH_BYTES + RELAY_MESSAGE_BYTES)
   private readonly view = new DataView(this.buffer.buffer)
+  /** Bytes of the message queued (after the length in front of it). */
   private length = 0
   /** Messages and frames sent, for the bench and /metrics. */
   messages = 0
@@ -29,8 +33,9 @@ export class RelayOutbox implements Flushable {
   /** Frames in the buffer now. */
   private pending = 0
 
+  /** @param publish sends `framed`: the message's length (RELAY_LENGTH_BYTES), then the message. */
   constructor(
-    private readonly publish: (message: Uint8Array) => void,
+    private readonly publish: (framed: Uint8Array) => void,
     private readonly batch: WriteBatch,
   ) {}
 
@@ -38,12 +43,12 @@ export class RelayOutbox implements Flushable {
   append(tag: number, sourceId: number, uplink: Uint8Array): void {
     const need = RELAY_HEADER_BYTES + uplink.length
     if (this.length + need > RELAY_MESSAGE_BYTES) this.flush()
-    const at = this.length
+    const at = RELAY_LENGTH_BYTES + this.length
     this.view.setUint32(at, tag)
     this.view.setUint16(at + 4, sourceId)
     this.view.setUint16(at + 6, uplink.length)
     this.buffer.set(uplink, at + RELAY_HEADER_BYTES)
-    this.length = at + need
+    this.length += need
     this.frames++
     this.pending++
     this.batch.add(this)
@@ -51,8 +56,9 @@ export class RelayOutbox implements Flushable {
 
   flush(): void {
     if (this.length === 0) return
-    // The NATS client keeps the payload until its own flush: hand it a copy, keep the buffer.
-    const message = this.buffer.slice(0, this.length)
+    // The NATS client and the link's socket keep the payload until written: hand them a copy, keep the buffer.
+    this.view.setUint32(0, this.length)
+    const message = this.buffer.slice(0, RELAY_LENGTH_BYTES + this.length)
     const frames = this.pending
     this.length = 0
     this.pending = 0

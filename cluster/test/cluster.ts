@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import defaultConfig from '../../engine.config.js'
+import { defineCluster } from '../../core/extension.js'
+import { NatsClusterNode } from '../nats/node.js'
 import { startNats, type NatsServer } from '../../servers/nats.js'
 import { startSqld, type Sqld } from '../../servers/sqld.js'
 import type { Engine, EngineConfig } from '../../core/index.js'
@@ -15,9 +17,20 @@ export interface TestNode {
   readonly engine: Engine
   readonly nodeId: string
   readonly rest: (path: string) => string
+  /** The node's part of the cluster (its relay, for the relay link's tests). */
+  readonly cluster: NatsClusterNode
 }
 
-const extensions = defaultConfig.extensions ?? []
+/** The built-in extensions, with the NATS cluster's nodes kept by node id for the tests. */
+const joined = new Map<string, NatsClusterNode>()
+const keptCluster = defineCluster('nats', () => ({
+  join: async (options) => {
+    const node = new NatsClusterNode(options)
+    joined.set(options.nodeId, node)
+    return node
+  },
+}))
+const extensions = (defaultConfig.extensions ?? []).map((e) => (e.kind === 'cluster' ? keptCluster : e))
 
 export const startCluster = async (n: number, { leaseTtlMs = 3000, agents = {} as Record<string, unknown> } = {}) => {
   const nats: NatsServer = await startNats()
@@ -45,9 +58,10 @@ export const startCluster = async (n: number, { leaseTtlMs = 3000, agents = {} a
   const { security } = seeding.host
   const clientIds = ['ws1', 'ws2', 'mq1', 'mq2', 'rtc1', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'k', 'l']
   for (const id of clientIds) seed.addClient(id, 'lobby')
-  // Clients of the member-list test, in a room of their own.
+  // Clients of the member-list test, in a room of their own; and of the relay link's.
   for (const id of ['h', 'i', 'j']) seed.addClient(id, 'atrium')
-  clientIds.push('h', 'i', 'j')
+  for (const id of ['m', 'n']) seed.addClient(id, 'porch')
+  clientIds.push('h', 'i', 'j', 'm', 'n')
   const tokens = new Map<string, string>()
   const passwords = new Map<string, string>()
   for (const id of clientIds) {
@@ -60,7 +74,7 @@ export const startCluster = async (n: number, { leaseTtlMs = 3000, agents = {} a
   for (let i = 1; i <= n; i++) {
     const engine = createTestEngine(nodeConfig(i, nats.url))
     await engine.start()
-    nodes.push({ engine, nodeId: `n${i}`, rest: (p: string) => `http://127.0.0.1:${engine.ports.rest}${p}` })
+    nodes.push({ engine, nodeId: `n${i}`, rest: (p: string) => `http://127.0.0.1:${engine.ports.rest}${p}`, cluster: joined.get(`n${i}`)! })
   }
   return {
     nats,

@@ -1,0 +1,235 @@
+/**
+ * The direct relay link (spec/cluster.md, The relay link): audio from this node to another over a
+ * TCP connection of their own, so a relayed message is one write here and one read there, with no
+ * NATS server and no NATS client parse in between. Each node listens on its `host` at a port the
+ * kernel picks and advertises `host:port` in its heartbeat; a node with frames for a peer connects
+ * to the peer's address (one connection per direction) and sends, after a hello naming itself, each
+ * relay message as `u32 length | message` (the message exactly as on NATS, wire.ts). While a link is
+ * not up (connecting, refused, lost, backed up), that peer's messages go over NATS as before; a lost
+ * link is dialled again at the next lease tick.
+ *
+ * Per message on the sending side: one `write` of the outbox's copy. On the receiving side: the
+ * socket's read buffer, walked in place (`relayIn`, as for a NATS message); a message split across
+ * reads is put together once.
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net'
+import type { Logger } from '../../core/log.js'
+import { RELAY_HEADER_BYTES, RELAY_LENGTH_BYTES, RELAY_MESSAGE_BYTES } from './wire.js'
+
+/** `HRL1`: the first bytes a link carries, then u8 n and the sender's node id (n ASCII bytes). */
+export const LINK_MAGIC = 0x48524c31
+/** Bytes a link may hold unsent before it counts as stalled: closed, its peer's audio back on NATS. */
+export const LINK_BACKLOG_BYTES = 256 * 1024
+
+/** The hello a link opens with: magic, then the sending node's id. */
+export const linkHello = (nodeId: string): Buffer => {
+  const id = Buffer.from(nodeId, 'latin1')
+  const hello = Buffer.alloc(5 + id.length)
+  hello.writeUInt32BE(LINK_MAGIC, 0)
+  hello[4] = id.length
+  id.copy(hello, 5)
+  return hello
+}
+
+/** `host:port` as a heartbeat advertises it (IPv6 hosts in brackets); null when it cannot be read. */
+export const parseLinkAddress = (address: string): { host: string; port: number } | null => {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address)
+  if (!m) return null
+  const port = Number(m[3])
+  return port > 0 && port < 65536 ? { host: (m[1] ?? m[2])!, port } : null
+}
+
+/** What a link's receiving end hands each message to (relay.ts). */
+export interface LinkSink {
+  linkIn(from: string, message: Uint8Array): void
+  /** A link sent something that is not a hello or a message (the connection is closed). */
+  linkMalformed(from: string | null): void
+}
+
+/**
+ * The receiving end of one link: a hello, then length-prefixed messages. A message is walked where
+ * it lies in the socket's read buffer; only one split across reads is copied (into `pending`).
+ */
+export class LinkReader {
+  private from: string | null = null
+  private pending: Buffer | null = null
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly sink: LinkSink,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.read(chunk))
+  }
+
+  /** Hot path: one read of the socket. */
+  read(chunk: Buffer): void {
+    let data = chunk
+    if (this.pending !== null) {
+      data = Buffer.concat([this.pending, chunk])
+      this.pending = null
+    }
+    let at = 0
+    if (this.from === null) {
+      if (data.length >= 4 && data.readUInt32BE(0) !== LINK_MAGIC) return this.malformed()
+      if (data.length < 5) return this.keep(data, 0)
+      const n = data[4]!
+      if (n === 0) return this.malformed()
+      if (data.length < 5 + n) return this.keep(data, 0)
+      this.from = data.toString('latin1', 5, 5 + n)
+      at = 5 + n
+    }
+    const from = this.from
+    while (at + RELAY_LENGTH_BYTES <= data.length) {
+      const length = data.readUInt32BE(at)
+      if (length < RELAY_HEADER_BYTES + 2 || length > RELAY_MESSAGE_BYTES) return this.malformed()
+      const end = at + RELAY_LENGTH_BYTES + length
+      if (end > data.length) break
+      this.sink.linkIn(from, data.subarray(at + RELAY_LENGTH_BYTES, end))
+      at = end
+    }
+    if (at < data.length) this.keep(data, at)
+  }
+
+  private keep(data: Buffer, at: number): void {
+    // A copy: the rest of a read buffer would otherwise keep all of it alive.
+    this.pending = Buffer.from(data.subarray(at))
+  }
+
+  private malformed(): void {
+    this.sink.linkMalformed(this.from)
+    this.pending = null
+    this.socket.destroy()
+  }
+}
+
+/** This node's listener for the links of the other nodes. */
+export class LinkListener {
+  private readonly server: Server
+  private readonly sockets = new Set<Socket>()
+
+  constructor(sink: LinkSink) {
+    this.server = createServer({ noDelay: true }, (socket) => {
+      this.sockets.add(socket)
+      socket.on('close', () => this.sockets.delete(socket))
+      socket.on('error', () => {}) // a peer gone mid-message: 'close' follows
+      new LinkReader(socket, sink)
+    })
+  }
+
+  /** Listen on `host` at a port the kernel picks; resolves with the address to advertise. */
+  listen(host: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(0, host, () => {
+        this.server.off('error', reject)
+        const { port } = this.server.address() as { port: number }
+        resolve(host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`)
+      })
+    })
+  }
+
+  /** Links in from other nodes now (tests). */
+  get accepted(): number {
+    return this.sockets.size
+  }
+
+  /** Cut every link in: their senders fall back to NATS (tests; stop). */
+  dropAll(): void {
+    for (const socket of this.sockets) socket.destroy()
+  }
+
+  close(): void {
+    this.server.close()
+    this.dropAll()
+  }
+}
+
+/**
+ * The sending end of the link to one peer. `send` writes a message when the link is up and returns
+ * false otherwise, so the caller publishes it on NATS instead; `dial` (at a heartbeat and at each
+ * lease tick) connects when the link is down and the peer advertises an address.
+ */
+export class LinkSender {
+  private socket: Socket | null = null
+  private up = false
+  private address: string | null = null
+  private closed = false
+  /** Messages the link carried; times it went down after being up. */
+  messages = 0
+  losses = 0
+
+  constructor(
+    private readonly nodeId: string,
+    private readonly peer: string,
+    private readonly log: Logger,
+    /** Told when the link comes up or goes down (tests wait on it). */
+    private readonly changed: (peer: string, up: boolean) => void = () => {},
+  ) {}
+
+  get isUp(): boolean {
+    return this.up
+  }
+
+  /** Connect to `address` unless a link to it is up or on its way (a new address replaces the old link). */
+  dial(address: string | null): void {
+    if (this.closed) return
+    if (address !== this.address) this.drop()
+    this.address = address
+    if (address === null || this.socket !== null) return
+    const at = parseLinkAddress(address)
+    if (at === null) return
+    const socket = connect({ host: at.host, port: at.port, noDelay: true })
+    this.socket = socket
+    socket.on('connect', () => {
+      if (this.socket !== socket) return
+      socket.write(linkHello(this.nodeId))
+      this.up = true
+      this.log.info({ nodeId: this.nodeId, peer: this.peer, address }, 'cluster: relay link up; audio to this node leaves NATS')
+      this.changed(this.peer, true)
+    })
+    socket.on('error', () => {}) // refused or reset: 'close' follows
+    socket.on('close', () => {
+      if (this.socket !== socket) return
+      this.lost()
+    })
+  }
+
+  /** Hot path: write one message (with its length prefix) on the link; false when it is not up. */
+  send(framed: Uint8Array): boolean {
+    if (!this.up) return false
+    const socket = this.socket!
+    if (socket.writableLength > LINK_BACKLOG_BYTES) {
+      // The peer does not read: its audio goes back to NATS, the link is dialled again at a tick.
+      socket.destroy()
+      this.lost()
+      return false
+    }
+    socket.write(framed)
+    this.messages++
+    return true
+  }
+
+  private lost(): void {
+    const was = this.up
+    this.up = false
+    this.socket = null
+    if (was) {
+      this.losses++
+      this.log.warn({ nodeId: this.nodeId, peer: this.peer }, 'cluster: relay link lost; audio to this node goes over NATS until it is back')
+      this.changed(this.peer, false)
+    }
+  }
+
+  private drop(): void {
+    const socket = this.socket
+    this.socket = null
+    this.up = false
+    socket?.destroy()
+  }
+
+  /** The peer was forgotten, or this node stops: no more dialling. */
+  close(): void {
+    this.closed = true
+    this.drop()
+  }
+}
