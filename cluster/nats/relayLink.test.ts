@@ -10,6 +10,7 @@ import { LinkListener, LinkReader, LinkSender, linkHello, parseLinkAddress, type
 import { RELAY_LENGTH_BYTES, RelayOutbox } from './wire.js'
 import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 
+const KEY = Buffer.alloc(16, 7)
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Logger
 
 /** What a sink got: messages by sender, and malformed streams. */
@@ -50,10 +51,10 @@ describe('LinkReader', () => {
   it('reads the hello and each message whole, in order, when the stream is cut at every byte', () => {
     const { sink, got } = recorder()
     const socket = { on: () => {}, destroy: () => {} } as unknown as import('node:net').Socket
-    const reader = new LinkReader(socket, sink)
+    const reader = new LinkReader(socket, sink, KEY)
     const one = framedOf([1, 2, [0x80, 1, 2, 3]])
     const two = framedOf([3, 4, [0x81, 9]], [5, 6, [0x82, 7, 7]])
-    const stream = Buffer.concat([linkHello('node-a'), one, two])
+    const stream = Buffer.concat([linkHello('node-a', KEY), one, two])
     for (let i = 0; i < stream.length; i++) reader.read(stream.subarray(i, i + 1))
     expect(got).toEqual([
       { from: 'node-a', message: [...one.subarray(RELAY_LENGTH_BYTES)] },
@@ -61,12 +62,18 @@ describe('LinkReader', () => {
     ])
   })
 
-  it('closes a stream that does not open with the hello, or names a length no message has', () => {
-    for (const bad of [Buffer.from('GET / HTTP/1.1\r\n\r\n'), Buffer.concat([linkHello('a'), Buffer.from([0, 1, 0, 0])])]) {
-      const { sink, malformed } = recorder()
+  it('closes a stream that does not open with the hello, whose hello lacks the key, or names a length no message has', () => {
+    const message = framedOf([1, 2, [0x80, 1]])
+    for (const bad of [
+      Buffer.from('GET / HTTP/1.1\r\n\r\n'),
+      Buffer.concat([linkHello('a', KEY), Buffer.from([0, 1, 0, 0])]),
+      Buffer.concat([linkHello('a', Buffer.alloc(16, 8)), message]),
+    ]) {
+      const { sink, malformed, got } = recorder()
       let destroyed = false
       const socket = { on: () => {}, destroy: () => (destroyed = true) } as unknown as import('node:net').Socket
-      new LinkReader(socket, sink).read(bad)
+      new LinkReader(socket, sink, KEY).read(bad)
+      expect(got).toEqual([])
       expect(malformed).toHaveLength(1)
       expect(destroyed).toBe(true)
     }
@@ -74,11 +81,14 @@ describe('LinkReader', () => {
 })
 
 describe('parseLinkAddress', () => {
-  it('reads host:port and [v6]:port, and nothing else', () => {
-    expect(parseLinkAddress('127.0.0.1:4000')).toEqual({ host: '127.0.0.1', port: 4000 })
-    expect(parseLinkAddress('[::1]:4000')).toEqual({ host: '::1', port: 4000 })
+  it('reads host:port/key and [v6]:port/key, and nothing else', () => {
+    const hex = KEY.toString('hex')
+    expect(parseLinkAddress(`127.0.0.1:4000/${hex}`)).toEqual({ host: '127.0.0.1', port: 4000, key: KEY })
+    expect(parseLinkAddress(`[::1]:4000/${hex}`)).toEqual({ host: '::1', port: 4000, key: KEY })
+    expect(parseLinkAddress('127.0.0.1:4000')).toBeNull()
+    expect(parseLinkAddress(`127.0.0.1:4000/${hex.slice(2)}`)).toBeNull()
     expect(parseLinkAddress('127.0.0.1')).toBeNull()
-    expect(parseLinkAddress('h:0')).toBeNull()
+    expect(parseLinkAddress(`h:0/${hex}`)).toBeNull()
   })
 })
 
@@ -121,6 +131,21 @@ describe('a link between a sender and a listener', () => {
     expect(got.at(-1)!.message.slice(-2)).toEqual([0x80, 0xaa])
     expect(sender.messages).toBe(messages.length + 1)
     expect(sender.losses).toBe(1)
+  })
+
+  it('closes a connection whose hello lacks the key the listener advertised, and takes none of its messages', async () => {
+    const { sink, got, malformed, until } = recorder()
+    const listener = new LinkListener(sink)
+    closers.push(() => listener.close())
+    const { port, key } = parseLinkAddress(await listener.listen('127.0.0.1'))!
+    const wrong = Buffer.from(key.map((b) => b ^ 1))
+    const socket = connect(port, '127.0.0.1')
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+    socket.on('error', () => {})
+    socket.write(Buffer.concat([linkHello('intruder', wrong), framedOf([1, 1, [0x80, 1, 2]])]))
+    await closed
+    await until(() => malformed.length === 1)
+    expect(got).toEqual([])
   })
 
   it('a refused dial leaves the link down, with nothing told', async () => {

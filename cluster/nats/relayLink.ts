@@ -2,8 +2,10 @@
  * The direct relay link (spec/cluster.md, The relay link): audio from this node to another over a
  * TCP connection of their own, so a relayed message is one write here and one read there, with no
  * NATS server and no NATS client parse in between. Each node listens on its `host` at a port the
- * kernel picks and advertises `host:port` in its heartbeat; a node with frames for a peer connects
- * to the peer's address (one connection per direction) and sends, after a hello naming itself, each
+ * kernel picks and advertises `host:port/key` in its heartbeat (the key: 16 random bytes of this
+ * listener's, known only to those who hear the heartbeats on NATS); a node with frames for a peer
+ * connects to the peer's address (one connection per direction) and sends, after a hello naming
+ * itself and carrying the listener's key (a stream without it is closed), each
  * relay message as `u32 length | message` (the message exactly as on NATS, wire.ts). While a link is
  * not up (connecting, refused, lost, backed up), that peer's messages go over NATS as before; a lost
  * link is dialled again at the next lease tick.
@@ -12,37 +14,41 @@
  * socket's read buffer, walked in place (`relayIn`, as for a NATS message); a message split across
  * reads is put together once.
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from '../../core/log.js'
 import { RELAY_HEADER_BYTES, RELAY_LENGTH_BYTES, RELAY_MESSAGE_BYTES } from './wire.js'
 
-/** `HRL1`: the first bytes a link carries, then u8 n and the sender's node id (n ASCII bytes). */
+/** `HRL1`: the first bytes a link carries, then u8 n, the sender's node id (n ASCII bytes) and the listener's key. */
 export const LINK_MAGIC = 0x48524c31
+/** Bytes of a listener's key. */
+export const LINK_KEY_BYTES = 16
 /** Bytes a link may hold unsent before it counts as stalled: closed, its peer's audio back on NATS. */
 export const LINK_BACKLOG_BYTES = 256 * 1024
 
-/** The hello a link opens with: magic, then the sending node's id. */
-export const linkHello = (nodeId: string): Buffer => {
+/** The hello a link opens with: magic, the sending node's id, then the key the listener advertised. */
+export const linkHello = (nodeId: string, key: Uint8Array): Buffer => {
   const id = Buffer.from(nodeId, 'latin1')
-  const hello = Buffer.alloc(5 + id.length)
+  const hello = Buffer.alloc(5 + id.length + LINK_KEY_BYTES)
   hello.writeUInt32BE(LINK_MAGIC, 0)
   hello[4] = id.length
   id.copy(hello, 5)
+  hello.set(key.subarray(0, LINK_KEY_BYTES), 5 + id.length)
   return hello
 }
 
-/** `host:port` as a heartbeat advertises it (IPv6 hosts in brackets); null when it cannot be read. */
-export const parseLinkAddress = (address: string): { host: string; port: number } | null => {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address)
+/** `host:port/key` as a heartbeat advertises it (IPv6 hosts in brackets, the key in hex); null when it cannot be read. */
+export const parseLinkAddress = (address: string): { host: string; port: number; key: Buffer } | null => {
+  const m = /^(?:\[([^\]]+)\]|([^:/]+)):(\d{1,5})\/([0-9a-f]{32})$/.exec(address)
   if (!m) return null
   const port = Number(m[3])
-  return port > 0 && port < 65536 ? { host: (m[1] ?? m[2])!, port } : null
+  return port > 0 && port < 65536 ? { host: (m[1] ?? m[2])!, port, key: Buffer.from(m[4]!, 'hex') } : null
 }
 
 /** What a link's receiving end hands each message to (relay.ts). */
 export interface LinkSink {
   linkIn(from: string, message: Uint8Array): void
-  /** A link sent something that is not a hello or a message (the connection is closed). */
+  /** A link sent something that is not a hello with this node's key, or a message (the connection is closed). */
   linkMalformed(from: string | null): void
 }
 
@@ -57,6 +63,8 @@ export class LinkReader {
   constructor(
     private readonly socket: Socket,
     private readonly sink: LinkSink,
+    /** The listener's key: a hello without it is refused. */
+    private readonly key: Buffer,
   ) {
     socket.on('data', (chunk: Buffer) => this.read(chunk))
   }
@@ -74,9 +82,10 @@ export class LinkReader {
       if (data.length < 5) return this.keep(data, 0)
       const n = data[4]!
       if (n === 0) return this.malformed()
-      if (data.length < 5 + n) return this.keep(data, 0)
+      if (data.length < 5 + n + LINK_KEY_BYTES) return this.keep(data, 0)
+      if (!timingSafeEqual(data.subarray(5 + n, 5 + n + LINK_KEY_BYTES), this.key)) return this.malformed()
       this.from = data.toString('latin1', 5, 5 + n)
-      at = 5 + n
+      at = 5 + n + LINK_KEY_BYTES
     }
     const from = this.from
     while (at + RELAY_LENGTH_BYTES <= data.length) {
@@ -106,24 +115,27 @@ export class LinkReader {
 export class LinkListener {
   private readonly server: Server
   private readonly sockets = new Set<Socket>()
+  /** What a dialler must present: advertised with the address, over NATS only. */
+  private readonly key = randomBytes(LINK_KEY_BYTES)
 
   constructor(sink: LinkSink) {
     this.server = createServer({ noDelay: true }, (socket) => {
       this.sockets.add(socket)
       socket.on('close', () => this.sockets.delete(socket))
       socket.on('error', () => {}) // a peer gone mid-message: 'close' follows
-      new LinkReader(socket, sink)
+      new LinkReader(socket, sink, this.key)
     })
   }
 
-  /** Listen on `host` at a port the kernel picks; resolves with the address to advertise. */
+  /** Listen on `host` at a port the kernel picks; resolves with the address to advertise (`host:port/key`). */
   listen(host: string): Promise<string> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject)
       this.server.listen(0, host, () => {
         this.server.off('error', reject)
         const { port } = this.server.address() as { port: number }
-        resolve(host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`)
+        const key = this.key.toString('hex')
+        resolve(host.includes(':') ? `[${host}]:${port}/${key}` : `${host}:${port}/${key}`)
       })
     })
   }
@@ -182,7 +194,7 @@ export class LinkSender {
     this.socket = socket
     socket.on('connect', () => {
       if (this.socket !== socket) return
-      socket.write(linkHello(this.nodeId))
+      socket.write(linkHello(this.nodeId, at.key))
       this.up = true
       this.log.info({ nodeId: this.nodeId, peer: this.peer, address }, 'cluster: relay link up; audio to this node leaves NATS')
       this.changed(this.peer, true)
