@@ -76,6 +76,12 @@ export const newRecordingId = (nowMs: number) => newUlid(nowMs, 'rec_')
 /** A token id: a ULID stamped with the issuing clock's time. */
 export const newJti = (nowMs: number) => newUlid(nowMs)
 
+/**
+ * The least jti minted at or after `nowMs`: a ULID's time part (10 characters, fixed width) sorts
+ * as its time, so `jti >= jtiFloor(t)` holds exactly for the jtis minted at t or later.
+ */
+export const jtiFloor = (nowMs: number): string => encodeTime(nowMs, 10)
+
 /** Issue time (ms) encoded in a jti, or null when it is not one of ours. */
 export const jtiTime = (jti: string): number | null => {
   try {

@@ -14,11 +14,16 @@ export const clockedRateLimitStore = (clock: ClockShape, maxKeys = RATE_WINDOW_K
   class ClockedWindows implements FastifyRateLimitStore {
     // Map order is recency order: a key used again moves to the end, the first is the oldest.
     private readonly windows = new Map<string, { current: number; startedAt: number }>()
+    /** The key used last, already at the end of the map: a workspace calling again is not moved. */
+    private lastKey: string | null = null
 
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
       const now = clock.monotonic()
       let w = this.windows.get(key)
-      this.windows.delete(key)
+      if (key !== this.lastKey) {
+        this.windows.delete(key)
+        this.lastKey = key
+      }
       if (w === undefined || w.startedAt + timeWindow <= now) w = { current: 0, startedAt: now }
       w.current++
       this.windows.set(key, w)

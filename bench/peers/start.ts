@@ -23,6 +23,8 @@ export const startPeer = async (
   const handle = startWorker(ctx.procs, {
     name: opts.name,
     module: benchModule(opts.module),
+    // e.g. HARK_BENCH_PEER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the peers as Hark is (bench/harness/hark.ts).
+    nodeArgs: process.env.HARK_BENCH_PEER_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
     args: ['--port', String(port), ...(opts.args ?? [])],
     cpus: serverCpus(ctx.cores),
     logFile: ctx.logFile(opts.name),

@@ -83,7 +83,7 @@ export class ClientTokens {
       ...(exp === null ? {} : { exp }),
     }
     const header: JWTHeaderParameters = { alg: 'HS256', typ: 'JWT', kid: key.kid }
-    const token = await new SignJWT(claims).setProtectedHeader(header).sign(await key.cryptoKey)
+    const token = await new SignJWT(claims).setProtectedHeader(header).sign(key.ready ?? (await key.cryptoKey))
     const expiresAt = exp === null ? null : exp * 1000
     // Recorded before the token is handed out, so a revocation by jti always finds it.
     await this.record({ jti, workspaceId, clientId, issuedAt: now, expiresAt })

@@ -10,7 +10,7 @@ import type { ApiKeyPrincipal } from '../../core/security/apiKeys.js'
 import { bodyErrors, errorResponses } from './schemas.js'
 
 const principals = new WeakMap<FastifyRequest, ApiKeyPrincipal>()
-const failures = new WeakMap<FastifyRequest, unknown>()
+const failures = new WeakMap<FastifyRequest, Error>()
 
 /** Routes with `config: { public: true }` (the OpenAPI document) take no API key. */
 export interface RouteAuthConfig {
@@ -42,16 +42,20 @@ export const workspaceOf = (request: FastifyRequest): string | null => principal
 
 /** Install the two hooks on a scope; the rate limiter must be registered between them (it runs on onRequest). */
 export const installAuth = (app: FastifyInstance, security: SecurityShape): void => {
-  app.addHook('onRequest', async (request) => {
-    if (isPublicRoute(request)) return
-    try {
-      principals.set(request, security.apiKeys.authenticate(request.headers.authorization))
-    } catch (e) {
-      failures.set(request, e)
+  // Callback hooks: an async one costs a promise and a microtask turn on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isPublicRoute(request)) {
+      try {
+        principals.set(request, security.apiKeys.authenticate(request.headers.authorization))
+      } catch (e) {
+        failures.set(request, e instanceof Error ? e : new Error(String(e)))
+      }
     }
+    done()
   })
-  app.addHook('preParsing', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const failure = failures.get(request)
-    if (failure !== undefined) throw failure
+    if (failure !== undefined) done(failure)
+    else done(null, payload)
   })
 }
