@@ -77,6 +77,11 @@ const LAZY_AT_START = [
   '/node_modules/@noble/',
   '/node_modules/selfsigned/',
   '/node_modules/@peculiar/',
+  // ManualClock's fake timers (tests and simulations only).
+  '/node_modules/@sinonjs/',
+  // The OpenAI Realtime provider's client and xiaozhi's plain ws:// listener (xiaozhi.plainPort).
+  '/node_modules/ws/',
+  '/dist/transports/xiaozhi/plainListener.js',
 ]
 
 /** The certificate the server at `port` presents (a TLS handshake on 127.0.0.1), as PEM. */
