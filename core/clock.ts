@@ -17,7 +17,8 @@
  *   - grace periods that bound real I/O (a socket's or a data channel's last flush, ICE gathering):
  *     the network runs in real time whatever the engine's clock says.
  */
-import FakeTimers from '@sinonjs/fake-timers'
+import type FakeTimers from '@sinonjs/fake-timers'
+import { createRequire } from 'node:module'
 // Effect's modules one by one, not the 'effect' barrel (which loads all of them): this module runs in provider workers too (core/provider.ts).
 import * as Context from 'effect/Context'
 import * as Duration from 'effect/Duration'
@@ -84,6 +85,12 @@ export const systemClock: ClockShape = {
 }
 
 /**
+ * @sinonjs/fake-timers, required when the first ManualClock is made: a started engine runs on the
+ * system clock and never needs it (it and @sinonjs/commons are ~1 MB of heap).
+ */
+const fakeTimers = (): typeof FakeTimers => createRequire(import.meta.url)('@sinonjs/fake-timers') as typeof FakeTimers
+
+/**
  * A clock that moves only when told to, timers included (on @sinonjs/fake-timers, not installed
  * globally: sockets and the data plane keep real time). For tests and simulations.
  */
@@ -92,7 +99,7 @@ export class ManualClock implements ClockShape {
   private readonly timers: Pick<ClockShape, 'setTimeout' | 'clearTimeout'>
 
   constructor(start: number) {
-    this.fake = FakeTimers.createClock(start)
+    this.fake = fakeTimers().createClock(start)
     const fake = this.fake
     this.timers = unboundedTimers(
       (fn, ms) => fake.setTimeout(fn, ms),

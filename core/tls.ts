@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Context from 'effect/Context'
 import { ConfigError } from './configError.js'
+import { makeSelfSigned } from './selfSignedCert.js'
 
 export interface TlsMaterial {
   readonly cert: string
@@ -47,23 +48,15 @@ export const loadTls = async (opts: {
   const certFile = join(opts.dataDir, 'tls-self-signed.crt')
   const keyFile = join(opts.dataDir, 'tls-self-signed.key')
   if (!existsSync(certFile) || !existsSync(keyFile)) {
-    const altNames = [
-      { type: 2 as const, value: 'localhost' },
-      { type: 7 as const, ip: '127.0.0.1' },
-      ...(opts.host !== '127.0.0.1' && /^[\d.]+$/.test(opts.host) ? [{ type: 7 as const, ip: opts.host }] : []),
-    ]
-    // Imported here, the first time a data dir needs a certificate: selfsigned's X.509 stack
-    // (@peculiar/x509) costs every `hark` command a third of a CPU second to load otherwise.
-    const { generate } = await import('selfsigned')
-    const pems = await generate([{ name: 'commonName', value: 'hark-local' }], {
-      // EC P-256: fast to generate and cheap per handshake, which matters in a connect storm.
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notAfterDate: new Date(Date.now() + 825 * 86_400_000),
-      extensions: [{ name: 'subjectAltName', altNames }],
+    const now = Date.now()
+    const pems = makeSelfSigned({
+      commonName: 'hark-local',
+      dnsNames: ['localhost'],
+      ipv4: ['127.0.0.1', ...(opts.host !== '127.0.0.1' && /^[\d.]+$/.test(opts.host) ? [opts.host] : [])],
+      notBefore: new Date(now),
+      notAfter: new Date(now + 825 * 86_400_000),
     })
-    writeFileSync(keyFile, pems.private, { mode: 0o600 })
+    writeFileSync(keyFile, pems.key, { mode: 0o600 })
     writeFileSync(certFile, pems.cert)
   }
   return {

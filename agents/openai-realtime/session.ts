@@ -12,7 +12,7 @@
  * long `silence_duration_ms` still ends the turn. A session the server ends normally (its time
  * limit) is reopened with the same configuration.
  */
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
 import {
   AgentFailure,
   base64ToPcm,
@@ -137,8 +137,11 @@ const instructionsUpdate = (config: RealtimeConfig, tools: Record<string, unknow
 })
 
 /** Open a socket, wait for `session.created`, configure the session, wait for `session.updated`. */
-const connect = (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint, tools: RealtimeTools): Promise<WebSocket> => {
-  const ws = new WebSocket(realtimeUrl(endpoint.baseUrl, ctx.config.model), {
+const connect = async (ctx: AgentContext<RealtimeConfig>, endpoint: RealtimeEndpoint, tools: RealtimeTools): Promise<WebSocket> => {
+  // `ws` is loaded by the first session, not with the engine (issue 39: a lighter process).
+  const { default: WebSocketClient } = await import('ws')
+  if (ctx.signal.aborted) throw new AgentFailure('realtime connection aborted before it opened')
+  const ws = new WebSocketClient(realtimeUrl(endpoint.baseUrl, ctx.config.model), {
     headers: { Authorization: `Bearer ${endpoint.apiKey}` },
     handshakeTimeout: 10_000,
   })
@@ -281,7 +284,7 @@ export class RealtimeSession implements AgentSession {
 
   onAudio(pcm: Int16Array): void {
     this.lastUpAt = performance.now()
-    if (this.ws.readyState !== WebSocket.OPEN) return
+    if (this.ws.readyState !== this.ws.OPEN) return
     if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
       if (this.droppedUp++ % 250 === 0) this.ctx.log.warn({ dropped: this.droppedUp }, 'realtime upstream backed up; dropping room audio')
       return
@@ -423,7 +426,7 @@ export class RealtimeSession implements AgentSession {
         this.stopFiller()
         return
       }
-      if (performance.now() - this.lastUpAt < FILLER_MS || this.ws.readyState !== WebSocket.OPEN) return
+      if (performance.now() - this.lastUpAt < FILLER_MS || this.ws.readyState !== this.ws.OPEN) return
       this.send({ type: 'input_audio_buffer.append', audio: SILENCE_100MS })
       this.filledMs += FILLER_MS
     }, FILLER_MS)
@@ -574,7 +577,7 @@ export class RealtimeSession implements AgentSession {
   /** Send a client event with our own event id (errors about it name that id); returns the id. */
   send(event: Record<string, unknown>): string {
     const eventId = `hark_${++this.seq}`
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ event_id: eventId, ...event }))
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event_id: eventId, ...event }))
     return eventId
   }
 }

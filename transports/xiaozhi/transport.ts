@@ -39,7 +39,7 @@ import {
 } from '../../core/extension.js'
 import { autoAgentPolicy } from './autoAgent.js'
 import { HELLO_TIMEOUT_MS, TRANSPORT_NAME, XiaozhiConnection, type ConnectionContext, type ConnectionLimits } from './connection.js'
-import { PlainListener } from './plainListener.js'
+import type { PlainListener } from './plainListener.js'
 import type { ProtocolVersion } from './protocol.js'
 import { xiaozhiSettings, type XiaozhiSettings } from './settings.js'
 
@@ -140,6 +140,8 @@ export class XiaozhiTransport implements Transport {
       this.removeAutoAgents = this.agents.addPolicy(autoAgentPolicy({ storage: this.storage, stopDelayMs, transport: TRANSPORT_NAME }))
     }
     if (this.settings.plainPort !== null) {
+      // Its `ws` server is loaded only when a plain port is set (issue 39: a lighter process).
+      const { PlainListener } = await import('./plainListener.js')
       const plain = new PlainListener(this.route, this.clock, this.log, this.ctx.limits.helloTimeoutMs)
       const { host } = this.engineSettings
       try {
