@@ -48,17 +48,6 @@ const settingFlags = (args: ReadonlyArray<string>, byFlag: ReadonlyMap<string, s
  */
 export const ENGINE_V8_FLAGS = '--no-allocation-site-pretenuring'
 
-/**
- * The young generation through start (issue 39 item 3, a lighter process): loading the CLI's and
- * the engine's modules allocates fast, so V8 grew new space to its 2 × 16 MB ceiling, and an idle
- * engine kept it (no allocation, no scavenge to shrink it). Held at its initial 2 × 1 MB while the
- * modules load (bin/hark.js sets the same flag before importing the CLI), then given V8's growth
- * factor back once the engine runs, so load grows it as before: RSS after start 150 → 122 MB
- * median, CPU to running unchanged (`node bench/processCost.mjs --only start`).
- */
-export const START_V8_FLAGS = '--semi-space-growth-factor=1'
-export const RUNNING_V8_FLAGS = '--semi-space-growth-factor=2'
-
 /** How often `hark start` run by npm looks whether npm (or npm's shell) is still its parent. */
 export const LAUNCHER_POLL_MS = 250
 
@@ -93,7 +82,6 @@ export const startCommand = (program: Command) => {
     // A node of `--nodes N` is forked with the command line of its supervisor, minus --nodes.
     const nodes = cluster.isWorker ? 1 : parseNodeCount(opts.nodes)
     setFlagsFromString(ENGINE_V8_FLAGS)
-    setFlagsFromString(START_V8_FLAGS)
     const { source: configSource, config } = await loadConfig(opts.config)
     // --data, --database-url and --database-token are options of every command (withCommon).
     const common: ReadonlyArray<string> = COMMON_SETTINGS
@@ -151,7 +139,6 @@ export const startCommand = (program: Command) => {
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     stopWhenLauncherExits(shutdown)
     await engine.start()
-    setFlagsFromString(RUNNING_V8_FLAGS)
     if (nodeId === null) {
       const ports = Object.entries(engine.ports).map(([k, v]) => `${k}=${v}`).join(' ')
       const database = engine.settings.storage.url ? `; database at ${engine.settings.storage.url}` : ''
