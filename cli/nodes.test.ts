@@ -185,6 +185,11 @@ describe('hark start --nodes 2', () => {
       // ws1 on one node, mq1 and rtc1 on the other: three sessions on the machine.
       expect(sessions.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)).toBe(3)
       expect(text).toMatch(/^hark_process_process_start_time_seconds\{node="/m)
+      // Each node listens for relay links on a port of its own: a port shared by the nodes (a
+      // cluster worker's listen(0)) handed a dial to either of them, and the wrong one refused its
+      // key as a malformed stream (the audio then went over NATS).
+      const malformed = text.split('\n').filter((l) => l.startsWith('hark_cluster_relay_frames_dropped_total{') && l.includes('reason="malformed"'))
+      expect(malformed.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)).toBe(0)
     }
   })
 

@@ -131,7 +131,9 @@ export class LinkListener {
   listen(host: string): Promise<string> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject)
-      this.server.listen(0, host, () => {
+      // exclusive: in a node of `hark start --nodes N` (a Node cluster worker) listen(0) would
+      // otherwise share one port among all the nodes, and a dial would reach any of them.
+      this.server.listen({ port: 0, host, exclusive: true }, () => {
         this.server.off('error', reject)
         const { port } = this.server.address() as { port: number }
         const key = this.key.toString('hex')
