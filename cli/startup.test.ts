@@ -82,9 +82,6 @@ const LAZY_AT_START = [
   // The OpenAI Realtime provider's client and xiaozhi's plain ws:// listener (xiaozhi.plainPort).
   '/node_modules/ws/',
   '/dist/transports/xiaozhi/plainListener.js',
-  // The OpenAPI document's generator, loaded by the first GET /api/v1/openapi.json (plugins/rest/openapi.test.ts).
-  '/node_modules/@fastify/swagger/',
-  '/node_modules/yaml/',
 ]
 
 /** The certificate the server at `port` presents (a TLS handshake on 127.0.0.1), as PEM. */

@@ -3,14 +3,9 @@
  * themselves (so it cannot drift from what the server validates and sends) and served at
  * GET /api/v1/openapi.json. spec/openapi.json is the same document checked in; a test fails when
  * they differ (regenerate with `npm run spec:openapi`).
- *
- * @fastify/swagger (with yaml, json-schema-resolver: ~1 MB of heap) is loaded by the first request
- * for the document, not with the engine (issue 39 item 3, a lighter process): until then the
- * routes and plugin scopes it would have seen are recorded, then handed to it as it asks for
- * them (`replayTo`).
  */
-import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import swagger from '@fastify/swagger'
+import type { FastifyInstance } from 'fastify'
 import type { ApiResource } from '../../core/extension.js'
 import { errorResponses } from './schemas.js'
 
@@ -22,61 +17,10 @@ interface OperationShape {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
 }
 
-/** What @fastify/swagger's dynamic mode would have seen of `app` from its registration on. */
-interface Seen {
-  readonly routes: RouteOptions[]
-  readonly scopes: FastifyInstance[]
-}
-
-/** The builder of the document, made on first use. */
-type Document = () => unknown
-
-/**
- * A stand-in for `app` that hands @fastify/swagger what it hooks: every route and plugin scope
- * recorded, then `ready` at once (the app is running). A hook or method it does not know of fails
- * loudly (a newer @fastify/swagger), so the document is never silently missing routes.
- */
-const replayTo = (app: FastifyInstance, seen: Seen, keep: (document: Document) => void): FastifyInstance => {
-  const standIn = {
-    addHook(name: string, hook: (arg: unknown) => void) {
-      if (name === 'onRoute') for (const route of seen.routes) hook(route)
-      else if (name === 'onRegister') for (const scope of seen.scopes) hook(scope)
-      else if (name === 'onReady') hook(() => {})
-      else throw new Error(`@fastify/swagger hooks ${name}, which the OpenAPI document does not replay`)
-      return standIn
-    },
-    decorate(name: string, value: Document) {
-      if (name !== 'swagger') throw new Error(`@fastify/swagger decorates ${name}, which the OpenAPI document does not expect`)
-      keep(value)
-      return standIn
-    },
-    getSchemas: () => app.getSchemas(),
-  }
-  return standIn as unknown as FastifyInstance
-}
-
-/** The document's builder for `app`, made by @fastify/swagger loaded now. */
-const buildDocument = async (app: FastifyInstance, seen: Seen, options: FastifyDynamicSwaggerOptions): Promise<Document> => {
-  const { fastifySwagger } = await import('@fastify/swagger')
-  return new Promise<Document>((resolve, reject) => {
-    let document: Document | undefined
-    fastifySwagger(replayTo(app, seen, (d) => (document = d)), options, (e?: Error) =>
-      e ? reject(e) : document ? resolve(document) : reject(new Error('@fastify/swagger made no document')),
-    )
-  })
-}
-
-/** The document of a scope where installOpenApi ran: built by its first call. */
-export type OpenApiDocument = () => Promise<unknown>
-
 /** The document of the API, with the tags and `webhooks` entries of the resources other plugins add (services.apiRoutes). */
-export const installOpenApi = (app: FastifyInstance, version: string, resources: ReadonlyArray<ApiResource> = []): OpenApiDocument => {
+export const installOpenApi = async (app: FastifyInstance, version: string, resources: ReadonlyArray<ApiResource> = []): Promise<void> => {
   const webhooks = Object.assign({}, ...resources.map((r) => r.webhooks ?? {})) as Record<string, unknown>
-  const seen: Seen = { routes: [], scopes: [] }
-  // What @fastify/swagger's dynamic mode hooks (lib/util/add-hook.js), recorded from here on as it would.
-  app.addHook('onRoute', (route) => void seen.routes.push(route))
-  app.addHook('onRegister', (scope) => void seen.scopes.push(scope))
-  const options: FastifyDynamicSwaggerOptions = {
+  await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -128,16 +72,11 @@ export const installOpenApi = (app: FastifyInstance, version: string, resources:
       }
       return openapiObject
     },
-  }
-  let built: Promise<Document> | undefined
-  return async () => {
-    built ??= buildDocument(app, seen, options)
-    return (await built)()
-  }
+  })
 }
 
 /** The route serving the document; public (no API key), still rate limited per IP. */
-export const openApiRoute = (document: OpenApiDocument) => async (app: FastifyInstance): Promise<void> => {
+export const openApiRoute = async (app: FastifyInstance): Promise<void> => {
   let body: string | undefined
   // Every error an /api/v1 route can give but a key refusal.
   const { 401: _noKeyNeeded, ...errors } = errorResponses()
@@ -154,7 +93,7 @@ export const openApiRoute = (document: OpenApiDocument) => async (app: FastifyIn
       },
     },
     async (_request, reply) => {
-      body ??= JSON.stringify(await document())
+      body ??= JSON.stringify(app.swagger())
       return reply.type('application/json; charset=utf-8').send(body)
     },
   )

@@ -46,7 +46,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(errorHandler(host.log))
   for (const schema of [...sharedSchemas, ...agentSharedSchemas, ...roomSchemas, ...transcriptSchemas, ...recordingSchemas]) app.addSchema(schema)
-  const openApiDocument = installOpenApi(app, '1.0.0', host.apiRoutes.list())
+  await installOpenApi(app, '1.0.0', host.apiRoutes.list())
   installRequestMetrics(app, host.metrics)
   // Order matters: auth identifies the workspace (onRequest), the limiter counts it (the next
   // onRequest hook), then an auth refusal is raised (preParsing) before any body is read.
@@ -60,7 +60,7 @@ export const restApi = (host: RestServices) => async (app: FastifyInstance) => {
   app.setNotFoundHandler(() => {
     throw new NotFound({ message: 'no such endpoint' })
   })
-  await app.register(openApiRoute(openApiDocument))
+  await app.register(openApiRoute)
   await app.register(clientRoutes(host))
   await app.register(tokenRoutes(host))
   await app.register(usageRoutes(host))
