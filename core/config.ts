@@ -192,6 +192,11 @@ export const coreSettings = {
   },
   usage: {
     checkpointMs: setting(intBetween(100, 5000), 5000, 'how often open sessions are checkpointed: the most metered time a crash can lose'),
+    groupCommitMs: setting(
+      intBetween(0, 1000),
+      4,
+      "the least time between two commits of sessions' usage rows: under a connect storm, the most a new session's `session` event waits to share a commit (0: a commit per event-loop turn)",
+    ),
   },
   cluster: {
     natsUrl: setting(

@@ -81,3 +81,51 @@ describe('usage group commit', () => {
     expect(rows()).toEqual({ n: 1, ended: 1 })
   })
 })
+
+describe('usage group commit under a storm', () => {
+  it('gathers the writes of the turns after a commit into the next one, which waits usage.groupCommitMs', async () => {
+    // The longest window the setting allows, so that the turns below surely fall inside it even on a
+    // loaded machine: their writes wait (and nobody hears `session`) until its commit.
+    const s = await startTestEngine({ usage: { groupCommitMs: 1000 } })
+    try {
+      const seeded = seedWorkspace(s.engine)
+      for (let i = 0; i < 6; i++) seeded.addClient(`dev-${i}`, 'lobby')
+      const { security, terminals, storage } = s.engine.host
+      const identities: TerminalIdentity[] = []
+      for (let i = 0; i < 6; i++) {
+        const { token } = await security.tokens.issue(seeded.workspaceId, `dev-${i}`, null)
+        identities.push(await security.authenticateTerminal({ token }))
+      }
+      const links = identities.map(() => new RecordingLink())
+      const transaction = storage.transaction
+      const seen: number[] = []
+      ;(storage as { transaction: typeof transaction }).transaction = <A>(f: () => A): A => {
+        seen.push(links.filter((l) => l.events.items.some((e) => e.type === 'session')).length)
+        return transaction(f)
+      }
+      try {
+        // The first connect after a quiet spell commits at the end of its own turn.
+        terminals.open(identities[0]!, links[0]!)
+        await links[0]!.event('session')
+        expect(seen).toEqual([0])
+        // Five more, each in a turn of its own, within the window: no commit, nobody introduced.
+        for (let i = 1; i < 6; i++) {
+          terminals.open(identities[i]!, links[i]!)
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        }
+        expect(seen).toEqual([0])
+        expect(links.slice(1).every((l) => l.events.items.length === 0)).toBe(true)
+        const committed = Promise.all(links.slice(1).map((l) => l.event('session')))
+        // Their commit is one transaction, and they hear `session` after it.
+        await committed
+        expect(seen).toEqual([0, 1])
+        const { n } = storage.db.prepare('SELECT count(*) AS n FROM usage_sessions WHERE workspace_id = ?').get(seeded.workspaceId) as { n: number }
+        expect(n).toBe(6)
+      } finally {
+        ;(storage as { transaction: typeof transaction }).transaction = transaction
+      }
+    } finally {
+      await s.stop()
+    }
+  })
+})
