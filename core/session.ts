@@ -87,7 +87,6 @@ export interface SessionOwner {
     event:
       | { readonly type: 'SESSION_END'; readonly session: Session; readonly reason: HarkError | null }
       | { readonly type: 'AUDIO_MODE'; readonly session: Session }
-      | { readonly type: 'SESSION_LISTENS'; readonly session: Session }
       | { readonly type: 'BROADCAST_ROOM'; readonly room: string; readonly event: ServerEvent },
   ): void
 }
@@ -283,8 +282,7 @@ export class Session implements TerminalSession, RoomMember {
     const port = this.port
     if (!listen || port === null || !port.attached) return
     this.uplink = port
-    const owner = this.owner
-    if (owner !== null && owner.getSnapshot().status === 'active') owner.send({ type: 'SESSION_LISTENS', session: this })
+    port.router.listens()
   }
 
   setAudioMode(mode: AudioMode): void {

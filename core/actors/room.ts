@@ -461,6 +461,7 @@ export const roomMachine = setup({
   context: ({ input, self }) => {
     const router = new RoomRouter(input.room, {
       speakingStarted: (port) => self.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
+      listens: () => self.send({ type: 'LISTENS' }),
     })
     const clock = input.clock ?? systemClock
     return {

@@ -404,7 +404,6 @@ export const workspaceMachine = setup({
       assertEvent(event, 'AUDIO_MODE')
       return roomRef(context, event.session.room)
     }, { type: 'AUDIO_MODE' as const }),
-    listens: sendTo(({ context, event }) => roomRef(context, ofType(event, 'SESSION_LISTENS').session.room), { type: 'LISTENS' as const }),
     setRemotes: sendTo(({ context, event }) => roomRef(context, ofType(event, 'ROOM_REMOTES').room), ({ event }) => ({ type: 'REMOTES' as const, remotes: ofType(event, 'ROOM_REMOTES').remotes })),
     setRecording: sendTo(({ context, event }) => roomRef(context, ofType(event, 'ROOM_RECORDING').room), ({ event }) => ({ type: 'RECORDING' as const, recording: ofType(event, 'ROOM_RECORDING').recording })),
     announceRoomClosed: emit(({ context, event }) => {
@@ -488,7 +487,6 @@ export const workspaceMachine = setup({
     LEAVE_ROOM: { actions: 'leave' },
     BROADCAST_ROOM: { actions: 'broadcast' },
     AUDIO_MODE: { actions: 'splitAudioModes' },
-    SESSION_LISTENS: { actions: 'listens' },
     ROOM_REMOTES: { actions: 'setRemotes' },
     ROOM_RECORDING: { actions: 'setRecording' },
     ROOM_EMPTY: { guard: 'roomStillEmpty', actions: ['announceRoomClosed', 'closeRoom', 'dropRoom', 'closeIdleRoomAgents', 'dropIdleRoomAgents'] },

@@ -24,8 +24,6 @@ export type WorkspaceEvent =
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }
   /** A session switched its audio mode: its room splits its receivers again. */
   | { type: 'AUDIO_MODE'; session: Session }
-  /** A session's introduction, held for its usage row, went out: its room sends it audio from now on. */
-  | { type: 'SESSION_LISTENS'; session: Session }
   /** Cluster: the other nodes with members in a room, where its own frames go. */
   | { type: 'ROOM_REMOTES'; room: string; remotes: ReadonlyArray<RemoteSink> }
   /** Start (a recording) or stop (null) recording a room open here. */

@@ -65,6 +65,8 @@ export interface RecordingTap {
 export interface RouterHooks {
   /** A source just started speaking (control plane; called at most once per talk spurt). */
   speakingStarted(port: SourcePort): void
+  /** A member held back by the introduction gate was introduced: its room takes it in as a listener (control plane). */
+  listens?(): void
 }
 
 export class RoomRouter {
@@ -94,6 +96,16 @@ export class RoomRouter {
     readonly room: string,
     private readonly hooks: RouterHooks,
   ) {}
+
+  /**
+   * A member of this room was just introduced (its `session` event is out): its room, which owns
+   * the sink list, adds it as a listener. Straight to the room rather than through the workspace
+   * actor that admitted it: one actor event per introduction instead of two, and after a fleet's
+   * reconnect every terminal is introduced so.
+   */
+  listens(): void {
+    this.hooks.listens?.()
+  }
 
   /** Replace the sink list (membership changed). The array must not be mutated afterwards. */
   setSinks(sinks: ReadonlyArray<AudioSink>): void {
