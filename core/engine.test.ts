@@ -25,7 +25,7 @@ import {
 // After hark's entry, which loads the Reflect metadata API tsyringe needs.
 import { container as globalContainer } from 'tsyringe'
 import { createLogger } from './log.js'
-import { cliJson, createTestEngine, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
+import { cliJson, createTestEngine, openTerminal, RecordingLink, seedWorkspace, startTestEngine, tempDir } from './test/helpers.js'
 
 const calls: string[] = []
 
@@ -185,6 +185,23 @@ describe('embedding the engine', () => {
     await expect(startTestEngine({ extensions: [refusing], cluster: { natsUrl: 'nats://127.0.0.1:4222', nodeId: 'n1' } })).rejects.toThrow(
       'cannot join the cluster at cluster.natsUrl nats://127.0.0.1:4222: no servers available',
     )
+  })
+
+  it('stops every transport accepting before any terminal hears session.closing, then stops it', async () => {
+    const calls: string[] = []
+    let link: RecordingLink | null = null
+    const heard = () => link?.events.items.some((e) => e.type === 'session.closing') ?? false
+    const door = defineTransport('door', () => ({
+      start: async () => {},
+      stop: async () => void calls.push(`stop, session.closing heard: ${heard()}`),
+      stopAccepting: () => void calls.push(`stopAccepting, session.closing heard: ${heard()}`),
+    }))
+    const t = await startTestEngine({ extensions: [door] })
+    const seed = seedWorkspace(t.engine)
+    seed.addClient('a', 'lobby')
+    link = (await openTerminal(t.engine, seed.workspaceId, 'a')).link
+    await t.stop()
+    expect(calls).toEqual(['stopAccepting, session.closing heard: false', 'stop, session.closing heard: true'])
   })
 
   it('refuses two extensions of one kind under one name', async () => {

@@ -197,8 +197,10 @@ const serving = (settings: Settings) =>
     const http = yield* HttpServer
     const agents = yield* Agents
     yield* Cluster // joined before any terminal can connect, left after they are closed
+    const transports: Transport[] = []
     for (const name of registry.names('transport')) {
       const transport = registry.resolve<Transport>('transport', name)
+      transports.push(transport)
       yield* Effect.tryPromise({
         try: () => transport.start(),
         catch: (e) => (e instanceof ListenError ? e : new ExtensionError({ extension: `transport ${name}`, message: `transport ${name} failed to start: ${messageOf(e)}`, cause: e })),
@@ -228,11 +230,19 @@ const serving = (settings: Settings) =>
       }
     }
     http.setReady(true)
-    // Runs first: no new REST requests, while those in flight go on during the rest of the stop.
+    // Runs first: no new REST requests, while those in flight go on during the rest of the stop;
+    // and no new terminal connections (Transport.stopAccepting) before any terminal hears `session.closing`.
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         http.setReady(false)
         beginHttpDrain(http.app)
+        for (const transport of transports) {
+          try {
+            transport.stopAccepting?.()
+          } catch (e) {
+            log.error({ err: e }, 'a transport failed to stop accepting connections')
+          }
+        }
       }),
     )
     return host

@@ -9,6 +9,14 @@ export interface Transport {
   start(): Promise<void>
   /** Close listeners and every session with a server-shutting-down reason. */
   stop(): Promise<void>
+  /**
+   * Stop accepting connections (close the listening sockets; refuse upgrades still in flight),
+   * leaving those open to `stop`. The engine calls it first when it stops, before any terminal hears
+   * `session.closing`: a terminal that reconnects at once is refused here at once (or, under
+   * `hark start --nodes N`, reaches another process) instead of waiting in a queue this process
+   * will never serve and being reset when it closes.
+   */
+  stopAccepting?(): void
 }
 
 const bindReasons: Readonly<Record<string, string>> = {

@@ -163,8 +163,17 @@ export class MqttTransport implements Transport {
     })
   }
 
+  /** The listeners' closes, from stopAccepting on (each settles once its last connection is gone). */
+  private closed: Promise<void>[] | null = null
+
+  stopAccepting(): void {
+    this.closed ??= this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))
+  }
+
   async stop(): Promise<void> {
-    const closed = this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))
+    this.stopAccepting()
+    const closed = this.closed!
+    this.closed = null
     const reason = new ServerShuttingDown({ message: 'server shutting down' })
     // Each connection flushes its last packets and closes (destroyed after a short grace if stuck).
     for (const c of [...this.connections]) c.close(reason)

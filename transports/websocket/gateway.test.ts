@@ -4,6 +4,8 @@ import { audioDrops } from '../../core/dataplane/drops.js'
 import type { Engine } from '../../core/engine.js'
 import type { EngineConfig } from '../../core/index.js'
 import { ManualClock } from '../../core/clock.js'
+import { connect as netConnect } from 'node:net'
+import type { Transport } from '../../core/transport.js'
 import { runCli, seedWorkspace, startTestEngine, uplink } from '../../core/test/helpers.js'
 import { defineWebSocketTransport, websocketTransport } from './index.js'
 import { TestTerminal } from './test/terminalClient.js'
@@ -224,6 +226,24 @@ describe('websocket gateway: live control changes', () => {
     expect(brief.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
   })
 
+  it('refuses new connections once it stops accepting, while the terminals it has go on', async () => {
+    seed.addClient('a', 'lobby')
+    seed.addClient('b', 'lobby')
+    const a = await connect('a')
+    await a.event('session')
+    const gateway = engine.host.resolve<Transport>('transport', 'websocket')
+    gateway.stopAccepting!()
+    const refused = await new Promise<string>((resolve) => {
+      const s = netConnect({ host: '127.0.0.1', port: engine.ports.gateway! })
+      s.once('connect', () => (s.destroy(), resolve('accepted')))
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
+    })
+    expect(refused).toBe('ECONNREFUSED')
+    // The terminal already in still hears its room (a REST-side change reaches it).
+    moveClient('a', 'hall')
+    expect(await a.event('room.changed')).toMatchObject({ from: 'lobby', to: 'hall' })
+  })
+
   it('says session.closing server_shutting_down and closes with 1001 when the engine stops', async () => {
     seed.addClient('a', 'lobby')
     const a = await connect('a')
@@ -248,6 +268,8 @@ describe('websocket gateway: bad input closes only the sender', () => {
   const stillWorks = async (good: TestTerminal, other: string) => {
     const peer = await connect(other)
     await good.event('participant.joined', (e) => e.participant.id === other)
+    // Frames sent before a terminal's `session` event are dropped (spec/websocket.md): it waits for it.
+    await peer.event('session')
     peer.sendAudio(uplink([7, 7]))
     await good.frames.next((f) => parseDownlink(f)!.opus[0] === 7)
     peer.close()

@@ -258,13 +258,16 @@ export class WebSocketGateway implements Transport {
     this.listeners.listening('gateway', uws.us_socket_local_port(this.listenSocket))
   }
 
-  async stop(): Promise<void> {
+  stopAccepting(): void {
     this.accepting = false
+    if (this.listenSocket) loadNativeUws().us_listen_socket_close(this.listenSocket)
+    this.listenSocket = null
+  }
+
+  async stop(): Promise<void> {
+    this.stopAccepting()
     const app = this.app
     if (!app) return
-    const uws: UwsModule = loadNativeUws()
-    if (this.listenSocket) uws.us_listen_socket_close(this.listenSocket)
-    this.listenSocket = null
     // The hub has already said session.closing to everyone; give the close handshakes a moment.
     for (const t of this.terminals) t.fail(new ServerShuttingDown({ message: 'server shutting down' }))
     // Route connections have heard the hub's session.closing already (if they hold a session).

@@ -153,6 +153,11 @@ export class XiaozhiTransport implements Transport {
     }
   }
 
+  stopAccepting(): void {
+    // Its devices upgrade on the gateway's port (closed by the gateway) or its plain listener.
+    this.accepting = false
+  }
+
   async stop(): Promise<void> {
     this.accepting = false
     this.removeRoute?.()
