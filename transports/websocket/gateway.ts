@@ -156,7 +156,7 @@ export class WebSocketGateway implements Transport {
     }
     this.upgrades = new Counter({
       name: 'hark_websocket_upgrades_total',
-      help: 'WebSocket upgrade requests on /v1/connect by result (accepted, or the refusal code)',
+      help: 'WebSocket upgrade requests on /v1/connect by result (accepted, or the refusal code; closed_at_upgrade: accepted, then closed by uWS as its cork ended)',
       labelNames: ['result'],
       registers: [metrics],
     })
@@ -202,7 +202,12 @@ export class WebSocketGateway implements Transport {
         if (isBinary) terminal.onAudio(message)
         else terminal.onControl(message)
       },
-      close: (ws) => ws.getUserData().terminal?.onClosed(),
+      close: (ws) => {
+        const data = ws.getUserData()
+        // uWS.js hands out its own copy of the upgrade's user data: its identity is the upgrade's.
+        if (upgrading !== null && data.identity === upgrading.identity) this.upgrades.inc({ result: 'closed_at_upgrade' })
+        data.terminal?.onClosed()
+      },
     })
     // Upgrades to any other path go to the engine's WebSocket routes; a GET without an upgrade
     // falls through (uWS yields it) to the HTTP routes below.
@@ -321,7 +326,12 @@ export class WebSocketGateway implements Transport {
         this.upgrades.inc({ result: 'accepted' })
         exchange.done = true
         const data: UpgradeData = { identity, audioMode: mode, terminal: null }
-        upgradeCorked(res, () => res.upgrade(data, key, protocol, extensions, context))
+        upgrading = data
+        try {
+          upgradeCorked(res, () => res.upgrade(data, key, protocol, extensions, context))
+        } finally {
+          upgrading = null
+        }
       },
       (error: unknown) => {
         if (exchange.aborted) return
@@ -340,7 +350,8 @@ export class WebSocketGateway implements Transport {
     // (upgradeCorked), and writes `session` (or a refusal) in a cork of its own on the WebSocket.
     // Opened inside uWS's open callback, i.e. inside that cork, an occasional terminal under load
     // heard `session` and was then closed by uWS (1006, no close frame) as the cork ended: 1 run in
-    // ~7 of gateway.test's hundred terminals at load ~10; none in 30 runs since.
+    // ~7 of gateway.test's hundred terminals at load ~10; none in 30 runs since. The close itself is
+    // uWS's cork defect (`upgrading`, below): opened here, such a terminal is gone before its session.
     queueMicrotask(() => {
       if (terminal.isGone) return
       ws.cork(() => {
@@ -354,6 +365,17 @@ export class WebSocketGateway implements Transport {
     })
   }
 }
+
+/**
+ * The upgrade being completed in its response's cork, if any. uWS 20.30 (the newest build that loads
+ * on glibc 2.36) sometimes closes a socket upgraded there as the cork ends: when the upgrade's
+ * realloc keeps the socket's address, HttpResponse::cork reads the upgraded socket's memory as HTTP
+ * state and may take it for a finished `Connection: close` response (fixed upstream in
+ * uNetworking/uWebSockets#1929). The terminal sees the 101, then the connection drop (1006), and
+ * comes back on its backoff; counted as `closed_at_upgrade` (0 of 20k upgrades in a quiet 10k
+ * reconnect run; the first upgrade of every process under `node --cpu-prof`).
+ */
+let upgrading: UpgradeData | null = null
 
 /** Control messages must fit in one uWS message; checked at load so the constants cannot drift. */
 if (MAX_CONTROL_MESSAGE_BYTES >= MAX_MESSAGE_BYTES) throw new Error('MAX_MESSAGE_BYTES must exceed MAX_CONTROL_MESSAGE_BYTES')
