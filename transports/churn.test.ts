@@ -112,6 +112,9 @@ const drained = async (): Promise<void> => {
   // Bounded: each look waits for the event loop to turn (sockets close on it).
   for (let i = 0; i < 2000 && (await open()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))
   expect(await open()).toBe(0)
+  // The last sessions' usage rows wait for their group commit (up to usage.groupCommitMs), and the
+  // introduction gate holds those sessions until it: once it is open, nothing holds them.
+  await new Promise<void>((resolve) => t.engine.host.terminals.introductions.wait(resolve))
 }
 
 const Timeout = setTimeout(() => {}, 0).constructor as new () => unknown

@@ -95,8 +95,11 @@ describe('console live events', () => {
     const { admin, ws, stream } = await acmeWatched(t)
     expect((await admin.client.post(`/api/workspaces/${ws}/clients`, { clientId: 'dev-1', room: 'lobby' })).status).toBe(201)
     const { security, terminals } = t.engine.host
-    const session = terminals.open(await security.authenticateTerminal({ token: (await security.tokens.issue(ws, 'dev-1', null)).token }), new RecordingLink('websocket'))
+    const link = new RecordingLink('websocket')
+    const session = terminals.open(await security.authenticateTerminal({ token: (await security.tokens.issue(ws, 'dev-1', null)).token }), link)
     await stream.next('presence', (d) => d.clientId === 'dev-1' && d.online === true)
+    // Its frames count from its `session` event on (before it they are dropped, `early`).
+    await link.event('session')
 
     // Two voiced frames start a talk spurt; it ends after the hangover without voice.
     session.pushAudio(uplink([1], 0x80 | 30), performance.now())

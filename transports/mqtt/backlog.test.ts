@@ -54,8 +54,11 @@ describe('MQTT output a client does not take', () => {
   it('a device whose socket is reset closes alone; its room-mate keeps hearing audio', async () => {
     const listener = await device('listener')
     const broken = await device('broken')
-    const talker = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('talker') }), new RecordingLink('test'))
+    const talkerLink = new RecordingLink('test')
+    const talker = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('talker') }), talkerLink)
     await listener.next('publish', (p) => p.topic === 'hark/listener/down/events' && String(p.payload).includes('"talker"'))
+    // A terminal's frames count from its `session` event on (before it they are dropped, `early`).
+    await talkerLink.event('session')
     broken.socket.resetAndDestroy()
     // Audio keeps going to both while the server finds out; the broken one leaves the room.
     talker.pushAudio(uplink([1, 2, 3]))

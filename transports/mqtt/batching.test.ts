@@ -40,6 +40,8 @@ const roomWithDevice = async (talkerId: string, deviceId: string, engine = t) =>
   const host = engine.engine.host
   const talker = host.terminals.open(await host.security.authenticateTerminal({ token: await engine.token(talkerId) }), link)
   await device.next('publish', (p) => p.topic === `hark/${deviceId}/down/events` && String(p.payload).includes('"participant.joined"'))
+  // A terminal's frames count from its `session` event on (before it they are dropped, `early`).
+  await link.event('session')
   return { device, talker }
 }
 
