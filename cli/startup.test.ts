@@ -9,7 +9,7 @@
  * lazy chunks, and the last test starts that bundle for real.
  */
 import { X509Certificate } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { get } from 'node:https'
 import { connect } from 'node:tls'
 import { join } from 'node:path'
@@ -169,5 +169,30 @@ describe('the bundled engine', () => {
     expect(loaded.filter((url) => /\/node_modules\/(effect|fastify|ajv|tsyringe)\//.test(url))).toEqual([])
     expect(loaded.filter((url) => LAZY_AT_START.some((h) => url.includes(h)))).toEqual([])
     expect(loaded.length).toBeLessThan(400)
+  })
+
+  it('a config module (--config x.mjs, importing the compiled built-ins) runs the compiled tree, not the bundle: one copy of the engine and of effect', async () => {
+    const dist = (path: string) => JSON.stringify(pathToFileURL(join(repoRoot, 'dist', path)).href)
+    const config = join(dir.path, 'engine.config.mjs')
+    writeFileSync(
+      config,
+      [
+        `import { defineConfig } from ${dist('core/extension.js')}`,
+        `import { restPlugin } from ${dist('plugins/rest/index.js')}`,
+        `import { websocketTransport } from ${dist('transports/websocket/extension.js')}`,
+        `import { echoAgent } from ${dist('agents/echo/index.js')}`,
+        `export default defineConfig({ extensions: [restPlugin, websocketTransport, echoAgent], rest: { rateLimitMax: 100 }, agents: { defaultProvider: 'echo' } })`,
+      ].join('\n'),
+    )
+    const file = join(dir.path, 'trace-config.txt')
+    const trace = new URL('./test/importTrace.mjs', import.meta.url).href
+    const args = ['start', '--config', config, '--data', join(dir.path, 'data'), '--rest-port', '0', '--gateway-port', '0', '--log-level', 'warn']
+    const hark = spawnHark([process.execPath, join(repoRoot, 'bin/hark.js'), ...args], { env: { NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file } })
+    const { rest } = await hark.running()
+    expect((await fetch(`http://127.0.0.1:${rest}/healthz`)).status).toBe(200)
+    expect(await hark.stop()).toBe(0)
+    const loaded = readFileSync(file, 'utf8').trim().split('\n')
+    expect(loaded).toContain(pathToFileURL(join(repoRoot, 'dist/cli/main.js')).href)
+    expect(loaded.filter((url) => url.includes('/dist/bundle/'))).toEqual([])
   })
 })
