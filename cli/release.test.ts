@@ -74,6 +74,9 @@ describe('the release archive', () => {
     const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { bin: { hark: string } }
     // The bin npm links on a global install: present, and run by whatever node is on the PATH.
     expect(readFileSync(join(pkg, manifest.bin.hark), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
+    // The bundled CLI the bin runs (cli/bundle.ts), beside the compiled tree it falls back to.
+    expect(existsSync(join(pkg, 'dist', 'bundle', 'hark.js'))).toBe(true)
+    expect(existsSync(join(pkg, 'dist', 'cli', 'main.js'))).toBe(true)
     // Production dependencies only.
     expect(existsSync(join(pkg, 'node_modules', 'fastify'))).toBe(true)
     expect(existsSync(join(pkg, 'node_modules', 'vitest'))).toBe(false)
