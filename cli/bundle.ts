@@ -19,6 +19,7 @@ import { rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { rolldown, type Plugin } from 'rolldown'
+import { parseAst } from 'rolldown/parseAst'
 
 const dist = fileURLToPath(new URL('../', import.meta.url))
 export const bundleDir = join(dist, 'bundle')
@@ -48,14 +49,39 @@ const EXTERNAL = [
 export const isExternal = (id: string): boolean =>
   id.startsWith('node:') || EXTERNAL.some((p) => (p.endsWith('/') ? id.startsWith(p) : id === p || id.startsWith(`${p}/`)))
 
+/** Where `import.meta.url` is read in `code` (the expression, not a string or comment that names it): [start, end) offsets. */
+export const metaUrlSpans = (code: string): Array<[number, number]> => {
+  const spans: Array<[number, number]> = []
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit)
+    if (typeof node !== 'object' || node === null) return
+    const n = node as { type?: string; object?: { type?: string; meta?: { name?: string } }; property?: { name?: string }; start: number; end: number }
+    if (n.type === 'MemberExpression' && n.object?.type === 'MetaProperty' && n.object.meta?.name === 'import') {
+      // dirname, filename and resolve would name the bundle's folder: none is used; a new one must be rewritten too.
+      if (n.property?.name !== 'url') throw new Error(`import.meta.${n.property?.name} is not rewritten for the bundle (cli/bundle.ts): use import.meta.url`)
+      spans.push([n.start, n.end])
+      return
+    }
+    for (const value of Object.values(node)) if (typeof value === 'object') visit(value)
+  }
+  visit(parseAst(code))
+  return spans.sort((a, b) => a[0] - b[0])
+}
+
 /** `import.meta.url` of each module of dist/ → its own file's URL, relative to the chunk it lands in (all chunks are in bundleDir). */
 const compiledMetaUrl = (): Plugin => ({
   name: 'hark-compiled-import-meta-url',
   transform(code, id) {
-    if (!code.includes('import.meta.url')) return null
+    if (!code.includes('import.meta')) return null
     if (!id.startsWith(dist) || id.startsWith(bundleDir + sep)) return null
-    const rel = relative(bundleDir, id).split(sep).join('/')
-    return { code: code.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), map: null }
+    const url = `new URL(${JSON.stringify(relative(bundleDir, id).split(sep).join('/'))}, import.meta.url).href`
+    let out = ''
+    let at = 0
+    for (const [start, end] of metaUrlSpans(code)) {
+      out += code.slice(at, start) + url
+      at = end
+    }
+    return { code: out + code.slice(at), map: null }
   },
 })
 
