@@ -86,6 +86,8 @@ const LAZY_AT_START = [
   // The OpenAI Realtime provider's client and xiaozhi's plain ws:// listener (xiaozhi.plainPort).
   '/node_modules/ws/',
   '/dist/transports/xiaozhi/plainListener.js',
+  // argon2's native binding: the console's first password check (its decoy hash is a constant).
+  '/node_modules/@node-rs/',
 ]
 
 /** The certificate the server at `port` presents (a TLS handshake on 127.0.0.1), as PEM. */
