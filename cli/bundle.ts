@@ -85,15 +85,26 @@ const compiledMetaUrl = (): Plugin => ({
   },
 })
 
+/**
+ * `hark bench` (the bench runner and its dev dependencies: peers, load generators) runs from dist/
+ * as before: its modules stay outside, imported by their path relative to the bundle.
+ */
+const benchOutside = (): Plugin => ({
+  name: 'hark-bench-outside',
+  resolveId(source, importer) {
+    if (importer === undefined || !source.startsWith('.')) return null
+    const file = join(importer, '..', source)
+    return file.startsWith(join(dist, 'bench') + sep) ? { id: file, external: 'relative' } : null
+  },
+})
+
 export const buildBundle = async (): Promise<{ files: number; bytes: number }> => {
   rmSync(bundleDir, { recursive: true, force: true })
   const bundle = await rolldown({
     input: join(dist, 'cli', 'main.js'),
     platform: 'node',
     external: isExternal,
-    plugins: [compiledMetaUrl()],
-    // hdr-histogram-js (the bench command's) calls eval('require("zlib")…') itself; it runs as before.
-    onLog: (level, log, handler) => (log.code === 'EVAL' ? undefined : handler(level, log)),
+    plugins: [benchOutside(), compiledMetaUrl()],
   })
   try {
     const { output } = await bundle.write({
