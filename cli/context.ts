@@ -35,8 +35,7 @@ export const withCommon = (cmd: Command): Command =>
     .option('--json', 'print exactly one JSON value on stdout')
 
 /** The compiled default composition root (engine.config.ts). */
-const loadDefaultConfig = async (): Promise<EngineConfig> =>
-  ((await import(new URL('../engine.config.js', import.meta.url).href)) as { default: EngineConfig }).default
+const loadDefaultConfig = async (): Promise<EngineConfig> => (await import('../engine.config.js')).default
 
 export const loadConfig = async (file: string | undefined): Promise<{ source: string; config: EngineConfig }> => {
   const path = file ?? process.env.HARK_CONFIG

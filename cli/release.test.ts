@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { get as httpsGet } from 'node:https'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { repoRoot, tempDir } from '../core/test/helpers.js'
@@ -74,6 +75,9 @@ describe('the release archive', () => {
     const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { bin: { hark: string } }
     // The bin npm links on a global install: present, and run by whatever node is on the PATH.
     expect(readFileSync(join(pkg, manifest.bin.hark), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
+    // The bundled CLI the bin runs (cli/bundle.ts), beside the compiled tree it falls back to.
+    expect(existsSync(join(pkg, 'dist', 'bundle', 'hark.js'))).toBe(true)
+    expect(existsSync(join(pkg, 'dist', 'cli', 'main.js'))).toBe(true)
     // Production dependencies only.
     expect(existsSync(join(pkg, 'node_modules', 'fastify'))).toBe(true)
     expect(existsSync(join(pkg, 'node_modules', 'vitest'))).toBe(false)
@@ -97,6 +101,16 @@ describe('the release archive', () => {
     await expect(runClean(['sh', '-c', 'command -v npm'])).rejects.toMatchObject({ stdout: '' })
     const { stdout } = await runClean([join(root, 'bin', 'hark'), '--version'])
     expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version)
+  })
+
+  it("runs the bundled CLI: npm pack's equal file times leave the bundle current", async () => {
+    const file = join(dir.path, 'trace-release.txt')
+    const trace = new URL('./test/importTrace.mjs', import.meta.url).href
+    await runClean([join(root, 'bin', 'hark'), '--version'], [`NODE_OPTIONS=--import=${trace}`, `IMPORT_TRACE_FILE=${file}`])
+    const loaded = readFileSync(file, 'utf8').trim().split('\n')
+    const pkg = pathToFileURL(join(root, 'lib', 'node_modules', 'hark')).href
+    expect(loaded).toContain(`${pkg}/dist/bundle/hark.js`)
+    expect(loaded).not.toContain(`${pkg}/dist/cli/main.js`)
   })
 
   it('starts through a symlink to bin/hark, answers /healthz, serves the console, takes the CLI first steps and a REST call, and exits 0 on SIGTERM', async () => {

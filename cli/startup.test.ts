@@ -4,15 +4,19 @@
  * the transports' own modules, the REST, console and webhooks plugins (fastify, Ajv) — are
  * imported only when an engine starts them (spec/extensions.md, Loading on start); nor does the
  * command load the engine itself (its services, actors and metrics). The command runs as a real process with an import trace preloaded (which
- * slows its loading several times: one command is traced, not each).
+ * slows its loading several times: one command is traced, not each). These read the compiled
+ * tree's module graph (HARK_UNBUNDLED=1); the bundle bin/hark.js runs keeps its lazy imports as
+ * lazy chunks, and the last test starts that bundle for real.
  */
 import { X509Certificate } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { get } from 'node:https'
 import { connect } from 'node:tls'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { cliJson, runCli, tempDir } from '../core/test/helpers.js'
+import { cliJson, repoRoot, runCli, tempDir } from '../core/test/helpers.js'
+import { TestTerminal } from '../transports/websocket/test/terminalClient.js'
 import { spawnHark } from './test/harkProcess.js'
 
 let dir: ReturnType<typeof tempDir>
@@ -23,7 +27,7 @@ afterEach(() => dir.remove())
 const traced = async (args: string[]): Promise<{ stdout: string; loaded: string[] }> => {
   const file = join(dir.path, `trace-${args[0]}.txt`)
   const trace = new URL('./test/importTrace.mjs', import.meta.url).href
-  const r = await runCli(args, { NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file })
+  const r = await runCli(args, { NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file, HARK_UNBUNDLED: '1' })
   if (r.code !== 0) throw new Error(`hark ${args.join(' ')} failed (${r.code}): ${r.stderr}`)
   return { stdout: r.stdout, loaded: readFileSync(file, 'utf8').trim().split('\n') }
 }
@@ -82,6 +86,8 @@ const LAZY_AT_START = [
   // The OpenAI Realtime provider's client and xiaozhi's plain ws:// listener (xiaozhi.plainPort).
   '/node_modules/ws/',
   '/dist/transports/xiaozhi/plainListener.js',
+  // argon2's native binding: the console's first password check (its decoy hash is a constant).
+  '/node_modules/@node-rs/',
 ]
 
 /** The certificate the server at `port` presents (a TLS handshake on 127.0.0.1), as PEM. */
@@ -102,7 +108,7 @@ describe('hark start loads what a listener needs when it first needs it', () => 
     const ports = ['--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0']
     const hark = (env?: Record<string, string>) => spawnHark([process.execPath, fileURLToPath(new URL('../bin/hark.js', import.meta.url)), 'start', '--data', data, ...ports], { env })
     // A new data dir: this start makes its TLS certificate, which the gateway then presents.
-    const traced = hark({ NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file })
+    const traced = hark({ NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file, HARK_UNBUNDLED: '1' })
     const { gateway } = await traced.running()
     expect(gateway).toBeGreaterThan(0)
     const made = readFileSync(join(data, 'tls-self-signed.crt'), 'utf8')
@@ -116,5 +122,79 @@ describe('hark start loads what a listener needs when it first needs it', () => 
     expect(loaded.filter((url) => LAZY_AT_START.some((h) => url.includes(h)))).toEqual([])
     // No checkpoint, webhook delivery or provider worker thread ran.
     expect(existsSync(`${file}.workers`)).toBe(false)
+  })
+})
+
+/**
+ * `npm run build` bundles the CLI (cli/bundle.ts) and bin/hark.js runs the bundle: issue 39, a
+ * `hark start` of ~200 modules, not ~1,140. Started for real on a new libSQL file: it must serve,
+ * admit a terminal, and still leave lazy what the compiled tree leaves lazy.
+ */
+/** The content type of GET / on the HTTPS listener at `port` (200 only). */
+const pageType = (port: number, ca: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path: '/', ca }, (res) => {
+      res.resume()
+      if (res.statusCode === 200) resolve(String(res.headers['content-type']))
+      else reject(new Error(`GET / on ${port}: ${res.statusCode}`))
+    }).on('error', reject)
+  })
+
+describe('the bundled engine', () => {
+  it('bin/hark.js start runs dist/bundle/hark.js: /healthz 200, a WSS terminal admitted, a few hundred modules, nothing lazy loaded', async () => {
+    const bundle = join(repoRoot, 'dist/bundle/hark.js')
+    expect(existsSync(bundle)).toBe(true)
+    const data = join(dir.path, 'data')
+    const opts = ['--data', data]
+    const { workspaceId } = await cliJson<{ workspaceId: string }>(['workspace', 'create', 'acme', ...opts])
+    expect((await runCli(['client', 'create', 't1', '--workspace', workspaceId, '--room', 'lobby', ...opts])).code).toBe(0)
+    const { token } = await cliJson<{ token: string }>(['token', 'issue', 't1', '--workspace', workspaceId, ...opts])
+    const file = join(dir.path, 'trace-bundle.txt')
+    const trace = new URL('./test/importTrace.mjs', import.meta.url).href
+    const ports = ['--rest-port', '0', '--gateway-port', '0', '--mqtt-port', '0', '--console-port', '0', '--log-level', 'warn']
+    const hark = spawnHark([process.execPath, join(repoRoot, 'bin/hark.js'), 'start', ...opts, ...ports], { env: { NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file } })
+    const { rest, gateway, console: consolePort } = await hark.running()
+    expect((await fetch(`http://127.0.0.1:${rest}/healthz`)).status).toBe(200)
+    const ca = readFileSync(join(data, 'tls-self-signed.crt'), 'utf8')
+    // The console's built app, found beside its compiled server (import.meta.url in the bundle).
+    expect(await pageType(consolePort!, ca)).toMatch(/^text\/html/)
+    const terminal = await TestTerminal.connect(gateway!, { token }, ca)
+    expect(await terminal.event('session')).toMatchObject({ clientId: 't1', room: 'lobby' })
+    terminal.close()
+    await terminal.closed
+    expect(await hark.stop()).toBe(0)
+    const loaded = readFileSync(file, 'utf8').trim().split('\n')
+    expect(loaded).toContain(pathToFileURL(bundle).href)
+    // Nothing of the compiled tree nor of the bundled packages was loaded beside the bundle.
+    const tree = `${pathToFileURL(join(repoRoot, 'dist')).href}/`
+    expect(loaded.filter((url) => url.startsWith(tree) && !url.startsWith(`${tree}bundle/`))).toEqual([])
+    expect(loaded.filter((url) => /\/node_modules\/(effect|fastify|ajv|tsyringe)\//.test(url))).toEqual([])
+    expect(loaded.filter((url) => LAZY_AT_START.some((h) => url.includes(h)))).toEqual([])
+    expect(loaded.length).toBeLessThan(400)
+  })
+
+  it('a config module (--config x.mjs, importing the compiled built-ins) runs the compiled tree, not the bundle: one copy of the engine and of effect', async () => {
+    const dist = (path: string) => JSON.stringify(pathToFileURL(join(repoRoot, 'dist', path)).href)
+    const config = join(dir.path, 'engine.config.mjs')
+    writeFileSync(
+      config,
+      [
+        `import { defineConfig } from ${dist('core/extension.js')}`,
+        `import { restPlugin } from ${dist('plugins/rest/index.js')}`,
+        `import { websocketTransport } from ${dist('transports/websocket/extension.js')}`,
+        `import { echoAgent } from ${dist('agents/echo/index.js')}`,
+        `export default defineConfig({ extensions: [restPlugin, websocketTransport, echoAgent], rest: { rateLimitMax: 100 }, agents: { defaultProvider: 'echo' } })`,
+      ].join('\n'),
+    )
+    const file = join(dir.path, 'trace-config.txt')
+    const trace = new URL('./test/importTrace.mjs', import.meta.url).href
+    const args = ['start', '--config', config, '--data', join(dir.path, 'data'), '--rest-port', '0', '--gateway-port', '0', '--log-level', 'warn']
+    const hark = spawnHark([process.execPath, join(repoRoot, 'bin/hark.js'), ...args], { env: { NODE_OPTIONS: `--import=${trace}`, IMPORT_TRACE_FILE: file } })
+    const { rest } = await hark.running()
+    expect((await fetch(`http://127.0.0.1:${rest}/healthz`)).status).toBe(200)
+    expect(await hark.stop()).toBe(0)
+    const loaded = readFileSync(file, 'utf8').trim().split('\n')
+    expect(loaded).toContain(pathToFileURL(join(repoRoot, 'dist/cli/main.js')).href)
+    expect(loaded.filter((url) => url.includes('/dist/bundle/'))).toEqual([])
   })
 })

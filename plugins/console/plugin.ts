@@ -24,7 +24,6 @@ import {
   type TlsMaterial,
 } from '../../core/extension.js'
 import { People } from '../../core/people/people.js'
-import { verifyDecoy } from '../../core/people/passwords.js'
 import { LiveFeed } from './live.js'
 import { connectLiveSources } from './liveSources.js'
 import type { ConsoleRoute } from './server.js'
@@ -71,9 +70,6 @@ export class ConsolePlugin implements EnginePlugin {
   async start(): Promise<void> {
     const { console: settings, settings: engine, listeners } = this.services
     if (!settings.enabled) return
-    // The decoy hash a sign-in with an unknown email verifies against (one argon2 hash on libuv's
-    // thread pool), made while the server is built; start() returns once it exists.
-    const decoy = verifyDecoy('')
     // The server (fastify, its static files) loads only when the console starts: CLI commands that read the config never do.
     const { createConsoleServer } = await import('./server.js')
     const server = await createConsoleServer(this.services)
@@ -83,10 +79,8 @@ export class ConsolePlugin implements EnginePlugin {
       await app.listen({ host: engine.host, port: settings.port })
     } catch (e) {
       await app.close()
-      await decoy.catch(() => undefined)
       throw new ListenError('console', engine.host, settings.port, 'console.port', e)
     }
-    await decoy
     this.app = app
     const address = app.server.address()
     listeners.listening('console', typeof address === 'object' && address ? address.port : settings.port)
