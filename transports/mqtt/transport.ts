@@ -37,6 +37,14 @@ import { SessionStore } from './sessionStore.js'
 import { mqttSettings, type MqttSettings } from './settings.js'
 import { WillDelivery } from './will.js'
 
+/**
+ * Connections the kernel may hold for accept (capped by net.core.somaxconn, 4096 on current
+ * Linux). Node's default, 511, overflows when a fleet reconnects at once: the kernel then drops the
+ * SYNs beyond it, and each such device waits its TCP retransmit (1 s, then 3 s, 7 s, 15 s) though the
+ * server would have taken it a moment later.
+ */
+const LISTEN_BACKLOG = 4096
+
 /** TCP keepalive probes catch dead peers of clients that asked for MQTT keepalive 0. */
 const TCP_KEEPALIVE_MS = 60_000
 
@@ -153,7 +161,7 @@ export class MqttTransport implements Transport {
     return new Promise((resolve, reject) => {
       const failed = (e: Error) => reject(new ListenError(name, bindHost, port, setting, e))
       server.once('error', failed)
-      server.listen(port, bindHost, () => {
+      server.listen({ port, host: bindHost, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', failed)
         this.servers.push(server)
         const address = server.address()

@@ -4,6 +4,7 @@ import { audioDrops } from '../../core/dataplane/drops.js'
 import type { Engine } from '../../core/engine.js'
 import type { EngineConfig } from '../../core/index.js'
 import { ManualClock } from '../../core/clock.js'
+import { readFileSync } from 'node:fs'
 import { connect as netConnect } from 'node:net'
 import type { Transport } from '../../core/transport.js'
 import { runCli, seedWorkspace, startTestEngine, uplink } from '../../core/test/helpers.js'
@@ -224,6 +225,16 @@ describe('websocket gateway: live control changes', () => {
     expect(engine.host.presence.isOnline(seed.workspaceId, 'brief')).toBe(false)
     expect(await brief.closed).toEqual({ code: 4002, reason: 'token_expired' })
     expect(brief.events.items.at(-1)).toMatchObject({ type: 'session.closing', code: 'token_expired' })
+  })
+
+  it('listens with 8 sockets on its port (8 × uWS\'s backlog of 512 for a fleet that reconnects at once)', () => {
+    // The kernel's own list: sockets in LISTEN state (0A) on the gateway's port.
+    const port = engine.ports.gateway!.toString(16).toUpperCase().padStart(4, '0')
+    const listening = readFileSync('/proc/net/tcp', 'utf8').split('\n').filter((l) => {
+      const [, local, , state] = l.trim().split(/\s+/)
+      return local?.endsWith(`:${port}`) && state === '0A'
+    })
+    expect(listening).toHaveLength(8)
   })
 
   it('refuses new connections once it stops accepting, while the terminals it has go on', async () => {

@@ -58,6 +58,15 @@ export const CONNECT_PATH = '/v1/connect'
  * Hark's own limits apply (1501-byte audio frames, 4096-byte control messages) and are reported.
  */
 export const MAX_MESSAGE_BYTES = 16 * 1024
+/**
+ * Listening sockets on the gateway's port, all served by this loop. uWS (uSockets) listens with a
+ * fixed accept backlog of 512 and SO_REUSEPORT: more sockets on the port, among which the kernel
+ * spreads new connections, give a fleet that reconnects at once 8 × 512 places to wait for accept
+ * instead of SYNs dropped beyond 512, each such terminal then waiting its TCP retransmit (1 s, 3 s,
+ * 7 s…) though the server would have taken it a moment later.
+ */
+const LISTEN_SOCKETS = 8
+
 /** Nothing received (not even a pong to the server's automatic pings) for this long closes a socket. */
 export const IDLE_TIMEOUT_SECONDS = 60
 /** uWS buffer per socket beyond which even control events are refused (then receiver_too_slow). */
@@ -116,7 +125,7 @@ interface UpgradeData extends SocketData {
 @injectable()
 export class WebSocketGateway implements Transport {
   private app: TemplatedApp | null = null
-  private listenSocket: us_listen_socket | null = null
+  private listenSockets: us_listen_socket[] = []
   private readonly terminals = new Set<WsTerminal>()
   /** Open sockets of WebSocket routes (other extensions' protocols). */
   private readonly routeSockets = new Set<UwsGatewaySocket>()
@@ -252,21 +261,32 @@ export class WebSocketGateway implements Transport {
     app.any('/*', (res, req) => serveRoute(res, req, this.routes, this.log))
     this.app = app
     this.fanout.app = app
-    this.listenSocket = await new Promise<us_listen_socket>((resolve, reject) =>
-      app.listen(settings.host, gateway.port, (socket) =>
-        socket
-          ? resolve(socket)
-          : reject(new ListenError('gateway', settings.host, gateway.port, 'gateway.port', 'the address is in use or not available')),
-      ),
-    )
+    const listen = (port: number) => new Promise<us_listen_socket | false>((resolve) => app.listen(settings.host, port, resolve))
+    const refused = () => new ListenError('gateway', settings.host, gateway.port, 'gateway.port', 'the address is in use or not available')
+    let first = await listen(gateway.port)
+    if (first && gateway.port === 0) {
+      // uWS sets SO_REUSEPORT only on a port it is given: the kernel's pick is given back to it
+      // (or, taken meanwhile by another socket, one socket on a new pick).
+      const picked = uws.us_socket_local_port(first)
+      uws.us_listen_socket_close(first)
+      first = (await listen(picked)) || (await listen(0))
+    }
+    if (!first) throw refused()
+    const port = uws.us_socket_local_port(first)
+    this.listenSockets = [first]
+    for (let i = 1; i < LISTEN_SOCKETS; i++) {
+      const more = await listen(port)
+      if (more) this.listenSockets.push(more)
+    }
     this.accepting = true
-    this.listeners.listening('gateway', uws.us_socket_local_port(this.listenSocket))
+    this.listeners.listening('gateway', port)
   }
 
   stopAccepting(): void {
     this.accepting = false
-    if (this.listenSocket) loadNativeUws().us_listen_socket_close(this.listenSocket)
-    this.listenSocket = null
+    const uws = this.listenSockets.length > 0 ? loadNativeUws() : null
+    for (const socket of this.listenSockets) uws!.us_listen_socket_close(socket)
+    this.listenSockets = []
   }
 
   async stop(): Promise<void> {
