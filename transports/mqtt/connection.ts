@@ -10,7 +10,7 @@
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
 import type { Socket } from 'node:net'
-import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
+import type { IConnackPacket, IDisconnectPacket, Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
   KeepAliveTimeout,
@@ -49,6 +49,7 @@ import { attachSocket, directFd, writeToSocket, type SocketOwner } from './socke
 import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
 import type { WillMessage } from './will.js'
+import { generate } from './generate.js'
 
 /** How a connection ends, which decides whether its will is told to the room. */
 type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'

@@ -3,7 +3,8 @@
  * password `hkd_…`, verified by core), the user-name and client-identifier rules, the will, the
  * session (clean or resumed), keepalive, and the CONNACK that announces what this server offers.
  */
-import { generate, type IConnectPacket, type IConnackPacket } from 'mqtt-packet'
+import type { IConnectPacket, IConnackPacket } from 'mqtt-packet'
+import { generate } from '../generate.js'
 import {
   AuthenticationMethodUnsupported,
   ClientIdentifierInvalid,
