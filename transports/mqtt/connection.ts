@@ -33,7 +33,7 @@ import {
 } from '../../core/extension.js'
 import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
 import { eventPublish, eventPublishSize } from './eventPublish.js'
-import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
+import { FIRST_BYTE, firstByteError, LARGEST_PACKET_BYTES, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
@@ -81,8 +81,8 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   }
   private aliases: Map<number, string> | null = null
   private unreleased: Set<number> | null = null
-  /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. */
-  clientMaxPacketBytes = Number.POSITIVE_INFINITY
+  /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. None set: the largest MQTT packet. */
+  clientMaxPacketBytes = LARGEST_PACKET_BYTES
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0
