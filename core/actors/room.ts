@@ -21,7 +21,7 @@
 import { assertEvent, assign, createEmptyActor, emit, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate'
 import { systemClock, type ClockShape, type Timer } from '../clock.js'
 import type { FanoutReceiver } from '../dataplane/fanout.js'
-import { RoomRouter, type AudioSink, type RemoteSink, type SourcePort } from '../dataplane/roomRouter.js'
+import { RoomRouter, type AudioSink, type RemoteSink, type RouterHooks, type SourcePort } from '../dataplane/roomRouter.js'
 import type { AudioMode, ParticipantInfo, ServerEvent } from '../events.js'
 import type { RoomRecording } from '../recordings/roomRecorder.js'
 
@@ -220,6 +220,14 @@ export class SpeakingSweep {
     // Armed again first: the actor's step for the ended spurts may stop the sweep (nobody speaks).
     if (this.router.anyoneSpeaking) this.start()
     if (ended.length > 0) this.room.send({ type: 'SPEAKERS_STOPPED', ports: ended })
+  }
+}
+
+/** What its router tells the room: a talk spurt started (an object with a method, not a closure per room). */
+class SpeakingHooks implements RouterHooks {
+  constructor(private readonly room: Pick<ActorRef<Snapshot<unknown>, RoomEvent>, 'send'>) {}
+  speakingStarted(port: SourcePort): void {
+    this.room.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId })
   }
 }
 
@@ -468,9 +476,7 @@ export const roomMachine = setup({
 }).createMachine({
   id: 'room',
   context: ({ input, self }) => {
-    const router = new RoomRouter(input.room, {
-      speakingStarted: (port) => self.send({ type: 'SPEAKING_STARTED', sourceId: port.sourceId }),
-    })
+    const router = new RoomRouter(input.room, new SpeakingHooks(self))
     const clock = input.clock ?? systemClock
     return {
       workspaceId: input.workspaceId,
