@@ -274,7 +274,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
       case 'devicePassword.reset':
         return this.send(change.workspaceId, { type: 'DEVICE_PASSWORD_RESET', clientId: change.subject })
       case 'token.revoked':
-        return this.send(change.workspaceId, { type: 'TOKEN_REVOKED', jti: change.subject })
+        return this.send(change.workspaceId, { type: 'TOKEN_REVOKED', jti: change.subject, clientId: change.clientId })
     }
   }
 }

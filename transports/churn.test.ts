@@ -107,7 +107,7 @@ const drained = async (): Promise<void> => {
   const open = async () => {
     const context = t.engine.host.terminals.context(t.seed.workspaceId)
     const mqtt = (await t.engine.host.metrics.getSingleMetric('hark_mqtt_connections')!.get()).values[0]?.value ?? 0
-    return context === undefined ? mqtt : HashMap.size(context.sessions) + HashMap.size(context.rooms) + HashMap.size(context.byJti) + mqtt
+    return context === undefined ? mqtt : HashMap.size(context.sessions) + HashMap.size(context.rooms) + mqtt
   }
   // Bounded: each look waits for the event loop to turn (sockets close on it).
   for (let i = 0; i < 2000 && (await open()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))

@@ -193,6 +193,33 @@ describe('room actor', () => {
     expect(speaking()).toEqual([])
   })
 
+  it('shares one empty speaking set between quiet rooms, and a spurt in one shows in that room only, before and after it ends', () => {
+    const one = startRoom()
+    const two = startRoom()
+    const [a, b] = [member('a'), member('b')]
+    one.ref.send({ type: 'JOIN', member: a })
+    two.ref.send({ type: 'JOIN', member: b })
+    const speaking = (r: typeof one) => r.ref.getSnapshot().context.speaking
+    expect(speaking(one)).toBe(speaking(two))
+    expect(one.clock.pendingTimers).toBe(0)
+    const talk = (m: typeof a, t: number) => m.port!.router.forward(m.port!, uplink([1], 0x80 | 30), t)
+    talk(a, 0)
+    talk(a, 20)
+    expect([...speaking(one)]).toEqual(['a'])
+    expect([...speaking(two)]).toEqual([])
+    one.clock.advance(3000)
+    expect(a.events.filter((e) => e.type === 'speaking.stopped')).toHaveLength(1)
+    expect([...speaking(one)]).toEqual([])
+    expect(speaking(one)).toBe(speaking(two))
+    // Its sweep runs again for a later spurt (its timer's callback is made once, on the first).
+    talk(a, 3100)
+    talk(a, 3120)
+    expect([...speaking(one)]).toEqual(['a'])
+    one.clock.advance(3000)
+    expect(a.events.filter((e) => e.type === 'speaking.stopped')).toHaveLength(2)
+    expect(one.clock.pendingTimers).toBe(0)
+  })
+
   it('still ends a spurt that starts after a speaker left mid-spurt (the sweep runs again)', () => {
     const { ref, clock } = startRoom()
     const [a, b, c] = [member('a'), member('b'), member('c')]

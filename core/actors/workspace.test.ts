@@ -173,18 +173,28 @@ describe('workspace actor', () => {
     const tok = w.open('tok', 'lobby', { jti: 'jti-1' })
     w.ws.send({ type: 'CLIENT_TOKENS_REVOKED', clientId: 'dev' }) // a device password is no token
     w.ws.send({ type: 'DEVICE_PASSWORD_RESET', clientId: 'all' }) // and a token is no device password
-    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'another' })
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'another', clientId: 'tok' }) // another token of its client
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'another', clientId: null })
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'jti-1', clientId: 'all' }) // a change naming another client
     expect(w.sessions()).toEqual(['all', 'del', 'dev', 'tok'])
     w.ws.send({ type: 'CLIENT_DELETED', clientId: 'del' })
     w.ws.send({ type: 'CLIENT_TOKENS_REVOKED', clientId: 'all' })
     w.ws.send({ type: 'DEVICE_PASSWORD_RESET', clientId: 'dev' })
-    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'jti-1' })
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'jti-1', clientId: 'tok' })
     expect([del, all, dev, tok].map((s) => s.link.closedWith?._tag)).toEqual([
       'ClientDeleted', 'TokenRevoked', 'DevicePasswordReset', 'TokenRevoked',
     ])
     expect(w.sessions()).toEqual([])
-    expect(HashMap.size(w.ws.getSnapshot().context.byJti)).toBe(0)
     expect(w.rooms()).toEqual([])
+  })
+
+  it('finds the session of a revoked token whose client the change does not name', () => {
+    const w = start()
+    const a = w.open('a', 'lobby', { jti: 'jti-a' })
+    const b = w.open('b', 'lobby', { jti: 'jti-b' })
+    w.ws.send({ type: 'TOKEN_REVOKED', jti: 'jti-b', clientId: null })
+    expect([a, b].map((s) => s.link.closedWith?._tag)).toEqual([undefined, 'TokenRevoked'])
+    expect(w.sessions()).toEqual(['a'])
   })
 
   it('closes a session when its credential expires, on the engine clock', () => {

@@ -89,10 +89,12 @@ export interface WorkspaceContext {
    * and so has an open room a policy may want an agent in; other rooms have none.
    */
   readonly roomAgents: HashMap.HashMap<string, RoomAgentsRef>
-  /** clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). */
+  /**
+   * clientId -> its live session (its client actor, if it has one, is `session.lifecycle`). A
+   * revoked token is found through its client (TOKEN_REVOKED names it): no index by jti, which
+   * cost every session a second HashMap entry (~125 B) and the paths it copied on every change.
+   */
   readonly sessions: HashMap.HashMap<string, Session>
-  /** jti -> clientId, for sessions opened with a token. */
-  readonly byJti: HashMap.HashMap<string, string>
 }
 
 const lookup = <V>(map: HashMap.HashMap<string, V>, key: string): V | undefined => Option.getOrUndefined(HashMap.get(map, key))
@@ -272,11 +274,7 @@ export const workspaceMachine = setup({
         session.admitted(self, client)
         client.start()
       }
-      const jti = jtiOf(session)
-      return {
-        sessions: HashMap.set(context.sessions, session.clientId, session),
-        byJti: jti === null ? context.byJti : HashMap.set(context.byJti, jti, session.clientId),
-      }
+      return { sessions: HashMap.set(context.sessions, session.clientId, session) }
     }),
     // Placing a session (a new one by its client's mapping, a live one on a mapping change): it
     // leaves the room it is in and joins the one it is to be in, both sendTo (the rooms hear it
@@ -338,11 +336,7 @@ export const workspaceMachine = setup({
       const current = lookup(context.sessions, session.clientId)
       // A replaced session ends after its successor was admitted: the successor stays.
       if (current !== session) return {}
-      const jti = jtiOf(session)
-      return {
-        sessions: HashMap.remove(context.sessions, session.clientId),
-        byJti: jti === null ? context.byJti : HashMap.remove(context.byJti, jti),
-      }
+      return { sessions: HashMap.remove(context.sessions, session.clientId) }
     }),
     announceEnded: emit(({ event }) => {
       assertEvent(event, 'SESSION_END')
@@ -364,9 +358,11 @@ export const workspaceMachine = setup({
     },
     revokeToken: ({ context, event }) => {
       assertEvent(event, 'TOKEN_REVOKED')
-      const clientId = lookup(context.byJti, event.jti)
-      const session = clientId === undefined ? undefined : lookup(context.sessions, clientId)
-      if (session !== undefined && jtiOf(session) === event.jti) endSession(session, new TokenRevoked({ message: 'token revoked' }))
+      const { jti, clientId } = event
+      // The token's client when the change knows it (it always does for a token Hark issued), else any session of that jti.
+      const session =
+        clientId !== null ? lookup(context.sessions, clientId) : HashMap.reduce(context.sessions, undefined as Session | undefined, (found, s) => found ?? (jtiOf(s) === jti ? s : undefined))
+      if (session !== undefined && jtiOf(session) === jti) endSession(session, new TokenRevoked({ message: 'token revoked' }))
     },
     closeAllSessions: ({ context, event }) => {
       assertEvent(event, 'SHUTDOWN')
@@ -478,7 +474,6 @@ export const workspaceMachine = setup({
     rooms: HashMap.empty(),
     roomAgents: HashMap.empty(),
     sessions: HashMap.empty(),
-    byJti: HashMap.empty(),
   }),
   initial: 'open',
   // In every state: sessions end, members leave, empty rooms close.

@@ -18,7 +18,8 @@ export type WorkspaceEvent =
   | { type: 'CLIENT_DELETED'; clientId: string }
   | { type: 'CLIENT_TOKENS_REVOKED'; clientId: string }
   | { type: 'DEVICE_PASSWORD_RESET'; clientId: string }
-  | { type: 'TOKEN_REVOKED'; jti: string }
+  /** `clientId`: the token's client (the change says it); null when unknown: every session is looked at. */
+  | { type: 'TOKEN_REVOKED'; jti: string; clientId: string | null }
   | { type: 'JOIN_ROOM'; room: string; member: RoomMember }
   | { type: 'LEAVE_ROOM'; room: string; member: RoomMember }
   | { type: 'BROADCAST_ROOM'; room: string; event: ServerEvent }

@@ -82,8 +82,14 @@ export class RoomRouter {
   private native: ReadonlyArray<FanoutReceiver> = []
   private watched: ReadonlyArray<FanoutReceiver> = []
   private publishedSinceCheck = 0
-  /** A receiver is ready again: plan the fan-out again. */
-  private readonly replan = (): void => this.split()
+  /**
+   * A receiver is ready again: plan the fan-out again. Made the first time a receiver is watched
+   * (one with native fan-out): a room of MQTT devices or agents keeps no closure for it.
+   */
+  private replanOnce: (() => void) | null = null
+  private get replan(): () => void {
+    return (this.replanOnce ??= () => this.split())
+  }
   framesIn = 0
   framesOut = 0
   /** Frames sent to this room's native receivers with one publish each (framesOut counts their deliveries). */

@@ -10,7 +10,7 @@
  *   - the network goes away, or the client says DISCONNECT (`finish`).
  */
 import type { Socket } from 'node:net'
-import { generate, type IConnackPacket, type IDisconnectPacket, type Packet } from 'mqtt-packet'
+import type { IConnackPacket, IDisconnectPacket, Packet } from 'mqtt-packet'
 import {
   FrameTooLarge,
   KeepAliveTimeout,
@@ -33,7 +33,7 @@ import {
 } from '../../core/extension.js'
 import { TRANSPORT_NAME, type ConnectionContext } from './connectionContext.js'
 import { eventPublish, eventPublishSize } from './eventPublish.js'
-import { FIRST_BYTE, firstByteError, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
+import { FIRST_BYTE, firstByteError, LARGEST_PACKET_BYTES, PINGREQ_FIRST_BYTE, PINGRESP } from './fixedHeader.js'
 import { PacketFramer, type FramingProblem, type PacketSink } from './framer.js'
 import { connectPreamble } from './handlers/connect.js'
 import { handlers } from './handlers/index.js'
@@ -49,6 +49,7 @@ import { attachSocket, directFd, writeToSocket, type SocketOwner } from './socke
 import type { Subscriptions } from './subscriptions.js'
 import type { TopicNamespace } from './topics.js'
 import type { WillMessage } from './will.js'
+import { generate } from './generate.js'
 
 /** How a connection ends, which decides whether its will is told to the room. */
 type Ending = 'graceful' | 'ungraceful' | 'administrative' | 'refused'
@@ -80,8 +81,8 @@ export class MqttConnection implements PacketContext, TerminalLink, Flushable, P
   }
   private aliases: Map<number, string> | null = null
   private unreleased: Set<number> | null = null
-  /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. */
-  clientMaxPacketBytes = Number.POSITIVE_INFINITY
+  /** The client's Maximum Packet Size (MQTT 5); bigger packets to it are dropped. None set: the largest MQTT packet. */
+  clientMaxPacketBytes = LARGEST_PACKET_BYTES
   will: WillMessage | null = null
   /** 0 = clean session: nothing is kept after the connection. */
   sessionExpirySeconds = 0

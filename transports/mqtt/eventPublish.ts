@@ -3,7 +3,8 @@
  * a packet identifier (outboundEvents.ts); MQTT 5 marks the payload as UTF-8 (Payload Format
  * Indicator). Events are control plane: encoded by mqtt-packet, not by a template.
  */
-import { generate, type IPublishPacket } from 'mqtt-packet'
+import type { IPublishPacket } from 'mqtt-packet'
+import { generate } from './generate.js'
 import { varintSize } from './varint.js'
 
 /** The event PUBLISH to `topic`: QoS 1 with `messageId`, QoS 0 without. */

@@ -11,6 +11,14 @@ export const FIRST_BYTE_OK = 0
 
 /** A whole PINGREQ (no body) is recognised by its two bytes, without the parser (connection.ts). */
 export const PINGREQ_FIRST_BYTE = 0xc0
+
+/**
+ * The largest packet MQTT can frame: the first byte, four bytes of Remaining Length and
+ * 268,435,455 bytes after them. A client that sets no Maximum Packet Size (or a larger one) is
+ * sent packets up to this: a small integer field on every connection, where Infinity made V8
+ * keep a boxed number each (16 B per device).
+ */
+export const LARGEST_PACKET_BYTES = 1 + 4 + 268_435_455
 /** PINGRESP is the same two bytes in every version: encoded once, not per ping (the output copies them). */
 export const PINGRESP = Buffer.from([0xd0, 0x00])
 /** Reserved type or invalid flags, of any type: Malformed Packet (0x81) [MQTT-2.1.3-1, MQTT-3.3.1-4]. */

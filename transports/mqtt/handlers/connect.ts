@@ -3,7 +3,9 @@
  * password `hkd_…`, verified by core), the user-name and client-identifier rules, the will, the
  * session (clean or resumed), keepalive, and the CONNACK that announces what this server offers.
  */
-import { generate, type IConnectPacket, type IConnackPacket } from 'mqtt-packet'
+import type { IConnectPacket, IConnackPacket } from 'mqtt-packet'
+import { generate } from '../generate.js'
+import { LARGEST_PACKET_BYTES } from '../fixedHeader.js'
 import {
   AuthenticationMethodUnsupported,
   ClientIdentifierInvalid,
@@ -56,7 +58,7 @@ export const handleConnect = (c: PacketContext, packet: IConnectPacket): void =>
   }
   c.beginConnect(packet.protocolVersion === 5 ? 5 : 4)
   // Every packet to an MQTT 5 client, refusals included, stays within its Maximum Packet Size [MQTT-3.1.2-24].
-  if (c.version === 5) c.clientMaxPacketBytes = packet.properties?.maximumPacketSize ?? Number.POSITIVE_INFINITY
+  if (c.version === 5) c.clientMaxPacketBytes = Math.min(packet.properties?.maximumPacketSize ?? LARGEST_PACKET_BYTES, LARGEST_PACKET_BYTES)
   connect(c, packet).catch((e: unknown) => c.refuse(isHarkError(e) ? e : new Internal({ message: 'connect failed', cause: e })))
 }
 
