@@ -210,6 +210,8 @@ describe('native fan-out of WebSocket rooms', () => {
         members.push(await TestTerminal.connect(off.engine.ports.gateway!, { token }, off.engine.host.tls.cert))
       }
       for (const m of members.slice(0, 2)) await m.event('participant.joined', (e) => e.participant.id === 'c')
+      // A terminal's frames count from its `session` event on (before it they are dropped, `early`).
+      for (const m of members) await m.event('session')
       members.forEach((m, j) => m.sendAudio(uplink([j, j])))
       for (const [j, m] of members.entries()) {
         await m.frames.next(() => m.frames.items.length >= 2)

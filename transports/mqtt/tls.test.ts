@@ -38,6 +38,8 @@ describe('MQTT over TLS', () => {
     const link = new RecordingLink('test')
     const peer = t.engine.host.terminals.open(await t.engine.host.security.authenticateTerminal({ token: await t.token('tls-peer') }), link)
     await device.event('participant.joined')
+    // Its frames count from its `session` event on (before it they are dropped, `early`).
+    await link.event('session')
     for (let i = 0; i < 3; i++) peer.pushAudio(uplink([i, 9]))
     const opus = (frame: Uint8Array) => [...parseDownlink(frame)!.opus]
     await device.audio.next((f) => opus(f)[0] === 2)
