@@ -154,7 +154,13 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
   const deadlineMs = spec.deadlineMs ?? 120_000
   const c = await connectAll(ctx, { protocol: spec.protocol, target: spec.target, members: spec.members, serverPids: [spec.server.pid] })
   try {
-    if (c.failed > 0) throw new Error(`${c.failed} of ${spec.members.length} terminals did not connect before the restart: ${c.firstError}`)
+    // A terminal that never got into its room is not part of the phase (the generator leaves it out):
+    // one in a thousand may be lost (uWS 20.30 closes an occasional upgrade as its cork ends,
+    // spec/websocket.md `closed_at_upgrade`; 1 of 10k in ~1 run of 10 here); more fails the run.
+    if (c.failed > spec.members.length / 1000) {
+      throw new Error(`${c.failed} of ${spec.members.length} terminals did not connect before the restart: ${c.firstError}`)
+    }
+    if (c.failed > 0) process.stderr.write(`bench: reconnect: ${c.failed} of ${spec.members.length} terminals did not connect before the restart (left out): ${c.firstError}\n`)
     const watch: RoomReconnect = { type: 'reconnect', ...backoff, deadlineMs }
     for (const w of c.workers) w.send(watch)
     await Promise.all(c.workers.map((w) => w.next('watching', 15_000)))
@@ -224,6 +230,7 @@ export const runReconnect = async (ctx: MeasureContext, spec: ReconnectSpec): Pr
         terminals,
         back,
         notBack: terminals - back,
+        notConnected: c.failed,
         allBackMs: figures.allBackMs,
         firstBackMs: firstBacks.length > 0 ? (Math.min(...firstBacks) - listenUs) / 1000 : -1,
         serverCpuSeconds,
