@@ -58,7 +58,7 @@ export class UsageMeter {
    */
   private readonly unopened = new Map<string, UsageOpen>()
   private readonly unclosed = new Map<string, number>()
-  /** This turn's opens and closes, in order, for the group commit at its end. */
+  /** The opens and closes since the last commit, in order, for the next group commit. */
   private pending: UsageWrite[] = []
   private flushing: { readonly cancel: () => void } | undefined
   /** performance.now() at the last group commit. */
