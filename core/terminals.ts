@@ -216,8 +216,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** The presence entry of a client's session on this node. */
   presenceEntry(workspaceId: string, clientId: string): PresenceEntry | undefined {
-    const context = this.context(workspaceId)
-    const session = context && liveSession(context, clientId)
+    const session = this.sessionOf(workspaceId, clientId)
     return session && { ...session.info, room: session.room }
   }
 
@@ -230,6 +229,10 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
 
   /** The live session of a client, if any. */
   session(workspaceId: string, clientId: string): TerminalSession | undefined {
+    return this.sessionOf(workspaceId, clientId)
+  }
+
+  private sessionOf(workspaceId: string, clientId: string): Session | undefined {
     const context = this.context(workspaceId)
     return context && liveSession(context, clientId)
   }
@@ -259,8 +262,7 @@ export class TerminalHub implements WorkspaceContexts, WorkspaceEvents {
     switch (change.kind) {
       case 'client.updated': {
         const { workspaceId, subject, after, id } = change
-        const context = this.context(workspaceId)
-        const session = context && liveSession(context, subject)
+        const session = this.sessionOf(workspaceId, subject)
         // A move older than one already applied is stale (e.g. the poll reading another node's
         // earlier write after this node's later one): applying it would move the terminal back.
         if (!session || id <= session.roomChangeId) return

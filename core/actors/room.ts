@@ -223,7 +223,7 @@ export class SpeakingSweep {
   }
 }
 
-/** What its router tells the room: a talk spurt started (an object with a method, not a closure per room). */
+/** What its router tells the room: a talk spurt started, a held member was introduced (an object, not closures per room). */
 class RoomHooks implements RouterHooks {
   constructor(private readonly room: Pick<ActorRef<Snapshot<unknown>, RoomEvent>, 'send'>) {}
   speakingStarted(port: SourcePort): void {

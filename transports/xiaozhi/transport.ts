@@ -154,12 +154,13 @@ export class XiaozhiTransport implements Transport {
   }
 
   stopAccepting(): void {
-    // Its devices upgrade on the gateway's port (closed by the gateway) or its plain listener.
+    // On the gateway's port the gateway closes its listeners; on the plain port (closed at stop,
+    // with its connections) an upgrade is refused from now on.
     this.accepting = false
   }
 
   async stop(): Promise<void> {
-    this.accepting = false
+    this.stopAccepting()
     this.removeRoute?.()
     this.removeRoute = null
     this.removeAutoAgents?.()
