@@ -8,7 +8,7 @@ const unit: UnitCosts = {
   checkpointWallUsPerSession: 10, checkpointCpuUsPerSession: 2, orphanScanWallUsPerSession: 0, orphanScanCpuUsPerSession: 0,
   checkpointMs: 5000,
 }
-const fleet = { devices: 100_000, roomSize: 4, talkerShare: 0.1, framesPerSecond: 50, crossShare: 1, coresPerMachine: 8, targetUtilisation: 1 }
+const fleet = { devices: 100_000, roomSize: 4, talkerShare: 0.1, framesPerSecond: 50, crossShare: 1, coresPerMachine: 8, targetUtilisation: 1, relayLink: false }
 
 describe('the capacity projection', () => {
   it('sizes node cores from deliveries (with the cross-node factor) and room leases', () => {
@@ -28,6 +28,17 @@ describe('the capacity projection', () => {
     expect(p.natsRenewalsPerSecond).toBe(25_000)
     expect(p.natsRelayMessagesPerSecond).toBe((10_000 * 50 * 3) / 10)
     expect(p.natsCores).toBeCloseTo((25_000 * 50 + 150_000 * 100) / 1e6)
+  })
+
+  it('puts the relay messages on the nodes\' links, not on NATS, when relay links are on', () => {
+    const p = project({ ...fleet, relayLink: true }, unit)
+    expect(p.relayMessagesPerSecond).toBe((10_000 * 50 * 3) / 10)
+    expect(p.natsRelayMessagesPerSecond).toBe(0)
+    expect(p.natsCores).toBeCloseTo((25_000 * 50) / 1e6) // the lease renewals alone
+    expect(p.nodes).toBe(32)
+    expect(p.linksPerNode).toBe(31) // 25k rooms over 32 nodes span every other node
+    // 10 rooms on one machine of 8 nodes: 1.25 rooms a node, each spanning up to 3 others
+    expect(project({ ...fleet, relayLink: true, devices: 40 }, unit).linksPerNode).toBeCloseTo(3.75)
   })
 
   it('takes the checkpoints lock time off the primary before connects, and reconnects at the lower ceiling', () => {

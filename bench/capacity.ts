@@ -22,7 +22,11 @@ export interface UnitCosts {
   readonly nodeUsPerRoomSecond: number
   /** NATS CPU per room lease renewal (a JetStream KV update and its reply), µs. */
   readonly natsUsPerRenewal: number
-  /** NATS CPU per relay message, µs, and the frames a message carries at that load. */
+  /**
+   * NATS CPU per relay message, µs (what NATS carries of the audio while relay links are down, or
+   * with `cluster.relayLink` off), and the frames a relay message carries at that load (on a link
+   * or on NATS: the same batching, one message per destination node per turn).
+   */
   readonly natsUsPerRelayMessage: number
   readonly framesPerRelayMessage: number
   /** Primary: usage rows a write transaction run serially from a replica commits per second (64-row group commits). */
@@ -45,12 +49,15 @@ export interface UnitCosts {
 
 /**
  * The figures of spec/cluster.md's tables: the 2026-12-03 08:10–08:14 UTC run of clusterOverhead.js
- * (the least loaded, load average 3.6–6.8) where it has them, the bench sample's full run for audio
- * and memory, the 400-room runs for leases (2-core machine shared with other work; see there).
+ * (the least loaded, load average 3.6–6.8) where it has them; for audio and memory the bench sample:
+ * its 2026-11-24 sweep and 18k idle runs, and its 2026-12-03 full run for the cross-node factor (the
+ * `nodes` scenario: rooms spread at random over two nodes that all talk and listen, relay links);
+ * the 400-room runs for leases (2-core machine
+ * shared with other work; see there).
  */
 export const MEASURED: UnitCosts = {
   deliveriesPerCore: 82_800,
-  crossNodeFactor: 1.12,
+  crossNodeFactor: 1.33,
   idleKBPerDevice: 9.88,
   processBaseMB: 170,
   nodeConnectUs: 2151,
@@ -81,6 +88,11 @@ export interface Fleet {
   /** Node cores per machine, and how much of a core may be used (headroom). */
   readonly coresPerMachine: number
   readonly targetUtilisation: number
+  /**
+   * Audio between nodes on direct relay links (`cluster.relayLink`, on by default): NATS carries
+   * none of it, and the nodes' cost of it is in `crossNodeFactor`. False: every relay message on NATS.
+   */
+  readonly relayLink: boolean
 }
 
 export const DEFAULT_FLEET: Omit<Fleet, 'devices'> = {
@@ -90,6 +102,7 @@ export const DEFAULT_FLEET: Omit<Fleet, 'devices'> = {
   crossShare: 1,
   coresPerMachine: 16,
   targetUtilisation: 0.7,
+  relayLink: true,
 }
 
 export interface Projection {
@@ -103,7 +116,10 @@ export interface Projection {
   readonly nodeCores: number
   readonly memoryGB: number
   readonly machines: number
-  /** NATS: KV renewals and relay messages per second, and the cores they take (one server). */
+  /** Relay messages per second between nodes, all of them; and the relay links a node holds (one per node it shares a room with). */
+  readonly relayMessagesPerSecond: number
+  readonly linksPerNode: number
+  /** NATS: KV renewals and relay messages per second (none with relay links), and the cores they take (one server). */
   readonly natsRenewalsPerSecond: number
   readonly natsRelayMessagesPerSecond: number
   readonly natsCores: number
@@ -140,11 +156,14 @@ export const project = (fleet: Fleet, c: UnitCosts = MEASURED): Projection => {
   const memoryGB = (fleet.devices * c.idleKBPerDevice * 1000 + machines * fleet.coresPerMachine * c.processBaseMB * 1e6) / 1e9
   // Relay: each talker's frame goes once to each other node with members in its room (at most roomSize − 1).
   const remoteNodesPerFrame = Math.min(fleet.roomSize - 1, Math.max(0, machines * fleet.coresPerMachine - 1)) * fleet.crossShare
-  const natsRelayMessagesPerSecond = (talkers * fleet.framesPerSecond * remoteNodesPerFrame) / c.framesPerRelayMessage
+  const relayMessagesPerSecond = (talkers * fleet.framesPerSecond * remoteNodesPerFrame) / c.framesPerRelayMessage
+  const natsRelayMessagesPerSecond = fleet.relayLink ? 0 : relayMessagesPerSecond
   const natsRenewalsPerSecond = rooms // one KV update per open room per leaseTtlMs/3 (1 s)
   const natsCores = (natsRenewalsPerSecond * c.natsUsPerRenewal + natsRelayMessagesPerSecond * c.natsUsPerRelayMessage) / 1e6
   // Every checkpoint tick, each node updates its own sessions and reads every other node's.
   const nodes = machines * fleet.coresPerMachine
+  // A node's rooms each span up to roomSize − 1 other nodes, at random: at most every other node.
+  const linksPerNode = fleet.crossShare > 0 ? Math.min(nodes - 1, (rooms / nodes) * (fleet.roomSize - 1)) : 0
   const others = fleet.devices * Math.max(0, nodes - 1) / nodes
   const tick = c.checkpointMs * 1000
   const primaryCheckpointLockShare = (fleet.devices * c.checkpointWallUsPerSession + nodes * others * c.orphanScanWallUsPerSession) / tick
@@ -162,7 +181,7 @@ export const project = (fleet: Fleet, c: UnitCosts = MEASURED): Projection => {
   const saturatesFirst = primaryShare >= natsLeaseShare ? 'primary' : 'nats'
   return {
     devices: fleet.devices, rooms, talkers, deliveriesPerSecond, nodeCoresAudio, nodeCoresLeases, nodeCores, memoryGB, machines, nodes,
-    natsRenewalsPerSecond, natsRelayMessagesPerSecond, natsCores, natsLeaseShare, primaryCheckpointLockShare, primaryCheckpointCpuShare,
+    relayMessagesPerSecond, linksPerNode, natsRenewalsPerSecond, natsRelayMessagesPerSecond, natsCores, natsLeaseShare, primaryCheckpointLockShare, primaryCheckpointCpuShare,
     nodeConnectsPerSecond, primaryConnectsPerSecond, reconnectSeconds, saturatesFirst,
   }
 }
@@ -171,12 +190,12 @@ const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? (Math.abs(x) >= 100
 
 /** One markdown row per fleet size: what spec/cluster.md's projection table holds. */
 export const projectionTable = (sizes: readonly number[], base: Omit<Fleet, 'devices'> = DEFAULT_FLEET, c: UnitCosts = MEASURED): string => {
-  const head = '| devices | rooms | talkers | node cores (audio + leases) | machines × cores | memory GB | NATS cores (of which leases, one stream) | primary lock · CPU (checkpoints + orphan scans) | connects/s (nodes · primary) | reconnect after full restart | first to saturate |'
+  const head = '| devices | rooms | talkers | node cores (audio + leases) | machines × cores | memory GB | relay messages/s (links per node) | NATS cores (of which leases, one stream) | primary lock · CPU (checkpoints + orphan scans) | connects/s (nodes · primary) | reconnect after full restart | first to saturate |'
   const rows = sizes.map((devices) => {
     const p = project({ ...base, devices }, c)
-    return `| ${fmt(devices)} | ${fmt(p.rooms)} | ${fmt(p.talkers)} | ${p.nodeCores} (${fmt(p.nodeCoresAudio)} + ${fmt(p.nodeCoresLeases)}) | ${p.machines} × ${base.coresPerMachine} | ${fmt(p.memoryGB)} | ${fmt(p.natsCores, 2)} (${fmt(p.natsLeaseShare, 2)}) | ${fmt(p.primaryCheckpointLockShare * 100)}% · ${fmt(p.primaryCheckpointCpuShare * 100)}% | ${fmt(p.nodeConnectsPerSecond)} · ${fmt(p.primaryConnectsPerSecond)} | ${p.reconnectSeconds === Infinity ? 'never (primary full)' : `${fmt(p.reconnectSeconds / 60)} min`} | ${p.saturatesFirst} |`
+    return `| ${fmt(devices)} | ${fmt(p.rooms)} | ${fmt(p.talkers)} | ${p.nodeCores} (${fmt(p.nodeCoresAudio)} + ${fmt(p.nodeCoresLeases)}) | ${p.machines} × ${base.coresPerMachine} | ${fmt(p.memoryGB)} | ${fmt(p.relayMessagesPerSecond)} (${base.relayLink ? fmt(p.linksPerNode, 0) : 'on NATS'}) | ${fmt(p.natsCores, 2)} (${fmt(p.natsLeaseShare, 2)}) | ${fmt(p.primaryCheckpointLockShare * 100)}% · ${fmt(p.primaryCheckpointCpuShare * 100)}% | ${fmt(p.nodeConnectsPerSecond)} · ${fmt(p.primaryConnectsPerSecond)} | ${p.reconnectSeconds === Infinity ? 'never (primary full)' : `${fmt(p.reconnectSeconds / 60)} min`} | ${p.saturatesFirst} |`
   })
-  return [head, `|${'---|'.repeat(11)}`, ...rows].join('\n')
+  return [head, `|${'---|'.repeat(12)}`, ...rows].join('\n')
 }
 
 if (process.argv[1]?.endsWith('capacity.js')) {
@@ -184,5 +203,6 @@ if (process.argv[1]?.endsWith('capacity.js')) {
   const fleets = sizes.length > 0 ? sizes : [10_000, 100_000, 1_000_000]
   process.stdout.write(`As built (every node reads every other node's open sessions at each checkpoint tick):\n${projectionTable(fleets)}\n\n`)
   const noScan = { ...MEASURED, orphanScanWallUsPerSession: 0, orphanScanCpuUsPerSession: 0 }
-  process.stdout.write(`Were the orphan recovery to read only the sessions of nodes known dead (not built):\n${projectionTable(fleets, DEFAULT_FLEET, noScan)}\n`)
+  process.stdout.write(`Were the orphan recovery to read only the sessions of nodes known dead (not built):\n${projectionTable(fleets, DEFAULT_FLEET, noScan)}\n\n`)
+  process.stdout.write(`As built, with the audio between nodes on NATS (cluster.relayLink false, or every link down):\n${projectionTable(fleets, { ...DEFAULT_FLEET, relayLink: false })}\n`)
 }
