@@ -52,8 +52,7 @@ export interface UnitCosts {
  * (the least loaded, load average 3.6–6.8) where it has them; for audio and memory the bench sample:
  * its 2026-11-24 sweep and 18k idle runs, and its 2026-12-03 full run for the cross-node factor (the
  * `nodes` scenario: rooms spread at random over two nodes that all talk and listen, relay links);
- * the 400-room runs for leases (2-core machine
- * shared with other work; see there).
+ * the 400-room runs for leases (2-core machine shared with other work; see there).
  */
 export const MEASURED: UnitCosts = {
   deliveriesPerCore: 82_800,
