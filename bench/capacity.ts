@@ -153,21 +153,22 @@ export const project = (fleet: Fleet, c: UnitCosts = MEASURED): Projection => {
   const nodeCores = up(nodeCoresAudio + nodeCoresLeases)
   const machines = Math.max(1, up(nodeCores / fleet.coresPerMachine))
   const memoryGB = (fleet.devices * c.idleKBPerDevice * 1000 + machines * fleet.coresPerMachine * c.processBaseMB * 1e6) / 1e9
+  // Node processes: one per core of every machine.
+  const nodes = machines * fleet.coresPerMachine
   // Relay: each talker's frame goes once to each other node with members in its room (at most roomSize − 1).
-  const remoteNodesPerFrame = Math.min(fleet.roomSize - 1, Math.max(0, machines * fleet.coresPerMachine - 1)) * fleet.crossShare
+  const remoteNodesPerFrame = Math.min(fleet.roomSize - 1, Math.max(0, nodes - 1)) * fleet.crossShare
   const relayMessagesPerSecond = (talkers * fleet.framesPerSecond * remoteNodesPerFrame) / c.framesPerRelayMessage
   const natsRelayMessagesPerSecond = fleet.relayLink ? 0 : relayMessagesPerSecond
   const natsRenewalsPerSecond = rooms // one KV update per open room per leaseTtlMs/3 (1 s)
   const natsCores = (natsRenewalsPerSecond * c.natsUsPerRenewal + natsRelayMessagesPerSecond * c.natsUsPerRelayMessage) / 1e6
-  // Every checkpoint tick, each node updates its own sessions and reads every other node's.
-  const nodes = machines * fleet.coresPerMachine
   // A node's rooms each span up to roomSize − 1 other nodes, at random: at most every other node.
   const linksPerNode = fleet.crossShare > 0 ? Math.min(nodes - 1, (rooms / nodes) * (fleet.roomSize - 1)) : 0
+  // Every checkpoint tick, each node updates its own sessions and reads every other node's.
   const others = fleet.devices * Math.max(0, nodes - 1) / nodes
   const tick = c.checkpointMs * 1000
   const primaryCheckpointLockShare = (fleet.devices * c.checkpointWallUsPerSession + nodes * others * c.orphanScanWallUsPerSession) / tick
   const primaryCheckpointCpuShare = (fleet.devices * c.checkpointCpuUsPerSession + nodes * others * c.orphanScanCpuUsPerSession) / tick
-  const nodeConnectsPerSecond = (machines * fleet.coresPerMachine * 1e6) / c.nodeConnectUs
+  const nodeConnectsPerSecond = (nodes * 1e6) / c.nodeConnectUs
   // The lock time the checkpoints leave, at the serial rate of 64-row group commits.
   const primaryConnectsPerSecond = c.primaryRowsPerSecond * Math.max(0, 1 - primaryCheckpointLockShare)
   const rate = Math.min(nodeConnectsPerSecond, primaryConnectsPerSecond)
