@@ -284,8 +284,9 @@ export class WebSocketGateway implements Transport {
 
   stopAccepting(): void {
     this.accepting = false
-    const uws = this.listenSockets.length > 0 ? loadNativeUws() : null
-    for (const socket of this.listenSockets) uws!.us_listen_socket_close(socket)
+    if (this.listenSockets.length === 0) return
+    const uws = loadNativeUws()
+    for (const socket of this.listenSockets) uws.us_listen_socket_close(socket)
     this.listenSockets = []
   }
 
