@@ -15,6 +15,8 @@ export class Link {
   nc!: NatsConnection
   /** `host:port` of this node's relay link listener, advertised in its heartbeats (null: none). */
   relayAddress: string | null = null
+  /** `<scope>/<name>` of its Unix socket listener for nodes on this machine, advertised beside it (null: none). */
+  relayLocal: string | null = null
   stopped = false
 
   constructor(readonly o: ClusterOptions) {

@@ -155,7 +155,9 @@ export class NatsClusterNode implements ClusterNode {
     void this.watchStatus()
     if (o.relayLinkHost) {
       try {
-        link.relayAddress = await relay.listen(o.relayLinkHost)
+        const { address, local } = await relay.listen(o.relayLinkHost)
+        link.relayAddress = address
+        link.relayLocal = local
       } catch (e) {
         // Audio still flows, over NATS: a node without a link is a slower node, not a failed one.
         log.warn({ err: e, host: o.relayLinkHost }, 'cluster: cannot listen for relay links; audio to this node goes over NATS')

@@ -21,6 +21,8 @@ export interface Peer {
   readonly outbox: RelayOutbox
   /** Where it accepts relay links (its heartbeat's `relay`); null: none advertised. */
   relay: string | null
+  /** Its Unix socket listener for nodes on its machine (its heartbeat's `relayLocal`); null: none. */
+  relayLocal: string | null
   /** Frames of a source this node does not know came from it: ask it for its units at the next tick. */
   resync: boolean
 }
@@ -66,7 +68,7 @@ export class Peers {
     }
     if (!peer) {
       const node = m.node
-      peer = { node, incarnation: m.incarnation, lastSeen: 0, endpoints: {}, units: new Map(), sources: new Map(), resync: false, relay: null, outbox: this.outboxFor(node) }
+      peer = { node, incarnation: m.incarnation, lastSeen: 0, endpoints: {}, units: new Map(), sources: new Map(), resync: false, relay: null, relayLocal: null, outbox: this.outboxFor(node) }
       this.all.set(node, peer)
       link.o.log.info({ nodeId: link.nodeId, peer: node }, 'cluster: node joined')
       // A node heard again after it was forgotten (silent for the lease TTL, under load or a
@@ -76,13 +78,16 @@ export class Peers {
     peer.lastSeen = link.o.clock.now()
     if (m.endpoints) peer.endpoints = m.endpoints
     // Only heartbeats carry endpoints: a unit (which has none) does not clear the relay address.
-    if (m.endpoints) peer.relay = m.relay ?? null
+    if (m.endpoints) {
+      peer.relay = m.relay ?? null
+      peer.relayLocal = m.relayLocal ?? null
+    }
     return peer
   }
 
   beat(): void {
     const { link } = this
-    const relay = link.relayAddress === null ? {} : { relay: link.relayAddress }
+    const relay = link.relayAddress === null ? {} : link.relayLocal === null ? { relay: link.relayAddress } : { relay: link.relayAddress, relayLocal: link.relayLocal }
     link.publish(S.heartbeat, { node: link.nodeId, incarnation: link.incarnation, origin: link.o.storage.origin, endpoints: link.o.endpoints(), ...relay } satisfies Heartbeat)
   }
 

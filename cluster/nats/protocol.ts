@@ -33,6 +33,11 @@ export interface Heartbeat {
   readonly endpoints?: Record<string, number>
   /** `host:port` where it accepts relay links (relayLink.ts); absent: audio to it goes over NATS only. */
   readonly relay?: string
+  /**
+   * `<scope>/<name>`: the same listener on an abstract Unix socket (`\0hark-relay-<name>`), for
+   * nodes whose scope (boot id and network namespace, relayLink.ts) is `<scope>`; absent: TCP only.
+   */
+  readonly relayLocal?: string
 }
 
 /** `hark.dir.<node>`, a room unit: a node's own members in one room (none: it left the room). */

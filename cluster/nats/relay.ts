@@ -72,15 +72,19 @@ export class Relay implements LinkSink {
     }, this.batch)
   }
 
-  /** Listen for the other nodes' links on `host`; resolves with the address to advertise. */
-  async listen(host: string): Promise<string> {
+  /**
+   * Listen for the other nodes' links on `host`, and on a Unix socket for those on this machine;
+   * resolves with the addresses to advertise (`local` null: TCP only).
+   */
+  async listen(host: string): Promise<{ address: string; local: string | null }> {
     this.listener = new LinkListener(this)
-    return this.listener.listen(host)
+    const address = await this.listener.listen(host)
+    return { address, local: await this.listener.listenLocal() }
   }
 
   /** Dial the link to `peer` if it advertises one and the link is down (at its heartbeats and each tick). */
   linkTo(peer: Peer): void {
-    this.links.get(peer.node)?.dial(peer.relay)
+    this.links.get(peer.node)?.dial(peer.relay, peer.relayLocal)
   }
 
   /** The links this node sends on, and the one it listens with (tests). */

@@ -6,7 +6,7 @@
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Logger } from '../../core/log.js'
-import { LinkListener, LinkReader, LinkSender, linkHello, parseLinkAddress, type LinkSink } from './relayLink.js'
+import { LinkListener, LinkReader, LinkSender, linkHello, localScope, parseLinkAddress, parseLocalAddress, type LinkSink } from './relayLink.js'
 import { RELAY_LENGTH_BYTES, RelayOutbox } from './wire.js'
 import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 
@@ -166,5 +166,54 @@ describe('a link between a sender and a listener', () => {
     expect(sender.isUp).toBe(false)
     expect(sender.send(framedOf([1, 1, [0x80, 0]]))).toBe(false)
     expect(told).toBe(0)
+  })
+
+  it('links over the Unix socket when the listener advertises one in this scope, over TCP when it is not reachable', async () => {
+    const { sink, got, until } = recorder()
+    const listener = new LinkListener(sink)
+    closers.push(() => listener.close())
+    const address = await listener.listen('127.0.0.1')
+    const local = await listener.listenLocal()
+    expect(local).toMatch(/^[0-9a-f-]{36}:\d+\/[0-9a-f]{32}$/)
+    expect(local!.startsWith(`${localScope()}/`)).toBe(true)
+    expect(parseLocalAddress(local)).toBe(local!.slice(-32))
+
+    let up: (() => void) | null = null
+    const sender = new LinkSender('a', 'b', quiet, () => up?.())
+    closers.push(() => sender.close())
+    await new Promise<void>((resolve) => {
+      up = resolve
+      sender.dial(address, local)
+    })
+    expect(sender.isLocal).toBe(true)
+    expect(sender.send(framedOf([1, 1, [0x80, 1]]))).toBe(true)
+    await until(() => got.length === 1)
+    expect(got[0]).toEqual({ from: 'a', message: [...framedOf([1, 1, [0x80, 1]]).subarray(RELAY_LENGTH_BYTES)] })
+
+    // A name nobody listens on in this scope: the dial fails and the sender links over TCP.
+    const gone = `${localScope()}/${'0'.repeat(32)}`
+    const other = new LinkSender('c', 'b', quiet, () => up?.())
+    closers.push(() => other.close())
+    await new Promise<void>((resolve) => {
+      up = resolve
+      other.dial(address, gone)
+    })
+    expect(other.isUp).toBe(true)
+    expect(other.isLocal).toBe(false)
+    expect(other.send(framedOf([1, 1, [0x80, 2]]))).toBe(true)
+    await until(() => got.length === 2)
+    expect(got[1]!.from).toBe('c')
+    expect(listener.accepted).toBe(2)
+  })
+})
+
+describe('parseLocalAddress', () => {
+  it('names a listener only in this process\'s scope', () => {
+    const name = 'ab'.repeat(16)
+    expect(parseLocalAddress(`${localScope()}/${name}`)).toBe(name)
+    expect(parseLocalAddress(`00000000-0000-0000-0000-000000000000:1/${name}`)).toBeNull()
+    expect(parseLocalAddress(`${localScope()}/${name.slice(2)}`)).toBeNull()
+    expect(parseLocalAddress(null)).toBeNull()
+    expect(parseLocalAddress('')).toBeNull()
   })
 })

@@ -10,11 +10,20 @@
  * not up (connecting, refused, lost, backed up), that peer's messages go over NATS as before; a lost
  * link is dialled again at the next lease tick.
  *
+ * Two nodes on one machine (`hark start --nodes N`, or several `hark start` side by side) link over
+ * a Unix socket instead: the listener also listens on an abstract socket (Linux) and advertises its
+ * name with the scope it can be reached in (`localScope`: the kernel's boot and the network
+ * namespace, which together decide who sees an abstract socket); a dialler in the same scope
+ * connects there, with the same hello and key, and falls back to TCP if that fails. A Unix socket
+ * skips the loopback TCP stack (segments, ACKs, the softirq that carries them), which on the bench
+ * machine was a large part of a relay message's cost.
+ *
  * Per message on the sending side: one `write` of the outbox's copy. On the receiving side: the
  * socket's read buffer, walked in place (`relayIn`, as for a NATS message); a message split across
  * reads is put together once.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFileSync, readlinkSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from '../../core/log.js'
 import { RELAY_HEADER_BYTES, RELAY_LENGTH_BYTES, RELAY_MESSAGE_BYTES } from './wire.js'
@@ -44,6 +53,35 @@ export const parseLinkAddress = (address: string): { host: string; port: number;
   const port = Number(m[3])
   return port > 0 && port < 65536 ? { host: (m[1] ?? m[2])!, port, key: Buffer.from(m[4]!, 'hex') } : null
 }
+
+let scope: string | null | undefined
+/**
+ * Where an abstract Unix socket of this process is visible: `<boot id>:<network namespace>` (Linux;
+ * both from /proc), or null where there are no abstract sockets or they cannot be told apart.
+ */
+export const localScope = (): string | null => {
+  if (scope !== undefined) return scope
+  scope = null
+  if (process.platform !== 'linux') return scope
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()
+    const net = /^net:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/net'))?.[1]
+    if (/^[0-9a-f-]{36}$/.test(boot) && net !== undefined) scope = `${boot}:${net}`
+  } catch {
+    // No /proc: TCP only.
+  }
+  return scope
+}
+
+/** `<scope>/<name>` as a heartbeat advertises a local listener; the name (hex) when it is reachable from here, else null. */
+export const parseLocalAddress = (local: string | null | undefined): string | null => {
+  if (!local) return null
+  const m = /^([0-9a-f-]{36}:\d+)\/([0-9a-f]{32})$/.exec(local)
+  return m !== null && m[1] === localScope() ? m[2]! : null
+}
+
+/** The abstract socket path (leading NUL) of a local listener's name. */
+const localPath = (name: string): string => `\0hark-relay-${name}`
 
 /** What a link's receiving end hands each message to (relay.ts). */
 export interface LinkSink {
@@ -114,16 +152,39 @@ export class LinkReader {
 /** This node's listener for the links of the other nodes. */
 export class LinkListener {
   private readonly server: Server
+  /** The abstract Unix socket for nodes on this machine (null: not listening there). */
+  private local: Server | null = null
   private readonly sockets = new Set<Socket>()
   /** What a dialler must present: advertised with the address, over NATS only. */
   private readonly key = randomBytes(LINK_KEY_BYTES)
 
-  constructor(sink: LinkSink) {
-    this.server = createServer({ noDelay: true }, (socket) => {
-      this.sockets.add(socket)
-      socket.on('close', () => this.sockets.delete(socket))
-      socket.on('error', () => {}) // a peer gone mid-message: 'close' follows
-      new LinkReader(socket, sink, this.key)
+  constructor(private readonly sink: LinkSink) {
+    this.server = createServer({ noDelay: true }, this.accept)
+  }
+
+  private readonly accept = (socket: Socket): void => {
+    this.sockets.add(socket)
+    socket.on('close', () => this.sockets.delete(socket))
+    socket.on('error', () => {}) // a peer gone mid-message: 'close' follows
+    new LinkReader(socket, this.sink, this.key)
+  }
+
+  /**
+   * Listen on an abstract Unix socket too, for nodes on this machine; resolves with what to
+   * advertise (`<scope>/<name>`), or null where there is no scope or the listen failed (TCP only).
+   */
+  listenLocal(): Promise<string | null> {
+    const at = localScope()
+    if (at === null) return Promise.resolve(null)
+    const name = randomBytes(16).toString('hex')
+    const local = createServer(this.accept)
+    return new Promise((resolve) => {
+      local.once('error', () => resolve(null))
+      local.listen({ path: localPath(name), exclusive: true }, () => {
+        local.removeAllListeners('error')
+        this.local = local
+        resolve(`${at}/${name}`)
+      })
     })
   }
 
@@ -154,6 +215,7 @@ export class LinkListener {
 
   close(): void {
     this.server.close()
+    this.local?.close()
     this.dropAll()
   }
 }
@@ -167,6 +229,10 @@ export class LinkSender {
   private socket: Socket | null = null
   private up = false
   private address: string | null = null
+  /** The peer's local listener name when it is on this machine (its heartbeat's `relayLocal`). */
+  private local: string | null = null
+  /** A dial of the local listener failed: TCP from now on (until the peer advertises another). */
+  private localFailed = false
   private closed = false
   /** Messages the link carried; times it went down after being up. */
   messages = 0
@@ -184,28 +250,51 @@ export class LinkSender {
     return this.up
   }
 
-  /** Connect to `address` unless a link to it is up or on its way (a new address replaces the old link). */
-  dial(address: string | null): void {
+  /**
+   * Connect to `address` unless a link to it is up or on its way (a new address replaces the old
+   * link): to its local listener when it advertises one this process can reach (`local`), else
+   * (or when that dial fails) over TCP.
+   */
+  dial(address: string | null, local: string | null = null): void {
     if (this.closed) return
-    if (address !== this.address) this.drop()
+    const name = address === null ? null : parseLocalAddress(local)
+    if (address !== this.address || name !== this.local) {
+      this.drop()
+      this.localFailed = false
+    }
     this.address = address
+    this.local = name
     if (address === null || this.socket !== null) return
     const at = parseLinkAddress(address)
     if (at === null) return
-    const socket = connect({ host: at.host, port: at.port, noDelay: true })
+    const viaLocal = name !== null && !this.localFailed
+    const socket = viaLocal ? connect({ path: localPath(name) }) : connect({ host: at.host, port: at.port, noDelay: true })
     this.socket = socket
+    let connected = false
     socket.on('connect', () => {
       if (this.socket !== socket) return
+      connected = true
       socket.write(linkHello(this.nodeId, at.key))
       this.up = true
-      this.log.info({ nodeId: this.nodeId, peer: this.peer, address }, 'cluster: relay link up; audio to this node leaves NATS')
+      const via = viaLocal ? 'unix' : 'tcp'
+      this.log.info({ nodeId: this.nodeId, peer: this.peer, address, via }, 'cluster: relay link up; audio to this node leaves NATS')
       this.changed(this.peer, true)
     })
     socket.on('error', () => {}) // refused or reset: 'close' follows
     socket.on('close', () => {
       if (this.socket !== socket) return
       this.lost()
+      if (viaLocal && !connected) {
+        // Not reachable this way after all (another namespace with the same scope?): TCP now.
+        this.localFailed = true
+        this.dial(address, local)
+      }
     })
+  }
+
+  /** The link in use runs over the peer's local (Unix) listener (tests, logs). */
+  get isLocal(): boolean {
+    return this.up && this.local !== null && !this.localFailed
   }
 
   /** Hot path: write one message (with its length prefix) on the link; false when it is not up. */
