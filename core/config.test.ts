@@ -29,6 +29,7 @@ describe('settings', () => {
     expect(s.agents.maxPerRoom).toBe(4)
     expect(s.cluster.relayBatchMs).toBe(0)
     expect(s.cluster.relayLink).toBe(true)
+    expect(s.cluster.relaySpacingUs).toBe(1000)
   })
 
   it("derives one env variable and one flag per setting, the extensions' included", () => {
@@ -85,6 +86,7 @@ describe('settings', () => {
     [{ file: { source: 'c.json', settings: { host: '' } } }, 'host', 'c.json'],
     [{ env: { HARK_CLUSTER_RELAY_BATCH_MS: '21' } }, 'cluster.relayBatchMs', 'HARK_CLUSTER_RELAY_BATCH_MS'],
     [{ flags: { 'cluster.relayBatchMs': '-1' } }, 'cluster.relayBatchMs', '--cluster-relay-batch-ms'],
+    [{ env: { HARK_CLUSTER_RELAY_SPACING_US: '20001' } }, 'cluster.relaySpacingUs', 'HARK_CLUSTER_RELAY_SPACING_US'],
   ])('a bad value names the setting and where it came from (%#)', (layers, setting, source) => {
     let error: unknown
     try {

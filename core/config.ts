@@ -215,6 +215,11 @@ export const coreSettings = {
       0,
       'latency budget of audio to other nodes: 0 (default): the frames of one event-loop turn for a node leave in one NATS message at the end of the turn; N: the first frame queued for a node waits N to N+1 ms more (a Node timer) for others to share its message: fewer messages, that much added latency',
     ),
+    relaySpacingUs: setting(
+      intBetween(0, 20000),
+      1000,
+      'least time between two relay messages to one node under load, in µs: while turns with frames for a node come less than half of this apart, frames for a node that got a message less than this ago wait for a later turn to share the next one; at lighter load each turn sends its frames; 0: a message at the end of every turn with frames (spec/cluster.md, Pacing)',
+    ),
     relayLink: setting(
       Schema.Boolean,
       true,

@@ -67,9 +67,14 @@ export class Relay implements LinkSink {
       former.close()
     }
     this.links.set(node, sender)
-    return new RelayOutbox((framed) => {
-      if (!sender.send(framed)) this.link.nc.publish(subject, framed.subarray(RELAY_LENGTH_BYTES))
-    }, this.batch)
+    return new RelayOutbox(
+      (framed) => {
+        if (!sender.send(framed)) this.link.nc.publish(subject, framed.subarray(RELAY_LENGTH_BYTES))
+      },
+      this.batch,
+      this.link.o.relaySpacingMs ?? 0,
+      (e) => this.publishFailed(e),
+    )
   }
 
   /**
@@ -102,6 +107,7 @@ export class Relay implements LinkSink {
 
   /** A peer was forgotten: its outbox's counts stay in the totals, its link is closed. */
   retire(peer: Peer): void {
+    peer.outbox.stop()
     this.retiredOut.messages += peer.outbox.messages
     this.retiredOut.frames += peer.outbox.frames
     this.retiredOut.dropped += peer.outbox.dropped
@@ -115,7 +121,10 @@ export class Relay implements LinkSink {
 
   /** Send what is queued and stop batching and linking (the node is stopping). */
   stop(): void {
-    for (const peer of this.peers.values()) peer.outbox.flush()
+    for (const peer of this.peers.values()) {
+      peer.outbox.send()
+      peer.outbox.stop()
+    }
     this.batch.stop()
     for (const sender of this.links.values()) sender.close()
     this.listener?.close()

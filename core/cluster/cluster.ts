@@ -51,6 +51,8 @@ export interface ClusterOptions {
   readonly leaseTtlMs: number
   /** Latency budget of the relay (cluster.relayBatchMs; 0: end of the turn). */
   readonly relayBatchMs?: number
+  /** Least time between two relay messages to one node (cluster.relaySpacingUs, in ms here; 0: one per turn). */
+  readonly relaySpacingMs?: number
   /** Where this node listens for the other nodes' relay links (cluster.relayLink: the engine's `host`); null or absent: no link, audio over NATS only. */
   readonly relayLinkHost?: string | null
   readonly hub: TerminalHub

@@ -45,6 +45,7 @@ export const makeCluster = (settings: Settings, ports: Readonly<Record<string, n
       nodeId: nodeIdOf(settings.cluster.nodeId, settings.dataDir),
       leaseTtlMs: settings.cluster.leaseTtlMs,
       relayBatchMs: settings.cluster.relayBatchMs,
+      relaySpacingMs: settings.cluster.relaySpacingUs / 1000,
       // A wildcard host names no address another node could dial: no link then.
       relayLinkHost: settings.cluster.relayLink && !['0.0.0.0', '::', '[::]'].includes(settings.host) ? settings.host : null,
       hub: yield* Terminals,
