@@ -13,9 +13,12 @@ describe('nodes scenario', () => {
     expect(readyNodePids('hark: 2 nodes in a cluster over NATS at x : abc-1 (pid 101)', 2)).toBeNull()
   })
 
-  it('is listed, judged per server CPU-second against --nodes 1', () => {
+  it('is listed, judged per server CPU-second against --nodes 1; two independent processes beside them in full runs only', () => {
     const s = scenarios.find((x) => x.name === 'nodes')!
     expect(s.goal?.perCpuRatios).toEqual({ 'hark-1node': 0.8 })
-    expect(s.peers.map((p) => p.name)).toEqual(['hark-1node'])
+    expect(s.peers.map((p) => [p.name, p.fullOnly ?? false])).toEqual([
+      ['hark-1node', false],
+      ['hark-2solo', true],
+    ])
   })
 })

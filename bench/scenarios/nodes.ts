@@ -15,7 +15,7 @@
  * nodes (with K nodes and terminals spread at random, a room of 4 spans more nodes: the crossing
  * share rises towards 1 - 1/K; the `cluster` scenario and spec/cluster.md give its price).
  */
-import { readFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { defineScenario, type MeasureContext, type Measurement } from '../scenario.js'
 import { serverCpus } from '../harness/cores.js'
@@ -91,6 +91,30 @@ const measureSide = async (ctx: MeasureContext, f: Fixture, name: string, nodes:
   })
 }
 
+/**
+ * Two independent `hark start` processes (no cluster), each with whole rooms (even rooms on one,
+ * odd on the other; each on its own copy of the seeded data), both on the server core: what two
+ * engine processes time-sharing one core cost by themselves, with nothing crossing between them.
+ */
+const measureSolo = async (ctx: MeasureContext, f: Fixture): Promise<Measurement> => {
+  const harks = []
+  for (const i of [1, 2]) {
+    const dataDir = join(ctx.dir, `hark-solo-${i}`)
+    rmSync(dataDir, { recursive: true, force: true })
+    cpSync(f.seed.dataDir, dataDir, { recursive: true })
+    harks.push(await startHark(ctx, { dataDir, cpus: serverCpus(ctx.cores), name: `hark-2solo-${i}` }))
+  }
+  const [a, b] = harks as [(typeof harks)[0], (typeof harks)[0]]
+  const members = roomMembers({ ...roomsFor(ctx.load, ROOM_SIZE, TALKERS_PER_ROOM), clientOf: seededClient(f.seed) })
+  return runRoomLoad(ctx, {
+    protocol: protocols.harkWs,
+    target: { host: '127.0.0.1', port: a.ports.gateway, options: {} },
+    members: members.map((m) => (Math.floor(m.index / ROOM_SIZE) % 2 === 1 ? { ...m, port: b.ports.gateway } : m)),
+    serverPids: [a.proc.pid, b.proc.pid],
+    serverParts: { solo1: a.proc.pid, solo2: b.proc.pid },
+  })
+}
+
 export default defineScenario<Fixture>({
   name: 'nodes',
   description: `ws-rooms' load (rooms of ${ROOM_SIZE}, all talking, 50 frames/s) against hark start --nodes ${NODES} and --nodes 1, every server process on the server core`,
@@ -114,6 +138,12 @@ export default defineScenario<Fixture>({
       name: 'hark-1node',
       label: 'hark start (--nodes 1, the default): one engine process',
       measure: (ctx, f) => measureSide(ctx, f, 'hark-1node', 1),
+    },
+    {
+      name: 'hark-2solo',
+      fullOnly: true,
+      label: 'two independent hark start processes (no cluster), whole rooms each, both on the server core',
+      measure: (ctx, f) => measureSolo(ctx, f),
     },
   ],
 })
