@@ -223,7 +223,7 @@ export const coreSettings = {
     relayLink: setting(
       Schema.Boolean,
       true,
-      "audio to another node over a direct TCP link (one per node pair and direction, on `host` at a port the kernel picks, advertised in the heartbeat), NATS only while a link is down; false, or a wildcard `host`: audio over NATS only (spec/cluster.md, The relay link)",
+      "audio to another node over a direct link (one per node pair and direction; TCP on `host` at a port the kernel picks, and between nodes on one machine an abstract Unix socket; advertised in the heartbeat), NATS only while a link is down; false, or a wildcard `host`: audio over NATS only (spec/cluster.md, The relay link)",
     ),
   },
   agents: {
