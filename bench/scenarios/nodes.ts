@@ -4,8 +4,11 @@
  * start`, run as an operator would: side `hark` with `--nodes 2` (a supervisor, two engine
  * processes sharing the ports, a NATS server it starts), side `hark-1node` with the default
  * `--nodes 1`. Terminals land on either node (the kernel spreads WSS connections over the nodes'
- * gateway sockets), so most rooms span both nodes and their frames cross NATS: the cost of spreading
- * a machine's terminals over processes as they come.
+ * gateway sockets), so most rooms span both nodes and their frames cross between the processes (on
+ * the relay link, a Unix socket on one machine): the cost of spreading a machine's terminals over
+ * processes as they come. A third side, in full runs only, runs two independent engines (no
+ * cluster, whole rooms each) on the same core: what two processes sharing one core cost by
+ * themselves, so the cluster's own part is `hark` ÷ `hark-2solo`.
  * Both sides' server processes are pinned to the server core (the supervisor, the nodes and NATS
  * of `--nodes 2` together), the generator to the other: on this 2-core machine the scenario
  * measures cost, not the throughput of two cores. Headline deliveries/s; what judges is server
