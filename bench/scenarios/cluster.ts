@@ -151,7 +151,9 @@ const runCluster = async (ctx: MeasureContext, f: Fixture, crossNode: boolean): 
 const relayWindow = (): string => {
   const ms = process.env.HARK_CLUSTER_RELAY_BATCH_MS
   const link = process.env.HARK_CLUSTER_RELAY_LINK === 'false' ? '; relay link off (HARK_CLUSTER_RELAY_LINK=false): all audio over NATS' : '; over the direct relay link'
-  return (ms && ms !== '0' ? `cluster.relayBatchMs ${ms} ms (HARK_CLUSTER_RELAY_BATCH_MS)` : 'cluster.relayBatchMs 0: relay messages leave at the end of the event-loop turn') + link
+  const spacing = process.env.HARK_CLUSTER_RELAY_SPACING_US
+  const paced = spacing === undefined ? '; paced under load (cluster.relaySpacingUs 1000, the default)' : `; cluster.relaySpacingUs ${spacing} (HARK_CLUSTER_RELAY_SPACING_US)`
+  return (ms && ms !== '0' ? `cluster.relayBatchMs ${ms} ms (HARK_CLUSTER_RELAY_BATCH_MS)` : 'cluster.relayBatchMs 0: relay messages leave at the end of the event-loop turn') + paced + link
 }
 
 /** The median of the runs' `extra[key]` (null when no run has it). */
