@@ -169,7 +169,7 @@ describe('a link between a sender and a listener', () => {
   })
 
   it('links over the Unix socket when the listener advertises one in this scope, over TCP when it is not reachable', async () => {
-    const { sink, got, until } = recorder()
+    const { sink, got, malformed, until } = recorder()
     const listener = new LinkListener(sink)
     closers.push(() => listener.close())
     const address = await listener.listen('127.0.0.1')
@@ -204,6 +204,16 @@ describe('a link between a sender and a listener', () => {
     await until(() => got.length === 2)
     expect(got[1]!.from).toBe('c')
     expect(listener.accepted).toBe(2)
+
+    // Anyone in the namespace can reach the Unix socket: without the key, it is closed like on TCP.
+    const { key } = parseLinkAddress(address)!
+    const intruder = connect({ path: `\0hark-relay-${parseLocalAddress(local)}` })
+    const closed = new Promise<void>((resolve) => intruder.on('close', () => resolve()))
+    intruder.on('error', () => {})
+    intruder.write(Buffer.concat([linkHello('intruder', Buffer.from(key.map((b) => b ^ 1))), framedOf([1, 1, [0x80, 3]])]))
+    await closed
+    await until(() => malformed.length === 1)
+    expect(got).toHaveLength(2)
   })
 })
 
