@@ -50,14 +50,14 @@ export interface UnitCosts {
 /**
  * The figures of spec/cluster.md's tables: the 2026-12-03 08:10–08:14 UTC run of clusterOverhead.js
  * (the least loaded, load average 3.6–6.8) where it has them; for audio and memory the bench sample:
- * its 2026-11-24 sweep and 18k idle runs; the cross-node factor from two `nodes` runs of 2026-12-03
- * (18:19 and 18:36 UTC, 14 rounds: rooms spread at random over two nodes that all talk and listen,
- * relay links over a Unix socket, paced);
+ * its 2026-11-24 sweep and 18k idle runs; the cross-node factor from three `nodes` runs of 2026-12-03
+ * (18:19, 18:36 and 18:57 UTC, 22 rounds: rooms spread at random over two nodes that all talk and
+ * listen, relay links over a Unix socket, paced);
  * the 400-room runs for leases (2-core machine shared with other work; see there).
  */
 export const MEASURED: UnitCosts = {
   deliveriesPerCore: 82_800,
-  crossNodeFactor: 1.17,
+  crossNodeFactor: 1.21,
   idleKBPerDevice: 9.88,
   processBaseMB: 170,
   nodeConnectUs: 2151,
