@@ -122,8 +122,13 @@ export class Relay implements LinkSink {
   /** Send what is queued and stop batching and linking (the node is stopping). */
   stop(): void {
     for (const peer of this.peers.values()) {
-      peer.outbox.send()
       peer.outbox.stop()
+      try {
+        peer.outbox.send()
+      } catch (e) {
+        // NATS already closed: those frames are lost (counted), the rest of the stop goes on.
+        this.publishFailed(e)
+      }
     }
     this.batch.stop()
     for (const sender of this.links.values()) sender.close()
