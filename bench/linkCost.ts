@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import type { Logger } from '../core/log.js'
+import { pino } from 'pino'
 import { LinkListener, LinkSender, type LinkSink } from '../cluster/nats/relayLink.js'
 import { RELAY_HEADER_BYTES, RELAY_LENGTH_BYTES } from '../cluster/nats/wire.js'
 
@@ -20,7 +20,7 @@ const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
-const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Logger
+const quiet = pino({ level: 'silent' })
 
 interface Ready {
   readonly address: string

@@ -5,13 +5,13 @@
  */
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Logger } from '../../core/log.js'
+import { pino } from 'pino'
 import { LinkListener, LinkReader, LinkSender, linkHello, localScope, parseLinkAddress, parseLocalAddress, type LinkSink } from './relayLink.js'
 import { RELAY_LENGTH_BYTES, RelayOutbox } from './wire.js'
 import { WriteBatch } from '../../core/dataplane/writeBatch.js'
 
 const KEY = Buffer.alloc(16, 7)
-const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Logger
+const quiet = pino({ level: 'silent' })
 
 /** What a sink got: messages by sender, and malformed streams. */
 const recorder = () => {
@@ -178,26 +178,24 @@ describe('a link between a sender and a listener', () => {
     expect(local!.startsWith(`${localScope()}/`)).toBe(true)
     expect(parseLocalAddress(local)).toBe(local!.slice(-32))
 
-    let up: (() => void) | null = null
-    const sender = new LinkSender('a', 'b', quiet, () => up?.())
-    closers.push(() => sender.close())
-    await new Promise<void>((resolve) => {
-      up = resolve
-      sender.dial(address, local)
-    })
+    /** A sender named `id`, dialled with `advertised` as the listener's local address; resolves once its link is up. */
+    const linked = (id: string, advertised: string | null) => {
+      let up: () => void = () => {}
+      const sender = new LinkSender(id, 'b', quiet, (_peer, isUp) => isUp && up())
+      closers.push(() => sender.close())
+      return new Promise<LinkSender>((resolve) => {
+        up = () => resolve(sender)
+        sender.dial(address, advertised)
+      })
+    }
+    const sender = await linked('a', local)
     expect(sender.isLocal).toBe(true)
     expect(sender.send(framedOf([1, 1, [0x80, 1]]))).toBe(true)
     await until(() => got.length === 1)
     expect(got[0]).toEqual({ from: 'a', message: [...framedOf([1, 1, [0x80, 1]]).subarray(RELAY_LENGTH_BYTES)] })
 
     // A name nobody listens on in this scope: the dial fails and the sender links over TCP.
-    const gone = `${localScope()}/${'0'.repeat(32)}`
-    const other = new LinkSender('c', 'b', quiet, () => up?.())
-    closers.push(() => other.close())
-    await new Promise<void>((resolve) => {
-      up = resolve
-      other.dial(address, gone)
-    })
+    const other = await linked('c', `${localScope()}/${'0'.repeat(32)}`)
     expect(other.isUp).toBe(true)
     expect(other.isLocal).toBe(false)
     expect(other.send(framedOf([1, 1, [0x80, 2]]))).toBe(true)

@@ -41,8 +41,9 @@ export class RelayOutbox implements Flushable {
   dropped = 0
   /** Frames in the buffer now. */
   private pending = 0
-  /** When the previous message left (performance.now()); turns that ended too soon after it, holding frames. */
+  /** When the previous message left (performance.now()). */
   private sentAt = -Infinity
+  /** Turns that ended too soon after the previous message and held their frames (tests). */
   held = 0
   /** When a turn last ended with frames here, and the mean time between such turns (an EWMA, ms). */
   private turnAt = -Infinity
@@ -95,7 +96,7 @@ export class RelayOutbox implements Flushable {
   private pace(now: number): void {
     const wait = this.sentAt + this.spacingMs - now
     if (wait > 0 && this.turnGapMs < this.spacingMs / 2) return this.hold(wait)
-    this.send()
+    this.send(now)
   }
 
   /** Hold the frames: a later turn's end sends them once the spacing is over, else the timer (whole ms, so up to 1 ms later). */
@@ -120,8 +121,8 @@ export class RelayOutbox implements Flushable {
     this.timer = null
   }
 
-  /** Send the queued frames now as one message (full, timer, stop). */
-  send(): void {
+  /** Send the queued frames now as one message (a turn's end, full, timer, stop); `now` when the caller has read the clock. */
+  send(now = performance.now()): void {
     if (this.length === 0) return
     // The NATS client and the link's socket keep the payload until written: hand them a copy, keep the buffer.
     this.view.setUint32(0, this.length)
@@ -130,7 +131,7 @@ export class RelayOutbox implements Flushable {
     this.length = 0
     this.pending = 0
     this.messages++
-    this.sentAt = performance.now()
+    this.sentAt = now
     try {
       this.publish(message)
     } catch (e) {
