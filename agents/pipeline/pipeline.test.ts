@@ -290,6 +290,32 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
     vad.close()
   })
 
+  it('the VAD hears each utterance afresh: a third one is heard whole at every alignment to its windows, whatever came before', async () => {
+    // Carried on from the two before, the model's state heard this third utterance at ~0.2 (not
+    // speech) when it began one 20 ms frame into a window: a CI run lost the turn that way.
+    const heard: number[][] = []
+    for (let frames = 0; frames < 8; frames++) {
+      const lengths: number[] = []
+      const vad = await SpeechSegmenter.create(
+        { threshold: 0.5, silenceMs: 600, minSpeechMs: 250, prerollMs: 200, maxUtteranceMs: 15_000 },
+        { speechStarted: () => {}, utterance: (pcm) => lengths.push(pcm.length / 16), failed: (e) => { throw e } },
+      )
+      const pcm = concat(
+        silence(300), speechLike(1000, 1), silence(900 + 1260),
+        speechLike(1000, 2), silence(900 + 1000 + 20 * frames),
+        speechLike(1000, 7), silence(1500),
+      )
+      for (let at = 0; at < pcm.length; at += 320) vad.push(pcm.subarray(at, at + 320))
+      await vad.settled()
+      vad.close()
+      heard.push(lengths)
+    }
+    for (const lengths of heard) {
+      expect(lengths).toHaveLength(3)
+      for (const ms of lengths) expect(ms).toBeGreaterThan(1000)
+    }
+  })
+
   it('its settings come from the environment and flags like every setting; a base URL must be http(s)', () => {
     const s = resolveSettings({
       env: { HARK_AGENTS_PIPELINE_STT_BASE_URL: 'http://127.0.0.1:9000/v1', HARK_AGENTS_PIPELINE_TTS_API_KEY_ENV: 'MY_TTS_KEY' },
