@@ -291,8 +291,8 @@ describe('pipeline provider: speech-to-text, chat model and text-to-speech (agai
   })
 
   it('the VAD hears each utterance afresh: a third one is heard whole at every alignment to its windows, whatever came before', async () => {
-    // Carried on from the two before, the model's state heard this third utterance at ~0.2 (not
-    // speech) when it began one 20 ms frame into a window: a CI run lost the turn that way.
+    // Carried on from the two before, the model's state missed this third utterance, or cut it
+    // short, at some alignments of its 20 ms frames to the 32 ms windows: a CI run lost a turn so.
     const heard: number[][] = []
     for (let frames = 0; frames < 8; frames++) {
       const lengths: number[] = []

@@ -7,9 +7,10 @@
  * confirmed once it holds `minSpeechMs` of speech (`speechStarted`), and ends after `silenceMs`
  * below the lower threshold, or at `maxUtteranceMs`. The model's recurrent state starts afresh
  * after each utterance: carried on from the ones before, it made the next one's verdict depend on
- * them (a second utterance heard at 0.2 where a fresh state hears 0.99, in 1 of 8 window
- * alignments of the test speech; others who stream Silero reset it too). Inference is serial per stream; each session
- * runs on the calling thread only (one intra-op thread), so agents never multiply thread pools.
+ * them (a third test utterance scored ~0.2 where a fresh state scores ~0.99, at 1 of its 8
+ * alignments to the windows; others who stream Silero reset it too). Inference is serial per
+ * stream; each session runs on the calling thread only (one intra-op thread), so agents never
+ * multiply thread pools.
  * A listener that recognises as it hears (the local agent) gets each window of an utterance as it
  * is decided (`stream`), the preroll first, and is told how the utterance ended.
  */
