@@ -87,7 +87,8 @@ export class Peers {
 
   beat(): void {
     const { link } = this
-    const relay = link.relayAddress === null ? {} : link.relayLocal === null ? { relay: link.relayAddress } : { relay: link.relayAddress, relayLocal: link.relayLocal }
+    // A local listener is advertised only beside the TCP one (a dialler needs its key from `relay`).
+    const relay = link.relayAddress === null ? {} : { relay: link.relayAddress, ...(link.relayLocal === null ? {} : { relayLocal: link.relayLocal }) }
     link.publish(S.heartbeat, { node: link.nodeId, incarnation: link.incarnation, origin: link.o.storage.origin, endpoints: link.o.endpoints(), ...relay } satisfies Heartbeat)
   }
 
